@@ -1,0 +1,23 @@
+/**
+ * Accounts. Every program has a default account (for programs that do not enroll account holders);
+ * enrolling an account holder creates another. An account's cards draw on its ISSUING financial
+ * account: the default account uses the program-level ISSUING account.
+ */
+export interface AccountsTable {
+  program_id: string;
+  token: string;
+  state: 'ACTIVE' | 'PAUSED' | 'CLOSED';
+  is_default: number;
+  account_holder_token: string | null;
+  issuing_financial_account_token: string;
+  /** Spend limits in cents; null = no limit. */
+  daily_spend_limit_cents: number | null;
+  monthly_spend_limit_cents: number | null;
+  lifetime_spend_limit_cents: number | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
+export interface AccountTables {
+  accounts: AccountsTable;
+}

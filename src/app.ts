@@ -1,0 +1,98 @@
+/**
+ * The HTTP application: Fastify with the shared mechanisms wired once for every route, then each
+ * resource's routes. Read this file to see the order a request goes through:
+ *
+ *   onRequest   request id header → authentication (API key → program scope and its clock)
+ *   validation  the route's TypeBox schema (bodies strict; query strings coerced)
+ *   preHandler  idempotency claim (POST with Idempotency-Key): replay, 400 or 409 happen here
+ *   handler     domain code; writes go through `commit` (one transaction + idempotency record)
+ *   onResponse  an unfinished idempotency claim is released
+ *   errors      one error shape for everything (http/errors.ts)
+ */
+import crypto from 'node:crypto';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { financialAccountRoutes } from './financial_accounts/routes.js';
+import { authenticateRequest } from './http/auth.js';
+import type { Deps } from './http/context.js';
+import { registerErrorHandling } from './http/errors.js';
+import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
+import { ErrorBody } from './http/schemas.js';
+import { arrayQueryParameters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { programRoutes } from './programs/routes.js';
+import { version } from './version.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Every resource's routes. A new resource adds one line. */
+const resources = [programRoutes, financialAccountRoutes];
+
+export interface AppOptions {
+  logger: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('deps', deps);
+  app.decorateRequest('scope', null as never);
+  app.decorateRequest('idempotency', null);
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  acceptEmptyJsonBodies(app);
+
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, response: { ...(route.schema?.response as object), '4xx': ErrorBody, '5xx': ErrorBody } };
+    const arrays = arrayQueryParameters(route.schema);
+    if (arrays.length > 0) {
+      const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
+      route.preValidation = [...[route.preValidation ?? []].flat(), split];
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  app.addHook('onRequest', authenticateRequest);
+  app.addHook('preHandler', claimIdempotencyKey);
+  app.addHook('onResponse', releaseUnfinishedClaim);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cardwright',
+        version,
+        description: 'Card-issuing platform API, compatible with Lithic’s. Authenticate with `Authorization: <API key>`.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  for (const routes of resources) await app.register(routes);
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  return app;
+}
+
+/**
+ * The SDKs send `Content-Type: application/json` with an empty body on POSTs without parameters
+ * (e.g. promoting a rule). That is accepted as "no body"; malformed JSON is still a 400.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+}

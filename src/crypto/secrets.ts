@@ -1,0 +1,78 @@
+/**
+ * Encryption at rest for card numbers, CVVs, PINs, bank account numbers and government ids.
+ *
+ * AES-256-GCM with a random 96-bit nonce per value; stored as `v1.<nonce>.<tag>.<ciphertext>`
+ * (base64url parts). `lookupHash` is a keyed HMAC (a sub-key derived from the same key) so that a
+ * value such as a PAN can be found by equality without storing it in the clear.
+ *
+ * The key comes from CARDWRIGHT_ENCRYPTION_KEY, or else from `<dataDir>/encryption.key`, which is
+ * created (mode 0600) on first start. Losing the key makes the encrypted columns unreadable.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const KEY_BYTES = 32;
+const NONCE_BYTES = 12;
+const FORMAT_VERSION = 'v1';
+
+export class Secrets {
+  readonly #encryptionKey: Buffer;
+  readonly #lookupKey: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== KEY_BYTES) throw new Error(`encryption key must be ${KEY_BYTES} bytes`);
+    this.#encryptionKey = Buffer.from(key);
+    this.#lookupKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'cardwright lookup hash', KEY_BYTES));
+  }
+
+  encrypt(plaintext: string): string {
+    const nonce = crypto.randomBytes(NONCE_BYTES);
+    const cipher = crypto.createCipheriv('aes-256-gcm', this.#encryptionKey, nonce);
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [FORMAT_VERSION, nonce, tag, ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  decrypt(stored: string): string {
+    const [version, nonce, tag, ciphertext] = stored.split('.');
+    if (version !== FORMAT_VERSION || nonce === undefined || tag === undefined || ciphertext === undefined) {
+      throw new Error('encrypted value has an unknown format');
+    }
+    const decipher = crypto.createDecipheriv('aes-256-gcm', this.#encryptionKey, Buffer.from(nonce, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** Deterministic keyed hash (hex) for equality lookups of a secret value. */
+  lookupHash(value: string): string {
+    return crypto.createHmac('sha256', this.#lookupKey).update(value, 'utf8').digest('hex');
+  }
+}
+
+/** The configured key, or the key file in `dataDir` (created on first use). */
+export function loadEncryptionKey(configured: Buffer | undefined, dataDir: string): Buffer {
+  if (configured) return configured;
+  const file = path.join(dataDir, 'encryption.key');
+  try {
+    return decodeKeyFile(fs.readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const key = crypto.randomBytes(KEY_BYTES);
+  try {
+    fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return key;
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return decodeKeyFile(fs.readFileSync(file, 'utf8'), file);
+    throw error;
+  }
+}
+
+function decodeKeyFile(content: string, file: string): Buffer {
+  const key = Buffer.from(content.trim(), 'base64');
+  if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a ${KEY_BYTES}-byte base64 key`);
+  return key;
+}

@@ -1,0 +1,85 @@
+/**
+ * The storage entry point: one Kysely query layer over SQLite (default) or PostgreSQL, chosen by
+ * `DATABASE_URL`. Everything above this file is engine-agnostic, except the few places that ask
+ * `db.engine` for a row lock (`forUpdate`), which SQLite does not need: a SQLite write transaction
+ * already holds the database's single write lock.
+ */
+import path from 'node:path';
+import { Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { ConfigError } from '../config.js';
+import { isPostgresRetryable, isPostgresUniqueViolation, openPostgres } from './postgres.js';
+import type { Database } from './schema.js';
+import { isSqliteBusy, isSqliteUniqueViolation, openSqlite } from './sqlite.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** Anything that runs queries: the database itself or an open transaction. */
+export type Executor = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+export interface Db {
+  readonly engine: Engine;
+  readonly kysely: Kysely<Database>;
+  /**
+   * Runs `work` in one database transaction: all of its writes commit together or none do.
+   * On PostgreSQL a serialization failure or deadlock re-runs `work` from the start, so `work`
+   * must have no side effects outside the transaction.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Adds `FOR UPDATE` on PostgreSQL; a no-op on SQLite (see above). */
+  forUpdate<QB extends SelectQueryBuilder<Database, keyof Database, unknown>>(query: QB): QB;
+  isUniqueViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}
+
+const MAX_TRANSACTION_ATTEMPTS = 8;
+
+export interface DatabaseOptions {
+  /** Folder for the default SQLite file. */
+  dataDir: string;
+  pgPoolSize?: number;
+}
+
+export function describeDatabaseUrl(url: string | undefined, dataDir: string): { engine: Engine; target: string } {
+  if (url === undefined) return { engine: 'sqlite', target: path.join(dataDir, 'cardwright.db') };
+  if (url.startsWith('sqlite:')) {
+    const target = url.slice('sqlite:'.length);
+    if (target === '') throw new ConfigError('DATABASE_URL: "sqlite:" needs a path, e.g. sqlite:./data/cardwright.db');
+    return { engine: 'sqlite', target };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { engine: 'postgres', target: url };
+  throw new ConfigError('DATABASE_URL must start with sqlite: or postgres:// (got an unsupported scheme)');
+}
+
+export function openDatabase(url: string | undefined, options: DatabaseOptions): Db {
+  const { engine, target } = describeDatabaseUrl(url, options.dataDir);
+  const dialect =
+    engine === 'sqlite' ? openSqlite(target).dialect : openPostgres(target, options.pgPoolSize ?? 10).dialect;
+  const kysely = new Kysely<Database>({ dialect });
+  const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
+
+  return {
+    engine,
+    kysely,
+    async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await kysely.transaction().execute(work);
+        } catch (error) {
+          if (!retryable(error) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
+          await backoff(attempt);
+        }
+      }
+    },
+    forUpdate(query) {
+      return engine === 'postgres' ? (query.forUpdate() as typeof query) : query;
+    },
+    isUniqueViolation: engine === 'sqlite' ? isSqliteUniqueViolation : isPostgresUniqueViolation,
+    close: () => kysely.destroy(),
+  };
+}
+
+function backoff(attempt: number): Promise<void> {
+  const delayMs = Math.random() * 5 * 2 ** attempt;
+  return new Promise((resolve) => setTimeout(resolve, delayMs));
+}

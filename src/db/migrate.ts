@@ -1,0 +1,22 @@
+/**
+ * Versioned migrations, applied in order at start (and by `cardwright migrate`). Kysely records
+ * applied versions in `kysely_migration` and serializes concurrent migrators with a lock table, so
+ * several servers may start against one PostgreSQL at once. To add a migration: create
+ * `migrations/NNNN_name.ts` exporting `up`, and list it below. Never edit an applied migration.
+ */
+import { Migrator, type Migration } from 'kysely';
+import type { Db } from './database.js';
+import * as m0001 from './migrations/0001_foundation.js';
+
+const migrations: Record<string, Migration> = {
+  '0001_foundation': m0001,
+};
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

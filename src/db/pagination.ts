@@ -1,0 +1,91 @@
+/**
+ * Keyset pagination, the SQL half of `http/pagination.ts`. Lists are ordered newest first by
+ * `(created_ms, token)`; a cursor is an item's token, resolved to its `(created_ms, token)` with
+ * a primary-key lookup, and the page is a range scan from there on an index that ends in
+ * `(created_ms, token)`. Cost is independent of how deep the page is or how big the table grows.
+ */
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { InvalidRequestError } from '../errors.js';
+import type { Executor } from './database.js';
+import type { Database } from './schema.js';
+
+export interface PageParams {
+  page_size?: number | undefined;
+  starting_after?: string | undefined;
+  ending_before?: string | undefined;
+}
+
+export interface Page<Row> {
+  rows: Row[];
+  has_more: boolean;
+}
+
+/** Tables that can be listed: they carry `program_id`, `token` and `created_ms`. */
+export type KeysetTable = {
+  [K in keyof Database]: Database[K] extends { program_id: string; token: string; created_ms: number } ? K : never;
+}[keyof Database];
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+/**
+ * Runs `query` (already filtered to one program and the list's filters) for one page.
+ * `table` is where cursors are looked up; `alias` qualifies the ordering columns when the query
+ * joins other tables.
+ */
+export async function keysetPage<O>(
+  exec: Executor,
+  query: SelectQueryBuilder<Database, never, O>,
+  table: KeysetTable,
+  programId: string,
+  page: PageParams,
+  alias: string = table,
+): Promise<Page<O>> {
+  if (page.starting_after !== undefined && page.ending_before !== undefined) {
+    throw new InvalidRequestError('starting_after, ending_before: use one cursor at a time');
+  }
+  const pageSize = page.page_size ?? DEFAULT_PAGE_SIZE;
+  const forward = page.ending_before === undefined;
+  const created = sql.ref(`${alias}.created_ms`);
+  const token = sql.ref(`${alias}.token`);
+
+  let ranged = query;
+  const cursorToken = page.starting_after ?? page.ending_before;
+  if (cursorToken !== undefined) {
+    const cursor = await exec
+      .selectFrom(table as 'financial_accounts')
+      .select(['created_ms', 'token'])
+      .where('program_id', '=', programId)
+      .where('token', '=', cursorToken)
+      .executeTakeFirst();
+    if (!cursor) {
+      const field = forward ? 'starting_after' : 'ending_before';
+      throw new InvalidRequestError(`${field}: no item with token '${cursorToken}' in this list`);
+    }
+    ranged = forward
+      ? ranged.where(sql<boolean>`(${created}, ${token}) < (${cursor.created_ms}, ${cursor.token})`)
+      : ranged.where(sql<boolean>`(${created}, ${token}) > (${cursor.created_ms}, ${cursor.token})`);
+  }
+  const direction = forward ? sql`desc` : sql`asc`;
+  const rows = await ranged
+    .orderBy(sql`${created} ${direction}`)
+    .orderBy(sql`${token} ${direction}`)
+    .limit(pageSize + 1)
+    .execute();
+  const has_more = rows.length > pageSize;
+  const pageRows = rows.slice(0, pageSize);
+  if (!forward) pageRows.reverse();
+  return { rows: pageRows, has_more };
+}
+
+/** Applies `begin`/`end` (exclusive) to a query on `alias.created_ms`. */
+export function createdBetween<O>(
+  query: SelectQueryBuilder<Database, never, O>,
+  range: { begin?: string | undefined; end?: string | undefined },
+  alias: string,
+): SelectQueryBuilder<Database, never, O> {
+  const created = sql.ref(`${alias}.created_ms`);
+  let result = query;
+  if (range.begin !== undefined) result = result.where(sql<boolean>`${created} > ${Date.parse(range.begin)}`);
+  if (range.end !== undefined) result = result.where(sql<boolean>`${created} < ${Date.parse(range.end)}`);
+  return result;
+}

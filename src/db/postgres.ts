@@ -1,0 +1,75 @@
+/**
+ * PostgreSQL adapter (pg), the production store.
+ *
+ * - BIGINT and NUMERIC come back as JS numbers (every amount and timestamp is an integer far below
+ *   2^53; the parser asserts it) instead of pg's default strings.
+ * - Statements are prepared once per connection: each distinct SQL text gets a stable name.
+ * - `search_path` can be set through the URL (`?options=-c search_path=…`), which the tests use to
+ *   give each server its own schema.
+ */
+import pg from 'pg';
+import { PostgresDialect, type Dialect } from 'kysely';
+
+const PREPARED_STATEMENT_LIMIT = 2000;
+const PG_INT8 = 20;
+const PG_NUMERIC = 1700;
+
+function parseInteger(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new Error(`database returned a non-integer or unsafe integer: ${text}`);
+  return value;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8 || oid === PG_NUMERIC) return parseInteger;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+type QueryFn = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+
+/** Wraps a pool so that every client runs parameterised queries as named prepared statements. */
+function withPreparedStatements(pool: pg.Pool): pg.Pool {
+  const names = new Map<string, string>();
+  const nameFor = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (!name && names.size < PREPARED_STATEMENT_LIMIT) {
+      name = `cw${names.size}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  const patched = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (!patched.has(client)) {
+      const query = client.query.bind(client) as QueryFn;
+      (client as unknown as { query: QueryFn }).query = (text, values) => {
+        const name = typeof text === 'string' && values && values.length > 0 ? nameFor(text) : undefined;
+        return name ? query({ name, text, values } as unknown as string) : query(text, values);
+      };
+      patched.add(client);
+    }
+    return client;
+  };
+  return pool;
+}
+
+export function openPostgres(connectionString: string, poolSize: number): { dialect: Dialect; pool: pg.Pool } {
+  const pool = withPreparedStatements(new pg.Pool({ connectionString, max: poolSize, types }));
+  // An idle client that errors (e.g. the server restarts) must not crash the process.
+  pool.on('error', () => undefined);
+  return { dialect: new PostgresDialect({ pool }), pool };
+}
+
+/** Serialization failure or deadlock: the transaction can be retried as a whole. */
+export function isPostgresRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '40001' || code === '40P01';
+}
+
+export function isPostgresUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === '23505';
+}

@@ -1,0 +1,52 @@
+/**
+ * One error shape for every failure: `{"debugging_request_id": "<uuid>", "message": "…"}` with the
+ * contract's status codes. Domain errors carry their status; Fastify's own errors (validation,
+ * body too large, bad JSON, unsupported media type) are mapped here; anything else is a bug,
+ * answered 500 with a generic message and logged with its stack.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDomainError } from '../errors.js';
+import { describeValidationError } from './validation.js';
+
+interface ErrorResponse {
+  status: number;
+  message: string;
+}
+
+function toErrorResponse(error: FastifyError): ErrorResponse {
+  if (isDomainError(error)) return { status: error.status, message: error.message };
+  if (error.validation && error.validation.length > 0) {
+    return { status: 400, message: describeValidationError(error.validation[0] as never, error.validationContext) };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'Request body is larger than the 1 MiB limit' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'Content-Type must be application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'Content-Length does not match the request body' };
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return { status: 400, message: 'Request body is not valid JSON' };
+  }
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return { status, message: error.message };
+  return { status: 500, message: 'Internal server error' };
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
+  return reply.code(status).type('application/json; charset=utf-8').send({ debugging_request_id: request.id, message });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const response = toErrorResponse(error);
+    if (response.status >= 500) request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, response.status, response.message);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, 404, `No route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

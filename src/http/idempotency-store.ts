@@ -1,0 +1,70 @@
+/** SQL for idempotency records (see idempotency.ts). */
+import type { Executor } from '../db/database.js';
+import type { IdempotencyKeysTable } from './idempotency-tables.js';
+
+export async function insertClaim(exec: Executor, row: IdempotencyKeysTable): Promise<boolean> {
+  const result = await exec
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['program_id', 'idempotency_key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+export function find(exec: Executor, programId: string, key: string) {
+  return exec
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** Takes over an in-flight claim whose lease has expired (its request died). */
+export async function takeOverExpired(
+  exec: Executor,
+  programId: string,
+  key: string,
+  expiredOwner: string,
+  owner: string,
+  leaseExpiresMs: number,
+): Promise<boolean> {
+  const result = await exec
+    .updateTable('idempotency_keys')
+    .set({ owner, lease_expires_ms: leaseExpiresMs })
+    .where('program_id', '=', programId)
+    .where('idempotency_key', '=', key)
+    .where('state', '=', 'in_flight')
+    .where('owner', '=', expiredOwner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function complete(
+  exec: Executor,
+  programId: string,
+  key: string,
+  owner: string,
+  status: number,
+  body: string,
+): Promise<boolean> {
+  const result = await exec
+    .updateTable('idempotency_keys')
+    .set({ state: 'complete', response_status: status, response_body: body })
+    .where('program_id', '=', programId)
+    .where('idempotency_key', '=', key)
+    .where('owner', '=', owner)
+    .where('state', '=', 'in_flight')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function release(exec: Executor, programId: string, key: string, owner: string): Promise<void> {
+  await exec
+    .deleteFrom('idempotency_keys')
+    .where('program_id', '=', programId)
+    .where('idempotency_key', '=', key)
+    .where('owner', '=', owner)
+    .where('state', '=', 'in_flight')
+    .execute();
+}

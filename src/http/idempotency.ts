@@ -1,0 +1,138 @@
+/**
+ * Idempotency, written once for every POST.
+ *
+ * A POST may carry `Idempotency-Key` (or, on routes whose config sets `idempotentBodyToken`, a body
+ * `token`, which Lithic uses the same way). Before the handler runs, the key is claimed for this
+ * request (a committed in-flight row). The handler does its work through `commit`, which writes
+ * the serialised response into the key's row in the same database transaction as the effect, so
+ * the effect and its recorded answer commit together or not at all. Then:
+ *  - a repeat with the same method, URL and body gets the stored status and body, byte for byte;
+ *  - a repeat with a different request is 400;
+ *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
+ *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
+ * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ */
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Tx } from '../db/database.js';
+import { ConflictError, InvalidRequestError } from '../errors.js';
+import * as store from './idempotency-store.js';
+
+const LEASE_MS = 60_000;
+const MAX_KEY_LENGTH = 255;
+
+export interface IdempotencyClaim {
+  key: string;
+  owner: string;
+  completed: boolean;
+}
+
+export const REPLAY_HEADER = 'idempotent-replayed';
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function fingerprint(request: FastifyRequest): string {
+  return crypto
+    .createHash('sha256')
+    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
+    .digest('hex');
+}
+
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key !== undefined && key !== '') {
+    if (key.length > MAX_KEY_LENGTH) throw new InvalidRequestError(`Idempotency-Key: must be at most ${MAX_KEY_LENGTH} characters`);
+    return key;
+  }
+  const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
+  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return `token:${bodyToken}`;
+  return undefined;
+}
+
+/** preHandler for POST routes: claims the key, or answers a replay / conflict itself. */
+export async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  request.idempotency = null;
+  if (request.method !== 'POST' || request.routeOptions.config.public) return undefined;
+  const key = idempotencyKeyOf(request);
+  if (key === undefined) return undefined;
+
+  const { db, wall } = request.server.deps;
+  const programId = request.scope.programId;
+  const print = fingerprint(request);
+  const owner = request.id;
+  const leaseExpiresMs = wall.nowMs() + LEASE_MS;
+
+  const claimed = await store.insertClaim(db.kysely, {
+    program_id: programId,
+    idempotency_key: key,
+    fingerprint: print,
+    state: 'in_flight',
+    owner,
+    lease_expires_ms: leaseExpiresMs,
+    response_status: null,
+    response_body: null,
+    created_ms: request.scope.nowMs,
+  });
+  if (claimed) {
+    request.idempotency = { key, owner, completed: false };
+    return undefined;
+  }
+
+  const existing = await store.find(db.kysely, programId, key);
+  if (!existing) {
+    // The holder released it between our insert and read: the caller may simply retry.
+    throw new ConflictError('Idempotency-Key: a request with this key was just being processed; retry');
+  }
+  if (existing.fingerprint !== print) {
+    throw new InvalidRequestError('Idempotency-Key: this key was already used with a different request');
+  }
+  if (existing.state === 'complete') {
+    return reply
+      .code(existing.response_status ?? 200)
+      .header(REPLAY_HEADER, 'true')
+      .type('application/json; charset=utf-8')
+      .send(existing.response_body);
+  }
+  if (existing.lease_expires_ms < wall.nowMs() && (await store.takeOverExpired(db.kysely, programId, key, existing.owner, owner, leaseExpiresMs))) {
+    request.idempotency = { key, owner, completed: false };
+    return undefined;
+  }
+  throw new ConflictError('Idempotency-Key: a request with this key is still being processed');
+}
+
+/** onResponse: a claim whose request did not complete is released (the request changed nothing). */
+export async function releaseUnfinishedClaim(request: FastifyRequest): Promise<void> {
+  const claim = request.idempotency;
+  if (!claim || claim.completed) return;
+  await store.release(request.server.deps.db.kysely, request.scope.programId, claim.key, claim.owner);
+}
+
+/**
+ * Runs a write in one database transaction and answers with its result. Every POST, PATCH and
+ * DELETE handler goes through here. The response is serialised with the route's schema inside the
+ * transaction and, when the request holds an idempotency claim, stored with the effect.
+ */
+export async function commit<T>(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx) => Promise<T>): Promise<FastifyReply> {
+  const claim = request.idempotency;
+  const payload = await request.server.deps.db.transaction(async (tx) => {
+    const result = await work(tx);
+    const body = reply.statusCode === 204 ? '' : String(reply.serialize(result));
+    if (claim) {
+      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, body);
+      if (!stored) throw new ConflictError('Idempotency-Key: the claim on this key expired before the request finished; retry');
+    }
+    return body;
+  });
+  if (claim) claim.completed = true;
+  return reply.type('application/json; charset=utf-8').send(payload);
+}

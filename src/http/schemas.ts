@@ -1,0 +1,48 @@
+/**
+ * Building blocks for route schemas. Every route declares its request and response with these
+ * (TypeBox → JSON Schema): Ajv validates requests from them, fast-json-stringify serialises
+ * responses from them, and @fastify/swagger turns them into /openapi.json.
+ */
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+
+export { Type, type Static, type TSchema };
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
+export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC' });
+export const IsoDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+
+/** A string enum with `type: string`, so validation errors and serialisation stay simple. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** `T | null` for a primitive schema, as a type array (fast to serialise, valid OpenAPI 3.1). */
+export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  const { type, ...rest } = schema as unknown as { type?: string | string[] };
+  if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
+}
+
+/** An object that rejects unknown properties: a typo in a field name is a 400, not silently ignored. */
+export function StrictObject<T extends Record<string, TSchema>>(properties: T, options: { description?: string } = {}) {
+  return Type.Object(properties, { additionalProperties: false, ...options });
+}
+
+export const ErrorBody = Type.Object(
+  {
+    debugging_request_id: Type.String({ format: 'uuid' }),
+    message: Type.String(),
+  },
+  { description: 'Every error has this shape' },
+);
+
+/** Path parameter object for `/{name}` with a UUID. */
+export function TokenParams<const K extends string>(name: K) {
+  return Type.Object({ [name]: Uuid } as { [P in K]: typeof Uuid }, { additionalProperties: false });
+}
+
+export type ListResponse<T> = { data: T[]; has_more: boolean };
+
+export function ListOf<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), has_more: Type.Boolean() });
+}

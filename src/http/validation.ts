@@ -1,0 +1,83 @@
+/**
+ * Request validation. Two Ajv instances:
+ * - bodies are validated strictly: no type coercion ("5" is not an integer) and unknown
+ *   properties are errors, not silently removed;
+ * - query strings, path parameters and headers arrive as text, so they are coerced to the declared
+ *   types, and a comma-separated value fills an array (`states=ENABLED,PAUSED`, as the SDK sends).
+ *
+ * `describeValidationError` turns Ajv's first error into a message that names the field with a
+ * readable path, e.g. `parameters.conditions[1].value: must be array`.
+ */
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
+
+const common: Options = { allErrors: false, useDefaults: true, strict: false, messages: true };
+
+function createAjv(options: Options): Ajv {
+  const ajv = new Ajv({ ...common, ...options });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = createAjv({ coerceTypes: false, removeAdditional: false });
+const textAjv = createAjv({ coerceTypes: 'array', removeAdditional: false });
+
+export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<FastifySchema>>;
+};
+
+/** `/parameters/conditions/1/value` → `parameters.conditions[1].value`. */
+export function fieldPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').filter((part) => part !== '');
+  if (extra !== undefined) parts.push(extra);
+  let path = '';
+  for (const raw of parts) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
+  }
+  return path;
+}
+
+export function describeValidationError(error: ErrorObject, context: string | undefined): string {
+  const where = context === 'body' || context === undefined ? 'body' : context;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${fieldPath(error.instancePath, String(params.missingProperty))}: is required`;
+    case 'additionalProperties':
+      return `${fieldPath(error.instancePath, String(params.additionalProperty))}: is not a recognised field`;
+    case 'enum':
+      return `${fieldPath(error.instancePath) || where}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `${fieldPath(error.instancePath) || where}: must be ${JSON.stringify(params.allowedValue)}`;
+    case 'format':
+      return `${fieldPath(error.instancePath) || where}: must be a valid ${String(params.format)}`;
+    default:
+      return `${fieldPath(error.instancePath) || where}: ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/**
+ * Query parameters declared as arrays accept both repeated keys (`states=A&states=B`) and one
+ * comma-separated value (`states=A,B`). Registered once, as an `onRoute` hook, for every route.
+ */
+export function arrayQueryParameters(schema: FastifySchema | undefined): string[] {
+  const properties = (schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (!properties) return [];
+  return Object.entries(properties)
+    .filter(([, property]) => property.type === 'array')
+    .map(([name]) => name);
+}
+
+export function splitCommaSeparated(query: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    query[name] = values.flatMap((item) => (typeof item === 'string' ? item.split(',').filter((part) => part !== '') : [item]));
+  }
+}

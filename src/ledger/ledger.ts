@@ -1,0 +1,201 @@
+/**
+ * The double-entry ledger: every movement of money in Cardwright goes through `post`.
+ *
+ * Model. A ledger account is either a financial account (its token) or a program-wide system
+ * account (`system:…`, the world outside Cardwright: banks, card networks, the program's own
+ * income and expense). Each financial account has two buckets: `available` (spendable) and
+ * `pending` (held for card authorizations, or incoming funds not yet released). A movement is a
+ * list of postings (account, bucket, signed amount in cents).
+ *
+ * Invariants (asserted here, relied on everywhere):
+ *  1. Every movement balances: its postings sum to zero. So the sum of all entries is always zero.
+ *  2. Every amount is a non-zero safe integer (minor units; no floats anywhere near money).
+ *  3. Entries are append-only: nothing updates or deletes them (the database refuses it too); a
+ *     reversal is a new movement.
+ *  4. A financial account's balance row equals the sum of its entries, bucket by bucket; it is
+ *     updated in the same transaction as the entries are written (`verifyBalances` re-derives it).
+ *  5. total = available + pending; total is derived, never stored.
+ *
+ * Concurrency. `lockBalances` locks balance rows in sorted token order (PostgreSQL `FOR UPDATE`;
+ * SQLite transactions hold the write lock), so two movements over the same accounts serialize
+ * and can never deadlock each other by lock order. A caller that decides on funds locks first,
+ * reads, decides, then posts within the same transaction.
+ */
+import crypto from 'node:crypto';
+import type { Db, Executor, Tx } from '../db/database.js';
+import { invariant } from '../errors.js';
+import * as store from './store.js';
+
+export type Bucket = 'available' | 'pending';
+
+export interface Posting {
+  account: string;
+  bucket: Bucket;
+  amount_cents: number;
+}
+
+export interface Movement {
+  /** What moved the money, e.g. `BOOK_TRANSFER`, `CARD_AUTHORIZATION_HOLD`. */
+  kind: string;
+  /** The resource and event that caused the movement (recorded on the journal and the balances). */
+  transaction_token: string;
+  event_token: string;
+  postings: Posting[];
+}
+
+export interface Balance {
+  financial_account_token: string;
+  available_cents: number;
+  pending_cents: number;
+  last_transaction_token: string | null;
+  last_transaction_event_token: string | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
+/** Program-wide counterparties. They have entries but no balance row (they are never locked). */
+export const SystemAccount = {
+  /** Banks and payment rails outside Cardwright (ACH, wires, checks). */
+  EXTERNAL_BANKS: 'system:EXTERNAL_BANKS',
+  /** Card networks: where settled card spend goes and refunds come from. */
+  CARD_NETWORK: 'system:CARD_NETWORK',
+  /** The program itself: fees it earns, rewards and adjustments it pays. */
+  PROGRAM: 'system:PROGRAM',
+} as const;
+
+export function isSystemAccount(account: string): boolean {
+  return account.startsWith('system:');
+}
+
+export function totalCents(balance: Pick<Balance, 'available_cents' | 'pending_cents'>): number {
+  return balance.available_cents + balance.pending_cents;
+}
+
+/** Throws unless the movement satisfies invariants 1 and 2. */
+export function assertBalanced(movement: Movement): void {
+  invariant(movement.postings.length >= 2, `movement ${movement.kind} needs at least two postings`);
+  let sum = 0;
+  for (const posting of movement.postings) {
+    invariant(
+      Number.isSafeInteger(posting.amount_cents) && posting.amount_cents !== 0,
+      `posting amounts must be non-zero safe integers (got ${posting.amount_cents})`,
+    );
+    sum += posting.amount_cents;
+  }
+  invariant(sum === 0, `movement ${movement.kind} does not balance (sum ${sum})`);
+}
+
+/** Creates the (zero) balance row of a new financial account. */
+export function openBalance(tx: Executor, programId: string, financialAccountToken: string, nowMs: number) {
+  return store.insertBalance(tx, programId, financialAccountToken, nowMs);
+}
+
+/**
+ * Locks the balance rows of the given financial accounts (sorted order) and returns them.
+ * Throws if one of them has no balance row: every financial account gets one when it is created.
+ */
+export async function lockBalances(
+  db: Db,
+  tx: Tx,
+  programId: string,
+  financialAccountTokens: readonly string[],
+): Promise<Map<string, Balance>> {
+  const tokens = [...new Set(financialAccountTokens)].sort();
+  const rows = await store.selectBalancesForUpdate(db, tx, programId, tokens);
+  const balances = new Map(rows.map((row) => [row.financial_account_token, row]));
+  for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
+  return balances;
+}
+
+/**
+ * Writes a balanced movement: one journal, its entries, and the balance of every financial
+ * account it touches. Must run inside the transaction that records the movement's cause.
+ */
+export async function post(db: Db, tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
+  assertBalanced(movement);
+  const deltas = balanceDeltas(movement.postings);
+  await lockBalances(db, tx, programId, [...deltas.keys()]);
+
+  const journalToken = crypto.randomUUID();
+  await store.insertJournal(tx, {
+    program_id: programId,
+    token: journalToken,
+    kind: movement.kind,
+    transaction_token: movement.transaction_token,
+    event_token: movement.event_token,
+    created_ms: nowMs,
+  });
+  await store.insertEntries(
+    tx,
+    movement.postings.map((posting, seq) => ({
+      program_id: programId,
+      journal_token: journalToken,
+      seq,
+      ledger_account: posting.account,
+      bucket: posting.bucket,
+      amount_cents: posting.amount_cents,
+      created_ms: nowMs,
+    })),
+  );
+  for (const [token, delta] of deltas) {
+    const updated = await store.applyBalanceDelta(tx, programId, token, delta, movement, nowMs);
+    invariant(updated === 1, `balance of ${token} was not updated`);
+  }
+  return journalToken;
+}
+
+/** Net change per financial account and bucket; system accounts have no balance row. */
+function balanceDeltas(postings: readonly Posting[]): Map<string, { available_cents: number; pending_cents: number }> {
+  const deltas = new Map<string, { available_cents: number; pending_cents: number }>();
+  for (const posting of postings) {
+    if (isSystemAccount(posting.account)) continue;
+    const delta = deltas.get(posting.account) ?? { available_cents: 0, pending_cents: 0 };
+    if (posting.bucket === 'available') delta.available_cents += posting.amount_cents;
+    else delta.pending_cents += posting.amount_cents;
+    deltas.set(posting.account, delta);
+  }
+  return deltas;
+}
+
+export async function getBalances(
+  exec: Executor,
+  programId: string,
+  financialAccountTokens: readonly string[],
+): Promise<Map<string, Balance>> {
+  const rows = await store.selectBalances(exec, programId, financialAccountTokens);
+  return new Map(rows.map((row) => [row.financial_account_token, row]));
+}
+
+export interface LedgerDiscrepancy {
+  account: string;
+  bucket: Bucket;
+  stored_cents: number;
+  derived_cents: number;
+}
+
+/**
+ * Re-derives every balance of a program from its entries and compares (invariant 4), and checks
+ * that all entries sum to zero (invariant 1). Returns the differences; empty means consistent.
+ */
+export async function verifyProgramLedger(
+  exec: Executor,
+  programId: string,
+): Promise<{ discrepancies: LedgerDiscrepancy[]; entries_sum_cents: number }> {
+  const [sums, balances] = await Promise.all([
+    store.sumEntriesByAccount(exec, programId),
+    store.selectAllBalances(exec, programId),
+  ]);
+  const derived = new Map(sums.map((row) => [`${row.ledger_account}|${row.bucket}`, row.sum_cents]));
+  const discrepancies: LedgerDiscrepancy[] = [];
+  for (const balance of balances) {
+    for (const bucket of ['available', 'pending'] as const) {
+      const stored = bucket === 'available' ? balance.available_cents : balance.pending_cents;
+      const derivedCents = derived.get(`${balance.financial_account_token}|${bucket}`) ?? 0;
+      if (stored !== derivedCents) {
+        discrepancies.push({ account: balance.financial_account_token, bucket, stored_cents: stored, derived_cents: derivedCents });
+      }
+    }
+  }
+  const entriesSum = sums.reduce((sum, row) => sum + row.sum_cents, 0);
+  return { discrepancies, entries_sum_cents: entriesSum };
+}

@@ -1,0 +1,27 @@
+/**
+ * API keys. A key is shown once, when it is created; only its SHA-256 is stored. Keys are random
+ * (192 bits) so a fast hash is enough; keys given in CARDWRIGHT_API_KEYS are hashed the same way.
+ */
+import crypto from 'node:crypto';
+
+const KEY_PREFIX = 'cw_';
+const DISPLAY_PREFIX_LENGTH = 8;
+
+export function generateApiKey(): string {
+  return `${KEY_PREFIX}${crypto.randomBytes(24).toString('base64url')}`;
+}
+
+export function hashApiKey(key: string): string {
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function sameHash(expectedHex: string, actualHex: string): boolean {
+  const expected = Buffer.from(expectedHex, 'hex');
+  const actual = Buffer.from(actualHex, 'hex');
+  return expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
+}

@@ -1,0 +1,133 @@
+/**
+ * Programs (tenants), their API keys and their clocks.
+ *
+ * A program is created with everything Lithic gives a new program: its ISSUING, OPERATING and
+ * RESERVE financial accounts and a default account (whose cards draw on the ISSUING account).
+ * Everything a program owns carries its id; a key resolves to exactly one program.
+ */
+import crypto from 'node:crypto';
+import * as accounts from '../accounts/store.js';
+import { isoTimestamp, programNowMs, type WallClock } from '../clock.js';
+import type { Db, Executor } from '../db/database.js';
+import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { insertFinancialAccount } from '../financial_accounts/service.js';
+import { displayPrefix, generateApiKey, hashApiKey, sameHash } from './keys.js';
+import type { ProgramScope } from './scope.js';
+import * as store from './store.js';
+
+/** Sandbox default for accounts of programs without Auth Stream Access: $5,000 a day. */
+export const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
+
+export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
+  const programId = crypto.randomUUID();
+  const nowMs = wall.nowMs();
+  await db.transaction(async (tx) => {
+    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, created_ms: nowMs });
+    const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
+    const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
+    await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
+    await insertFinancialAccount(tx, programId, { ...programAccount, type: 'RESERVE' }, nowMs);
+    await accounts.insert(tx, {
+      program_id: programId,
+      token: crypto.randomUUID(),
+      state: 'ACTIVE',
+      is_default: 1,
+      account_holder_token: null,
+      issuing_financial_account_token: issuing.token,
+      daily_spend_limit_cents: DEFAULT_DAILY_SPEND_LIMIT_CENTS,
+      monthly_spend_limit_cents: null,
+      lifetime_spend_limit_cents: null,
+      created_ms: nowMs,
+      updated_ms: nowMs,
+    });
+  });
+  return programId;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  programId: string;
+}
+
+/** Stores the hash of `key` (or of a new random key) for the program. Returns the key once. */
+export async function createApiKey(db: Executor, wall: WallClock, programId: string, key = generateApiKey()): Promise<CreatedKey> {
+  const program = await store.findProgram(db, programId);
+  if (!program) throw new NotFoundError(`program '${programId}' not found`);
+  const id = crypto.randomUUID();
+  await store.insertApiKey(db, {
+    id,
+    program_id: programId,
+    key_hash: hashApiKey(key),
+    key_prefix: displayPrefix(key),
+    created_ms: wall.nowMs(),
+    revoked_ms: null,
+  });
+  return { id, key, programId };
+}
+
+/** A new program with one new key. */
+export async function createProgramWithKey(db: Db, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
+  const programId = await createProgram(db, wall, name);
+  return createApiKey(db.kysely, wall, programId, key);
+}
+
+/**
+ * Start-up provisioning (CONTRACT): each configured key that is not stored yet becomes a new
+ * program. With no key configured and no active key stored, one program and key are created and
+ * returned so that the caller can print the key, once.
+ */
+export async function provisionKeys(db: Db, wall: WallClock, configuredKeys: readonly string[]): Promise<{ generated?: CreatedKey }> {
+  for (const key of configuredKeys) {
+    const existing = await store.findKeyByHash(db.kysely, hashApiKey(key));
+    if (!existing) await createProgramWithKey(db, wall, `program ${displayPrefix(key)}…`, key);
+  }
+  if (configuredKeys.length === 0 && (await store.countActiveKeys(db.kysely)) === 0) {
+    return { generated: await createProgramWithKey(db, wall, 'default program') };
+  }
+  return {};
+}
+
+export type Authentication =
+  | { ok: true; programId: string; clockOffsetMs: number }
+  | { ok: false; reason: 'missing' | 'unknown' | 'revoked' };
+
+/**
+ * Resolves an `Authorization` header (the bare key, as Lithic's SDKs send it, or `Bearer <key>`)
+ * to its program. The key is hashed and looked up by hash; the stored and computed hashes are
+ * then compared in constant time.
+ */
+export async function authenticate(exec: Executor, authorization: string | undefined): Promise<Authentication> {
+  const key = authorization?.replace(/^Bearer\s+/i, '').trim();
+  if (!key) return { ok: false, reason: 'missing' };
+  const keyHash = hashApiKey(key);
+  const found = await store.findKeyByHash(exec, keyHash);
+  if (!found || !sameHash(found.key_hash, keyHash)) return { ok: false, reason: 'unknown' };
+  if (found.revoked_ms !== null) return { ok: false, reason: 'revoked' };
+  return { ok: true, programId: found.program_id, clockOffsetMs: found.clock_offset_ms };
+}
+
+export function listKeys(exec: Executor) {
+  return store.listKeys(exec);
+}
+
+export async function revokeKey(exec: Executor, wall: WallClock, keyId: string): Promise<void> {
+  const revoked = await store.revokeKey(exec, keyId, wall.nowMs());
+  if (revoked === 0) throw new NotFoundError(`no active key with id '${keyId}'`);
+}
+
+/** Moves the program's clock forward to `targetMs`; earlier than its current time is refused. */
+export async function moveClock(exec: Executor, wall: WallClock, scope: ProgramScope, targetMs: number): Promise<number> {
+  const wallMs = wall.nowMs();
+  const currentMs = programNowMs({ nowMs: () => wallMs }, scope.clockOffsetMs);
+  if (targetMs < currentMs) {
+    throw new InvalidRequestError(
+      `now: must not be earlier than the program's current time ${isoTimestamp(currentMs)}; the clock only moves forward`,
+    );
+  }
+  const moved = await store.advanceClockOffset(exec, scope.programId, targetMs - wallMs);
+  if (moved === 0) {
+    throw new InvalidRequestError('now: the clock was moved past this instant by a concurrent request; the clock only moves forward');
+  }
+  return targetMs;
+}

@@ -1,0 +1,70 @@
+/** SQL for programs and API keys. */
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { ApiKeysTable, ProgramsTable } from './tables.js';
+
+export async function insertProgram(exec: Executor, row: ProgramsTable): Promise<void> {
+  await exec.insertInto('programs').values(row).execute();
+}
+
+export async function insertApiKey(exec: Executor, row: ApiKeysTable): Promise<void> {
+  await exec.insertInto('api_keys').values(row).execute();
+}
+
+export function findKeyByHash(exec: Executor, keyHash: string) {
+  return exec
+    .selectFrom('api_keys')
+    .innerJoin('programs', 'programs.id', 'api_keys.program_id')
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.key_hash',
+      'api_keys.revoked_ms',
+      'programs.id as program_id',
+      'programs.clock_offset_ms',
+    ])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+export function findProgram(exec: Executor, programId: string) {
+  return exec.selectFrom('programs').selectAll().where('id', '=', programId).executeTakeFirst();
+}
+
+export function listKeys(exec: Executor) {
+  return exec
+    .selectFrom('api_keys')
+    .innerJoin('programs', 'programs.id', 'api_keys.program_id')
+    .select(['api_keys.id', 'api_keys.key_prefix', 'api_keys.created_ms', 'api_keys.revoked_ms', 'programs.id as program_id', 'programs.name as program_name'])
+    .orderBy('api_keys.created_ms')
+    .execute();
+}
+
+export async function countActiveKeys(exec: Executor): Promise<number> {
+  const row = await exec
+    .selectFrom('api_keys')
+    .select(sql<number>`count(*)`.as('count'))
+    .where('revoked_ms', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function revokeKey(exec: Executor, keyId: string, nowMs: number): Promise<number> {
+  const result = await exec
+    .updateTable('api_keys')
+    .set({ revoked_ms: nowMs })
+    .where('id', '=', keyId)
+    .where('revoked_ms', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Moves the clock forward only: the offset never decreases, even under concurrent moves. */
+export async function advanceClockOffset(exec: Executor, programId: string, newOffsetMs: number): Promise<number> {
+  const result = await exec
+    .updateTable('programs')
+    .set({ clock_offset_ms: newOffsetMs })
+    .where('id', '=', programId)
+    .where('clock_offset_ms', '<=', newOffsetMs)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

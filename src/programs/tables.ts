@@ -1,0 +1,24 @@
+/** Programs (tenants) and their API keys. */
+export interface ProgramsTable {
+  id: string;
+  name: string;
+  /** Added to the wall clock to give the program's "now" (see clock.ts). Only ever grows. */
+  clock_offset_ms: number;
+  created_ms: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  program_id: string;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  key_hash: string;
+  /** The first characters of the key, to tell keys apart in `keys list`. */
+  key_prefix: string;
+  created_ms: number;
+  revoked_ms: number | null;
+}
+
+export interface ProgramTables {
+  programs: ProgramsTable;
+  api_keys: ApiKeysTable;
+}

@@ -1,0 +1,65 @@
+/**
+ * Starting and stopping a Cardwright server: open the database, apply migrations, provision keys,
+ * listen. On SIGTERM/SIGINT it stops accepting connections, lets in-flight requests finish, then
+ * closes the database.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { buildApp } from './app.js';
+import { systemClock, type WallClock } from './clock.js';
+import type { Config } from './config.js';
+import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
+import { openDatabase, type Db } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { loggerOptions } from './logger.js';
+import { provisionKeys, type CreatedKey } from './programs/service.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  db: Db;
+  url: string;
+  /** The key created on first start (printed once by the CLI), if any. */
+  generatedKey?: CreatedKey;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  wall?: WallClock;
+  logStream?: DestinationStream;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const wall = options.wall ?? systemClock;
+  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize });
+  try {
+    await migrateToLatest(db);
+    const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const { generated } = await provisionKeys(db, wall, config.apiKeys);
+    const app = await buildApp({ db, wall, secrets }, { logger: loggerOptions(config.logLevel, options.logStream) });
+    app.addHook('onClose', async () => db.close());
+    const address = await app.listen({ port: config.port, host: config.host });
+    return { app, db, url: address, ...(generated ? { generatedKey: generated } : {}), close: () => app.close() };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** Closes the server gracefully on SIGTERM or SIGINT, then exits. */
+export function closeOnSignals(server: RunningServer): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    server
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        server.app.log.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,134 @@
+/**
+ * Test harness: starts a real Cardwright server on a fresh database and hands out programs with
+ * an SDK client each. Tests talk to it over HTTP with the official `lithic` SDK (`maxRetries: 0`)
+ * or with `fetch` for what the SDK cannot send (malformed JSON, missing keys…).
+ *
+ * The engine comes from the vitest project: `sqlite` (temporary file) or `postgres` (a schema of
+ * its own in TEST_DATABASE_URL, dropped at the end). Without TEST_DATABASE_URL the postgres
+ * project's tests are reported as skipped.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import Lithic from 'lithic';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { systemClock, type WallClock } from '../clock.js';
+import type { Config } from '../config.js';
+import { createProgramWithKey } from '../programs/service.js';
+import { startServer, type RunningServer } from '../server.js';
+
+export const engine: 'sqlite' | 'postgres' = process.env.CW_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+const postgresUrl = process.env.TEST_DATABASE_URL;
+
+/** `describe` for tests that need a database: skipped in the postgres project without a PostgreSQL. */
+export const describeWithDb = describe.skipIf(engine === 'postgres' && !postgresUrl);
+
+export interface TestDatabase {
+  databaseUrl: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database for the current engine. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cardwright-test-'));
+  const removeDir = async () => fs.rmSync(dataDir, { recursive: true, force: true });
+  if (engine === 'sqlite') {
+    return { databaseUrl: `sqlite:${path.join(dataDir, 'cardwright.db')}`, dataDir, drop: removeDir };
+  }
+  if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `cw_test_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const separator = postgresUrl.includes('?') ? '&' : '?';
+  return {
+    databaseUrl: `${postgresUrl}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    dataDir,
+    async drop() {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+      await removeDir();
+    },
+  };
+}
+
+export function testConfig(database: TestDatabase, overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: database.databaseUrl,
+    apiKeys: [],
+    encryptionKey: crypto.randomBytes(32),
+    dataDir: database.dataDir,
+    logLevel: 'info',
+    pgPoolSize: 10,
+    ...overrides,
+  };
+}
+
+export interface TestProgram {
+  programId: string;
+  apiKey: string;
+  client: Lithic;
+}
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  database: TestDatabase;
+  /** Every log line the server wrote so far. */
+  logs(): string;
+  newProgram(name?: string): Promise<TestProgram>;
+  /** Raw HTTP for what the SDK cannot send. */
+  request(method: string, path: string, options?: { apiKey?: string; body?: string | object; headers?: Record<string, string> }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function sdkClient(url: string, apiKey: string): Lithic {
+  return new Lithic({ apiKey, baseURL: url, maxRetries: 0 });
+}
+
+export async function startTestServer(options: { wall?: WallClock; config?: Partial<Config> } = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk));
+      callback();
+    },
+  });
+  const wall = options.wall ?? systemClock;
+  const server = await startServer(testConfig(database, options.config), { wall, logStream });
+  const url = server.url;
+  return {
+    url,
+    server,
+    database,
+    logs: () => lines.join(''),
+    async newProgram(name = 'test program') {
+      const created = await createProgramWithKey(server.db, wall, name);
+      return { programId: created.programId, apiKey: created.key, client: sdkClient(url, created.key) };
+    },
+    request(method, requestPath, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.apiKey !== undefined) headers.authorization = requestOptions.apiKey;
+      let body: string | undefined;
+      if (requestOptions.body !== undefined) {
+        body = typeof requestOptions.body === 'string' ? requestOptions.body : JSON.stringify(requestOptions.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      return fetch(`${url}${requestPath}`, { method, headers, body });
+    },
+    async close() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
