@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
+import { sweepAllPrograms } from './clock-jobs.js';
 import { systemClock, type WallClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
@@ -13,6 +14,8 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions } from './logger.js';
 import { provisionKeys, type CreatedKey } from './programs/service.js';
+
+const CLOCK_SWEEP_INTERVAL_MS = 60_000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -36,7 +39,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
     const app = await buildApp({ db, wall, secrets }, { logger: loggerOptions(config.logLevel, options.logStream) });
-    app.addHook('onClose', async () => db.close());
+    const sweeper = setInterval(() => {
+      sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
+    }, CLOCK_SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(sweeper);
+      await db.close();
+    });
     const address = await app.listen({ port: config.port, host: config.host });
     return { app, db, url: address, ...(generated ? { generatedKey: generated } : {}), close: () => app.close() };
   } catch (error) {

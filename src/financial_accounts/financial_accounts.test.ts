@@ -104,7 +104,7 @@ describeWithDb('financial accounts', () => {
     expect(created).toEqual([...created].sort((a, b) => b - a));
 
     const forwards: string[] = [];
-    for await (const account of pager.client.getAPIList('/v1/financial_accounts', CursorPage<{ token: string }>, { query: { page_size: 4 } })) {
+    for await (const account of pager.client.getAPIList<Token, CursorPage<Token>>('/v1/financial_accounts', CursorPage, { query: { page_size: 4 } })) {
       forwards.push(account.token);
     }
     expect(forwards).toEqual(all);
@@ -113,7 +113,7 @@ describeWithDb('financial accounts', () => {
     let cursor: string | undefined = all.at(-1);
     backwards.unshift(cursor as string);
     for (;;) {
-      const page = await pager.client.getAPIList('/v1/financial_accounts', CursorPage<{ token: string }>, {
+      const page = await pager.client.getAPIList<Token, CursorPage<Token>>('/v1/financial_accounts', CursorPage, {
         query: { page_size: 5, ending_before: cursor },
       });
       backwards.unshift(...page.data.map((account) => account.token));
@@ -136,6 +136,8 @@ describeWithDb('financial accounts', () => {
     expect(both.status).toBe(400);
   });
 });
+
+type Token = { token: string };
 
 async function countAccounts(client: Lithic): Promise<number> {
   return (await client.financialAccounts.list({ page_size: 100 } as never)).data.length;

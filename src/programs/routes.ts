@@ -1,5 +1,6 @@
 /** `GET /v1/status` and the program clock (`GET`/`POST /v1/simulate/clock`). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { runClockJobs } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import { commit } from '../http/idempotency.js';
 import { DateTime, StrictObject, Type } from '../http/schemas.js';
@@ -40,6 +41,7 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       commit(request, reply, async (tx) => {
         const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
+        await runClockJobs(tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
         return { now: isoTimestamp(nowMs) };
       }),
   );
