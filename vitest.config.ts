@@ -13,9 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.unit.test.ts'] } },
-      { test: { name: 'sqlite', ...storageTests, env: { CW_TEST_ENGINE: 'sqlite' } } },
-      { test: { name: 'postgres', ...storageTests, env: { CW_TEST_ENGINE: 'postgres' } } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.unit.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', ...storageTests, env: { CW_TEST_ENGINE: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', ...storageTests, env: { CW_TEST_ENGINE: 'postgres' } } },
     ],
   },
 });

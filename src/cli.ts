@@ -36,13 +36,13 @@ async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Pr
 }
 
 async function serve(config: Config): Promise<void> {
-  const server = await startServer(config);
-  if (server.generatedKey) {
-    process.stdout.write(
-      `\nNo API key was configured, so one was created. It is shown only this once:\n\n    ${server.generatedKey.key}\n\n` +
-        `Use it as the Authorization header. Manage keys with: npm run cli -- keys list|create|revoke\n\n`,
-    );
-  }
+  const server = await startServer(config, {
+    onKeyGenerated: (created) =>
+      process.stdout.write(
+        `\nNo API key was configured, so one was created. It is shown only this once:\n\n    ${created.key}\n\n` +
+          `Use it as the Authorization header. Manage keys with: npm run cli -- keys list|create|revoke\n\n`,
+      ),
+  });
   closeOnSignals(server);
 }
 

@@ -21,14 +21,14 @@ export interface RunningServer {
   app: FastifyInstance;
   db: Db;
   url: string;
-  /** The key created on first start (printed once by the CLI), if any. */
-  generatedKey?: CreatedKey;
   close(): Promise<void>;
 }
 
 export interface StartOptions {
   wall?: WallClock;
   logStream?: DestinationStream;
+  /** Called with the key created on first start, before the server listens (the CLI prints it). */
+  onKeyGenerated?: (created: CreatedKey) => void;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -38,6 +38,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
+    if (generated) options.onKeyGenerated?.(generated);
     const app = await buildApp({ db, wall, secrets }, { logger: loggerOptions(config.logLevel, options.logStream) });
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
@@ -47,8 +48,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       clearInterval(sweeper);
       await db.close();
     });
+    // While shutting down, answers close their connection so that keep-alive clients let go.
+    let closing = false;
+    app.addHook('onSend', async (_request, reply) => {
+      if (closing) reply.header('connection', 'close');
+    });
     const address = await app.listen({ port: config.port, host: config.host });
-    return { app, db, url: address, ...(generated ? { generatedKey: generated } : {}), close: () => app.close() };
+    const close = async () => {
+      closing = true;
+      await app.close();
+    };
+    return { app, db, url: address, close };
   } catch (error) {
     await db.close();
     throw error;

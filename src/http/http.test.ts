@@ -1,0 +1,91 @@
+/** The HTTP contract shared by every route: error shape, 404/413/400 handling, request ids, OpenAPI. */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describeWithDb('HTTP layer', () => {
+  let server: TestServer;
+  let program: TestProgram;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+  });
+  afterAll(async () => server.close());
+
+  async function expectError(response: Response, status: number, message: RegExp) {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { debugging_request_id: string; message: string };
+    expect(Object.keys(body).sort()).toEqual(['debugging_request_id', 'message']);
+    expect(body.debugging_request_id).toMatch(UUID);
+    expect(body.debugging_request_id).toBe(response.headers.get('x-request-id'));
+    expect(body.message).toMatch(message);
+  }
+
+  it('answers unknown routes and methods with a JSON 404', async () => {
+    await expectError(await server.request('GET', '/v1/nothing-here', { apiKey: program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
+    await expectError(await server.request('DELETE', '/v1/financial_accounts', { apiKey: program.apiKey }), 404, /No route/);
+    await expectError(await server.request('GET', '/v1/nothing-here'), 404, /No route/);
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body: '{"nickname": "x",' });
+    await expectError(response, 400, /not valid JSON/);
+  });
+
+  it('answers a body that is not an object with 400', async () => {
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body });
+      await expectError(response, 400, /body|must be object|not valid JSON/);
+    }
+  });
+
+  it('answers an empty JSON body where a body is required with 400', async () => {
+    const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body: '' , headers: { 'content-type': 'application/json' } });
+    await expectError(response, 400, /body/);
+  });
+
+  it('answers bodies over 1 MiB with a JSON 413', async () => {
+    const response = await server.request('POST', '/v1/financial_accounts', {
+      apiKey: program.apiKey,
+      body: JSON.stringify({ nickname: 'x'.repeat(1024 * 1024 + 10), type: 'OPERATING' }),
+    });
+    await expectError(response, 413, /1 MiB/);
+  });
+
+  it('answers a non-JSON content type with 415', async () => {
+    const response = await server.request('POST', '/v1/financial_accounts', {
+      apiKey: program.apiKey,
+      body: 'nickname=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    await expectError(response, 415, /application\/json/);
+  });
+
+  it('puts a request id on every response, also on success', async () => {
+    const first = await server.request('GET', '/v1/status', { apiKey: program.apiKey });
+    const second = await server.request('GET', '/v1/status', { apiKey: program.apiKey });
+    expect(first.headers.get('x-request-id')).toMatch(UUID);
+    expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'));
+    expect(await first.json()).toEqual({ message: 'OK' });
+  });
+
+  it('serves a valid OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
+    const response = await server.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { responses: object }>> };
+    expect(document.openapi).toBe('3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/status', '/v1/financial_accounts', '/v1/financial_accounts/{financial_account_token}', '/v1/simulate/clock']));
+    const create = document.paths['/v1/financial_accounts']?.post;
+    expect(create?.responses).toHaveProperty('200');
+    expect(create?.responses).toHaveProperty('4XX');
+    expect(JSON.stringify(create)).toContain('nickname');
+  });
+});

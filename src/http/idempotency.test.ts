@@ -1,0 +1,164 @@
+/** Idempotency-Key on POST: replay, conflict, in flight, concurrency, failures, expired claims. */
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithDb, sdkClient, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import * as store from './idempotency-store.js';
+
+describeWithDb('idempotency', () => {
+  let server: TestServer;
+  let program: TestProgram;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+  });
+  afterAll(async () => server.close());
+
+  async function post(key: string, body: object, apiKey = program.apiKey) {
+    const response = await server.request('POST', '/v1/financial_accounts', { apiKey, body, headers: { 'idempotency-key': key } });
+    return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
+  }
+
+  async function countNamed(nickname: string, client = program.client): Promise<number> {
+    const page = await client.financialAccounts.list({ page_size: 100 } as never);
+    return page.data.filter((account) => account.nickname === nickname).length;
+  }
+
+  it('replays the first response byte for byte and creates nothing more', async () => {
+    const key = crypto.randomUUID();
+    const first = await post(key, { nickname: 'replayed', type: 'OPERATING' });
+    const second = await post(key, { type: 'OPERATING', nickname: 'replayed' });
+    expect(first.status).toBe(200);
+    expect(second).toEqual({ status: 200, text: first.text, replayed: 'true' });
+    expect(await countNamed('replayed')).toBe(1);
+  });
+
+  it('works through the SDK parameter', async () => {
+    const key = crypto.randomUUID();
+    const first = await program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
+    const second = await program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
+    expect(second).toEqual(first);
+    expect(await countNamed('sdk')).toBe(1);
+  });
+
+  it('refuses the same key with a different body with 400, changing nothing', async () => {
+    const key = crypto.randomUUID();
+    await post(key, { nickname: 'original', type: 'OPERATING' });
+    const conflict = await post(key, { nickname: 'different', type: 'OPERATING' });
+    expect(conflict.status).toBe(400);
+    expect(JSON.parse(conflict.text).message).toMatch(/Idempotency-Key: this key was already used with a different request/);
+    expect(await countNamed('different')).toBe(0);
+  });
+
+  it('refuses the same key on another endpoint with 400', async () => {
+    const key = crypto.randomUUID();
+    await post(key, { nickname: 'endpoint', type: 'OPERATING' });
+    const response = await server.request('POST', '/v1/simulate/clock', {
+      apiKey: program.apiKey,
+      body: { now: new Date(Date.now() + 1000).toISOString() },
+      headers: { 'idempotency-key': key },
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('scopes keys per program', async () => {
+    const key = crypto.randomUUID();
+    const other = await server.newProgram('other');
+    const mine = await post(key, { nickname: 'scoped', type: 'OPERATING' });
+    const theirs = await post(key, { nickname: 'scoped', type: 'OPERATING' }, other.apiKey);
+    expect(theirs.status).toBe(200);
+    expect(JSON.parse(theirs.text).token).not.toBe(JSON.parse(mine.text).token);
+  });
+
+  it('answers 409 while the first request with the key is in flight', async () => {
+    const key = crypto.randomUUID();
+    await store.insertClaim(server.server.db.kysely, {
+      program_id: program.programId,
+      idempotency_key: key,
+      fingerprint: fingerprintOf('/v1/financial_accounts', { nickname: 'inflight', type: 'OPERATING' }),
+      state: 'in_flight',
+      owner: 'someone-else',
+      lease_expires_ms: Date.now() + 60_000,
+      response_status: null,
+      response_body: null,
+      created_ms: Date.now(),
+    });
+    const response = await post(key, { nickname: 'inflight', type: 'OPERATING' });
+    expect(response.status).toBe(409);
+    expect(JSON.parse(response.text).message).toMatch(/still being processed/);
+    expect(await countNamed('inflight')).toBe(0);
+  });
+
+  it('lets a request take over a claim whose holder died (expired lease)', async () => {
+    const key = crypto.randomUUID();
+    const body = { nickname: 'takeover', type: 'OPERATING' };
+    await store.insertClaim(server.server.db.kysely, {
+      program_id: program.programId,
+      idempotency_key: key,
+      fingerprint: fingerprintOf('/v1/financial_accounts', body),
+      state: 'in_flight',
+      owner: 'dead-request',
+      lease_expires_ms: Date.now() - 1,
+      response_status: null,
+      response_body: null,
+      created_ms: Date.now(),
+    });
+    const response = await post(key, body);
+    expect(response.status).toBe(200);
+    expect(await countNamed('takeover')).toBe(1);
+  });
+
+  it('20 concurrent duplicates create exactly one account; every success is the same response', async () => {
+    const key = crypto.randomUUID();
+    const body = { nickname: 'concurrent', type: 'OPERATING' };
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post(key, body)));
+    const statuses = new Set(responses.map((response) => response.status));
+    expect([...statuses].every((status) => status === 200 || status === 409)).toBe(true);
+    const successes = responses.filter((response) => response.status === 200);
+    expect(successes.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(successes.map((response) => response.text)).size).toBe(1);
+    expect(await countNamed('concurrent')).toBe(1);
+  });
+
+  it('20 concurrent duplicates through SDKs that retry 409 all get the one account', async () => {
+    const key = crypto.randomUUID();
+    const retrying = new Lithic({ apiKey: program.apiKey, baseURL: server.url, maxRetries: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => retrying.financialAccounts.create({ nickname: 'retried', type: 'OPERATING', 'Idempotency-Key': key })),
+    );
+    expect(new Set(results.map((account) => account.token)).size).toBe(1);
+    expect(await countNamed('retried')).toBe(1);
+  });
+
+  it('a failed request changes nothing and releases its key', async () => {
+    const key = crypto.randomUUID();
+    const failed = await post(key, { nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() });
+    expect(failed.status).toBe(404);
+    const retried = await post(key, { nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() });
+    expect(retried.status).toBe(404);
+    expect(await store.find(server.server.db.kysely, program.programId, key)).toBeUndefined();
+  });
+
+  it('validates the key itself', async () => {
+    const long = await post('k'.repeat(300), { nickname: 'long', type: 'OPERATING' });
+    expect(long.status).toBe(400);
+    const notUuid = await post('not-a-uuid', { nickname: 'bad key', type: 'OPERATING' });
+    expect(notUuid.status).toBe(400);
+    expect(JSON.parse(notUuid.text).message).toMatch(/idempotency-key/i);
+  });
+
+  it('does not apply to reads', async () => {
+    const client = sdkClient(server.url, program.apiKey);
+    const first = await client.financialAccounts.list({}, { headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    expect(first.data.length).toBeGreaterThan(0);
+  });
+});
+
+function fingerprintOf(url: string, body: Record<string, unknown>): string {
+  const canonical = `{${Object.keys(body)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(body[key])}`)
+    .join(',')}}`;
+  return crypto.createHash('sha256').update(`POST ${url}\n${canonical}`).digest('hex');
+}

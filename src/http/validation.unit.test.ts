@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { describeValidationError, fieldPath, splitCommaSeparated } from './validation.js';
+
+describe('validation messages', () => {
+  it('renders JSON pointers as readable field paths', () => {
+    expect(fieldPath('/parameters/conditions/1/value')).toBe('parameters.conditions[1].value');
+    expect(fieldPath('', 'nickname')).toBe('nickname');
+    expect(fieldPath('/a~1b/0')).toBe('a/b[0]');
+  });
+
+  it('names the field in every kind of error', () => {
+    const error = (keyword: string, instancePath: string, params: object, message = 'is invalid') =>
+      describeValidationError({ keyword, instancePath, params, message, schemaPath: '' }, 'body');
+    expect(error('required', '/individual', { missingProperty: 'dob' })).toBe('individual.dob: is required');
+    expect(error('additionalProperties', '', { additionalProperty: 'colour' })).toBe('colour: is not a recognised field');
+    expect(error('enum', '/type', { allowedValues: ['A', 'B'] })).toBe('type: must be one of A, B');
+    expect(error('format', '/token', { format: 'uuid' })).toBe('token: must be a valid uuid');
+    expect(error('maximum', '/page_size', {}, 'must be <= 100')).toBe('page_size: must be <= 100');
+    expect(error('type', '', {}, 'must be object')).toBe('body: must be object');
+  });
+
+  it('splits comma-separated and repeated array query values', () => {
+    const query: Record<string, unknown> = { states: 'ENABLED,PAUSED', countries: ['USA', 'CAN,MEX'], page_size: '5' };
+    splitCommaSeparated(query, ['states', 'countries', 'verification_states']);
+    expect(query).toEqual({ states: ['ENABLED', 'PAUSED'], countries: ['USA', 'CAN', 'MEX'], page_size: '5' });
+  });
+});

@@ -1,0 +1,143 @@
+/** The ledger core on a real database (both engines): posting, locking, append-only, re-derivation. */
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { getBalances, lockBalances, post, SystemAccount, verifyProgramLedger, type Movement } from './ledger.js';
+
+describeWithDb('ledger', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  let operating: string;
+  let reserve: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+    const accounts = (await program.client.financialAccounts.list()).data;
+    operating = accounts.find((account) => account.type === 'OPERATING')?.token as string;
+    reserve = accounts.find((account) => account.type === 'RESERVE')?.token as string;
+  });
+  afterAll(async () => server.close());
+
+  const transfer = (from: string, to: string, amount_cents: number): Movement => ({
+    kind: 'TEST_TRANSFER',
+    transaction_token: crypto.randomUUID(),
+    event_token: crypto.randomUUID(),
+    postings: [
+      { account: from, bucket: 'available', amount_cents: -amount_cents },
+      { account: to, bucket: 'available', amount_cents },
+    ],
+  });
+
+  async function postInTransaction(movement: Movement) {
+    const { db } = server.server;
+    return db.transaction((tx) => post(db, tx, program.programId, movement, Date.now()));
+  }
+
+  it('moves money between buckets and accounts and records what caused it', async () => {
+    const { db } = server.server;
+    const deposit: Movement = {
+      kind: 'TEST_DEPOSIT',
+      transaction_token: crypto.randomUUID(),
+      event_token: crypto.randomUUID(),
+      postings: [
+        { account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -10_000 },
+        { account: operating, bucket: 'pending', amount_cents: 10_000 },
+      ],
+    };
+    await postInTransaction(deposit);
+    await postInTransaction({
+      ...deposit,
+      kind: 'TEST_RELEASE',
+      postings: [
+        { account: operating, bucket: 'pending', amount_cents: -10_000 },
+        { account: operating, bucket: 'available', amount_cents: 10_000 },
+      ],
+    });
+    const balances = await getBalances(db.kysely, program.programId, [operating]);
+    expect(balances.get(operating)).toMatchObject({
+      available_cents: 10_000,
+      pending_cents: 0,
+      last_transaction_token: deposit.transaction_token,
+    });
+    expect(await verifyProgramLedger(db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  });
+
+  it('writes nothing when the transaction that posts fails', async () => {
+    const { db } = server.server;
+    const before = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    await expect(
+      db.transaction(async (tx) => {
+        await post(db, tx, program.programId, transfer(operating, reserve, 1_234), Date.now());
+        throw new Error('the cause of the movement could not be recorded');
+      }),
+    ).rejects.toThrow(/could not be recorded/);
+    expect(await getBalances(db.kysely, program.programId, [operating, reserve])).toEqual(before);
+  });
+
+  it('refuses an unbalanced movement before writing anything', async () => {
+    const unbalanced = transfer(operating, reserve, 100);
+    unbalanced.postings[1] = { account: reserve, bucket: 'available', amount_cents: 99 };
+    await expect(postInTransaction(unbalanced)).rejects.toThrow(/does not balance/);
+    expect((await verifyProgramLedger(server.server.db.kysely, program.programId)).discrepancies).toEqual([]);
+  });
+
+  it('refuses to post to a financial account without a balance row', async () => {
+    await expect(postInTransaction(transfer(operating, crypto.randomUUID(), 100))).rejects.toThrow(/has no balance row/);
+  });
+
+  it('never lets an entry be updated or deleted (the database refuses)', async () => {
+    const { db } = server.server;
+    await expect(sql`UPDATE ledger_entries SET amount_cents = 0`.execute(db.kysely)).rejects.toThrow(/append-only/);
+    await expect(sql`DELETE FROM ledger_entries`.execute(db.kysely)).rejects.toThrow(/append-only/);
+    await expect(sql`DELETE FROM journals`.execute(db.kysely)).rejects.toThrow(/append-only/);
+  });
+
+  it('detects a balance row that disagrees with its entries', async () => {
+    const { db } = server.server;
+    const other = await server.newProgram('tampered');
+    const fa = (await other.client.financialAccounts.list()).data[0]?.token as string;
+    await db.kysely.updateTable('balances').set({ available_cents: 42 }).where('financial_account_token', '=', fa).execute();
+    const result = await verifyProgramLedger(db.kysely, other.programId);
+    expect(result.discrepancies).toEqual([{ account: fa, bucket: 'available', stored_cents: 42, derived_cents: 0 }]);
+  });
+
+  it('serializes concurrent movements in both directions: exact balances, no lost update, no deadlock', async () => {
+    const { db } = server.server;
+    const start = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    const movements = Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? transfer(operating, reserve, 7) : transfer(reserve, operating, 3)));
+    await Promise.all(movements.map((movement) => postInTransaction(movement)));
+    const end = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    expect(end.get(operating)?.available_cents).toBe((start.get(operating)?.available_cents ?? 0) - 30 * 7 + 30 * 3);
+    expect(end.get(reserve)?.available_cents).toBe((start.get(reserve)?.available_cents ?? 0) + 30 * 7 - 30 * 3);
+    expect(await verifyProgramLedger(db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  });
+
+  it('lets a caller decide on funds under the lock without losing concurrent decisions', async () => {
+    const { db } = server.server;
+    const funded = await server.newProgram('funds');
+    const [source, sink] = (await funded.client.financialAccounts.list()).data.map((account) => account.token) as [string, string];
+    await db.transaction((tx) =>
+      post(db, tx, funded.programId, { kind: 'FUND', transaction_token: 'f', event_token: 'f', postings: [
+        { account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -1_000 },
+        { account: source, bucket: 'available', amount_cents: 1_000 },
+      ] }, Date.now()),
+    );
+    // 25 concurrent attempts to spend 100 from 1,000: exactly 10 may succeed.
+    const outcomes = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        db.transaction(async (tx) => {
+          const balances = await lockBalances(db, tx, funded.programId, [source, sink]);
+          if ((balances.get(source)?.available_cents ?? 0) < 100) return 'declined';
+          await post(db, tx, funded.programId, transfer(source, sink, 100), Date.now());
+          return 'approved';
+        }),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === 'approved')).toHaveLength(10);
+    const balances = await getBalances(db.kysely, funded.programId, [source, sink]);
+    expect(balances.get(source)?.available_cents).toBe(0);
+    expect(balances.get(sink)?.available_cents).toBe(1_000);
+  });
+});

@@ -1,0 +1,138 @@
+/** The server as a process: persistence across restarts and kill -9, graceful shutdown, keys. */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
+import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
+
+describeWithDb('server process', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  const running: ServerProcess[] = [];
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    env = {
+      DATABASE_URL: database.databaseUrl,
+      CARDWRIGHT_DATA_DIR: database.dataDir,
+      CARDWRIGHT_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    };
+  });
+  afterEach(async () => {
+    for (const server of running.splice(0)) {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    await database.drop();
+  });
+
+  async function start(extra: Record<string, string> = {}): Promise<ServerProcess> {
+    const server = await spawnServer({ ...env, ...extra });
+    running.push(server);
+    return server;
+  }
+
+  it('creates a key on first start, prints it once, and it works', async () => {
+    const first = await start();
+    const key = /^\s+(cw_\S+)$/m.exec(first.output())?.[1];
+    expect(key).toBeDefined();
+    await expect(sdkClient(first.url, key as string).apiStatus()).resolves.toEqual({ message: 'OK' });
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const second = await start();
+    expect(second.output()).not.toMatch(/cw_/);
+    await expect(sdkClient(second.url, key as string).apiStatus()).resolves.toEqual({ message: 'OK' });
+  });
+
+  it('provisions CARDWRIGHT_API_KEYS as one program per key, and keeps them apart', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'sandbox-key-alpha, sandbox-key-bravo' });
+    expect(server.output()).not.toMatch(/cw_/);
+    const alpha = sdkClient(server.url, 'sandbox-key-alpha');
+    const bravo = sdkClient(server.url, 'sandbox-key-bravo');
+    const account = await alpha.financialAccounts.create({ nickname: 'alpha only', type: 'OPERATING' });
+    await expect(bravo.financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
+    expect(server.output()).not.toContain('sandbox-key-alpha');
+  });
+
+  it('keeps every acknowledged write across kill -9', async () => {
+    const first = await start({ CARDWRIGHT_API_KEYS: 'durability-key' });
+    const client = sdkClient(first.url, 'durability-key');
+    const tokens: string[] = [];
+    for (let i = 0; i < 25; i++) tokens.push((await client.financialAccounts.create({ nickname: `durable ${i}`, type: 'OPERATING' })).token);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await start({ CARDWRIGHT_API_KEYS: 'durability-key' });
+    const after = sdkClient(second.url, 'durability-key');
+    for (const token of tokens) await expect(after.financialAccounts.retrieve(token)).resolves.toMatchObject({ token });
+  });
+
+  it('finishes in-flight requests on SIGTERM, then closes the database and exits 0', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'graceful-key' });
+    const body = JSON.stringify({ nickname: 'in flight during shutdown', type: 'OPERATING' });
+    const { port } = new URL(server.url);
+    const responded = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1/financial_accounts', headers: { authorization: 'graceful-key', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        },
+      );
+      request.on('error', reject);
+      request.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => request.end(body.slice(10)), 300);
+      }, 100);
+    });
+    const response = await responded;
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.text)).toMatchObject({ nickname: 'in flight during shutdown' });
+    expect(await server.exited).toBe(0);
+    if (engine === 'sqlite') {
+      // A cleanly closed SQLite database has checkpointed and removed its write-ahead log.
+      expect(fs.existsSync(path.join(database.dataDir, 'cardwright.db-wal'))).toBe(false);
+    }
+  });
+
+  it('manages keys with the CLI against the running server', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'cli-owner-key' });
+    const created = runCli(['keys', 'create', '--name', 'from cli'], env);
+    expect(created.status).toBe(0);
+    const key = /^key:\s+(\S+)$/m.exec(created.stdout)?.[1] as string;
+    const keyId = /^key id:\s+(\S+)$/m.exec(created.stdout)?.[1] as string;
+    const programId = /^program:\s+(\S+)$/m.exec(created.stdout)?.[1] as string;
+    await expect(sdkClient(server.url, key).apiStatus()).resolves.toEqual({ message: 'OK' });
+
+    const second = runCli(['keys', 'create', '--program', programId], env);
+    const secondKey = /^key:\s+(\S+)$/m.exec(second.stdout)?.[1] as string;
+    const viaFirst = await sdkClient(server.url, key).financialAccounts.create({ nickname: 'shared program', type: 'OPERATING' });
+    await expect(sdkClient(server.url, secondKey).financialAccounts.retrieve(viaFirst.token)).resolves.toMatchObject({ token: viaFirst.token });
+
+    const listed = runCli(['keys', 'list'], env);
+    expect(listed.stdout).toContain(keyId);
+    expect(listed.stdout).not.toContain(key);
+
+    expect(runCli(['keys', 'revoke', keyId], env).status).toBe(0);
+    await expect(sdkClient(server.url, key).apiStatus()).rejects.toMatchObject({ status: 401 });
+    await expect(sdkClient(server.url, secondKey).apiStatus()).resolves.toEqual({ message: 'OK' });
+    expect(runCli(['keys', 'list'], env).stdout).toMatch(new RegExp(`${keyId}.*revoked`));
+
+    expect(runCli(['keys', 'revoke', keyId], env).status).toBe(1);
+    expect(runCli(['keys', 'bogus'], env).status).toBe(2);
+    expect(runCli(['keys', 'create', '--program', crypto.randomUUID()], env).status).toBe(1);
+  });
+
+  it('refuses a bad configuration at start with a clear message', async () => {
+    const result = runCli(['serve'], { ...env, CARDWRIGHT_ENCRYPTION_KEY: 'too-short' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/);
+    expect(runCli(['serve'], { ...env, DATABASE_URL: 'mysql://nope' }).stderr).toMatch(/DATABASE_URL must start with/);
+    expect(runCli(['serve'], { ...env, PORT: 'eighty' }).stderr).toMatch(/PORT must be an integer/);
+  });
+});

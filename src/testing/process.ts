@@ -1,0 +1,59 @@
+/**
+ * Runs the built server (`dist/src/cli.js`, what `npm start` runs) as a child process, for tests of
+ * what only a real process shows: restarts, `kill -9`, SIGTERM, the printed first key, the CLI.
+ * `npm test` builds before running tests.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const CLI = path.resolve('dist/src/cli.js');
+
+function assertBuilt(): void {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+}
+
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  assertBuilt();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return { url, child, output: () => output, exited };
+}
+
+export function runCli(args: string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  assertBuilt();
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
