@@ -1,21 +1,14 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { CursorPage } from 'lithic/pagination';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { expect, it } from 'vitest';
+import { describeWithDb, useTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
 
 describeWithDb('financial accounts', () => {
-  let server: TestServer;
-  let program: TestProgram;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   it('starts every program with its ISSUING, OPERATING and RESERVE accounts', async () => {
-    const page = await program.client.financialAccounts.list();
+    const page = await context.program.client.financialAccounts.list();
     const programLevel = page.data.filter((account) => account.account_token === null);
     expect(programLevel.map((account) => account.type).sort()).toEqual(['ISSUING', 'OPERATING', 'RESERVE']);
     for (const account of programLevel) {
@@ -26,25 +19,25 @@ describeWithDb('financial accounts', () => {
   });
 
   it('creates an OPERATING account with every field of the spec', async () => {
-    const created = await program.client.financialAccounts.create({ nickname: 'Payroll', type: 'OPERATING', is_for_benefit_of: true });
+    const created = await context.program.client.financialAccounts.create({ nickname: 'Payroll', type: 'OPERATING', is_for_benefit_of: true });
     expect(created).toMatchObject({ nickname: 'Payroll', type: 'OPERATING', status: 'OPEN', is_for_benefit_of: true, account_token: null });
     expect(created.token).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.created).toBe(created.updated);
-    expect(await program.client.financialAccounts.retrieve(created.token)).toEqual(created);
+    expect(await context.program.client.financialAccounts.retrieve(created.token)).toEqual(created);
   });
 
   it('creates an account for one of the program accounts and filters by it', async () => {
-    const accounts = await program.client.accounts.list().catch(() => null);
-    const accountToken = accounts?.data[0]?.token ?? (await defaultAccountToken(server, program));
-    const created = await program.client.financialAccounts.create({ nickname: 'Ops', type: 'OPERATING', account_token: accountToken });
+    const accounts = await context.program.client.accounts.list().catch(() => null);
+    const accountToken = accounts?.data[0]?.token ?? (await defaultAccountToken(context.server, context.program));
+    const created = await context.program.client.financialAccounts.create({ nickname: 'Ops', type: 'OPERATING', account_token: accountToken });
     expect(created.account_token).toBe(accountToken);
-    const filtered = await program.client.financialAccounts.list({ account_token: accountToken });
+    const filtered = await context.program.client.financialAccounts.list({ account_token: accountToken });
     expect(filtered.data.map((account) => account.token)).toContain(created.token);
     expect(filtered.data.every((account) => account.account_token === accountToken)).toBe(true);
   });
 
   it('filters by type', async () => {
-    const reserve = await program.client.financialAccounts.list({ type: 'RESERVE' });
+    const reserve = await context.program.client.financialAccounts.list({ type: 'RESERVE' });
     expect(reserve.data).toHaveLength(1);
     expect(reserve.data[0]?.type).toBe('RESERVE');
   });
@@ -60,15 +53,15 @@ describeWithDb('financial accounts', () => {
     [{ nickname: 'x', type: 'OPERATING', is_for_benefit_of: 'yes' }, 'is_for_benefit_of: must be boolean'],
     [{ nickname: 'x', type: 'OPERATING', colour: 'blue' }, 'colour: is not a recognised field'],
   ])('refuses %j with 400 naming the field, and creates nothing', async (body, message) => {
-    const before = await countAccounts(program.client);
-    const error = await program.client.financialAccounts.create(body as never).catch((caught: unknown) => caught);
+    const before = await countAccounts(context.program.client);
+    const error = await context.program.client.financialAccounts.create(body as never).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Lithic.BadRequestError);
     expect((error as InstanceType<typeof Lithic.BadRequestError>).error).toMatchObject({ message });
-    expect(await countAccounts(program.client)).toBe(before);
+    expect(await countAccounts(context.program.client)).toBe(before);
   });
 
   it('answers 404 for an account_token the program does not have', async () => {
-    const error = await program.client.financialAccounts
+    const error = await context.program.client.financialAccounts
       .create({ nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Lithic.NotFoundError);
@@ -76,18 +69,18 @@ describeWithDb('financial accounts', () => {
   });
 
   it('answers 404 for an unknown token and 400 for a malformed one', async () => {
-    await expect(program.client.financialAccounts.retrieve(crypto.randomUUID())).rejects.toBeInstanceOf(Lithic.NotFoundError);
-    await expect(program.client.financialAccounts.retrieve('nope')).rejects.toBeInstanceOf(Lithic.BadRequestError);
+    await expect(context.program.client.financialAccounts.retrieve(crypto.randomUUID())).rejects.toBeInstanceOf(Lithic.NotFoundError);
+    await expect(context.program.client.financialAccounts.retrieve('nope')).rejects.toBeInstanceOf(Lithic.BadRequestError);
   });
 
   it('keeps programs apart: another program sees 404 and empty lists', async () => {
-    const other = await server.newProgram('other');
-    const mine = await program.client.financialAccounts.create({ nickname: 'Private', type: 'OPERATING' });
+    const other = await context.server.newProgram('other');
+    const mine = await context.program.client.financialAccounts.create({ nickname: 'Private', type: 'OPERATING' });
     await expect(other.client.financialAccounts.retrieve(mine.token)).rejects.toBeInstanceOf(Lithic.NotFoundError);
     const theirs = await other.client.financialAccounts.list();
     expect(theirs.data.map((account) => account.token)).not.toContain(mine.token);
     expect(theirs.data).toHaveLength(3);
-    const accountToken = await defaultAccountToken(server, program);
+    const accountToken = await defaultAccountToken(context.server, context.program);
     await expect(other.client.financialAccounts.create({ nickname: 'x', type: 'OPERATING', account_token: accountToken })).rejects.toBeInstanceOf(
       Lithic.NotFoundError,
     );
@@ -95,7 +88,7 @@ describeWithDb('financial accounts', () => {
   });
 
   it('pages through every account exactly once, forwards and backwards', async () => {
-    const pager = await server.newProgram('pager');
+    const pager = await context.server.newProgram('pager');
     for (let i = 0; i < 23; i++) await pager.client.financialAccounts.create({ nickname: `fa ${i}`, type: 'OPERATING' });
     const all = (await pager.client.financialAccounts.list({ page_size: 100 } as never)).data.map((account) => account.token);
     expect(all).toHaveLength(26);
@@ -125,13 +118,13 @@ describeWithDb('financial accounts', () => {
 
   it('refuses bad page parameters with 400', async () => {
     for (const query of ['page_size=0', 'page_size=101', 'page_size=abc', 'starting_after=nope', `starting_after=${crypto.randomUUID()}`]) {
-      const response = await server.request('GET', `/v1/financial_accounts?${query}`, { apiKey: program.apiKey });
+      const response = await context.server.request('GET', `/v1/financial_accounts?${query}`, { apiKey: context.program.apiKey });
       expect(response.status, query).toBe(400);
       const body = (await response.json()) as { message: string };
       expect(body.message).toMatch(/page_size|starting_after/);
     }
-    const both = await server.request('GET', `/v1/financial_accounts?starting_after=${crypto.randomUUID()}&ending_before=${crypto.randomUUID()}`, {
-      apiKey: program.apiKey,
+    const both = await context.server.request('GET', `/v1/financial_accounts?starting_after=${crypto.randomUUID()}&ending_before=${crypto.randomUUID()}`, {
+      apiKey: context.program.apiKey,
     });
     expect(both.status).toBe(400);
   });

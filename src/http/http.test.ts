@@ -1,19 +1,12 @@
 /** The HTTP contract shared by every route: error shape, 404/413/400 handling, request ids, OpenAPI. */
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { expect, it } from 'vitest';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describeWithDb('HTTP layer', () => {
-  let server: TestServer;
-  let program: TestProgram;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   async function expectError(response: Response, status: number, message: RegExp) {
     expect(response.status).toBe(status);
@@ -26,39 +19,39 @@ describeWithDb('HTTP layer', () => {
   }
 
   it('answers unknown routes and methods with a JSON 404', async () => {
-    await expectError(await server.request('GET', '/v1/nothing-here', { apiKey: program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
-    await expectError(await server.request('DELETE', '/v1/financial_accounts', { apiKey: program.apiKey }), 404, /No route/);
-    await expectError(await server.request('GET', '/v1/nothing-here'), 404, /No route/);
+    await expectError(await context.server.request('GET', '/v1/nothing-here', { apiKey: context.program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
+    await expectError(await context.server.request('DELETE', '/v1/financial_accounts', { apiKey: context.program.apiKey }), 404, /No route/);
+    await expectError(await context.server.request('GET', '/v1/nothing-here'), 404, /No route/);
   });
 
   it('answers malformed JSON with 400', async () => {
-    const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body: '{"nickname": "x",' });
+    const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '{"nickname": "x",' });
     await expectError(response, 400, /not valid JSON/);
   });
 
   it('answers a body that is not an object with 400', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
-      const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body });
+      const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body });
       await expectError(response, 400, /body|must be object|not valid JSON/);
     }
   });
 
   it('answers an empty JSON body where a body is required with 400', async () => {
-    const response = await server.request('POST', '/v1/financial_accounts', { apiKey: program.apiKey, body: '' , headers: { 'content-type': 'application/json' } });
+    const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '' , headers: { 'content-type': 'application/json' } });
     await expectError(response, 400, /body/);
   });
 
   it('answers bodies over 1 MiB with a JSON 413', async () => {
-    const response = await server.request('POST', '/v1/financial_accounts', {
-      apiKey: program.apiKey,
+    const response = await context.server.request('POST', '/v1/financial_accounts', {
+      apiKey: context.program.apiKey,
       body: JSON.stringify({ nickname: 'x'.repeat(1024 * 1024 + 10), type: 'OPERATING' }),
     });
     await expectError(response, 413, /1 MiB/);
   });
 
   it('answers a non-JSON content type with 415', async () => {
-    const response = await server.request('POST', '/v1/financial_accounts', {
-      apiKey: program.apiKey,
+    const response = await context.server.request('POST', '/v1/financial_accounts', {
+      apiKey: context.program.apiKey,
       body: 'nickname=x',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -66,15 +59,15 @@ describeWithDb('HTTP layer', () => {
   });
 
   it('puts a request id on every response, also on success', async () => {
-    const first = await server.request('GET', '/v1/status', { apiKey: program.apiKey });
-    const second = await server.request('GET', '/v1/status', { apiKey: program.apiKey });
+    const first = await context.server.request('GET', '/v1/status', { apiKey: context.program.apiKey });
+    const second = await context.server.request('GET', '/v1/status', { apiKey: context.program.apiKey });
     expect(first.headers.get('x-request-id')).toMatch(UUID);
     expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'));
     expect(await first.json()).toEqual({ message: 'OK' });
   });
 
   it('serves a valid OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
-    const response = await server.request('GET', '/openapi.json');
+    const response = await context.server.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
     const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { responses: object }>> };
     expect(document.openapi).toBe('3.1.0');

@@ -1,26 +1,19 @@
 /** Idempotency-Key on POST: replay, conflict, in flight, concurrency, failures, expired claims. */
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithDb, sdkClient, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { expect, it } from 'vitest';
+import { describeWithDb, sdkClient, useTestServer } from '../testing/harness.js';
 import * as store from './idempotency-store.js';
 
 describeWithDb('idempotency', () => {
-  let server: TestServer;
-  let program: TestProgram;
+  const context = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
-
-  async function post(key: string, body: object, apiKey = program.apiKey) {
-    const response = await server.request('POST', '/v1/financial_accounts', { apiKey, body, headers: { 'idempotency-key': key } });
+  async function post(key: string, body: object, apiKey = context.program.apiKey) {
+    const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey, body, headers: { 'idempotency-key': key } });
     return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
   }
 
-  async function countNamed(nickname: string, client = program.client): Promise<number> {
+  async function countNamed(nickname: string, client = context.program.client): Promise<number> {
     const page = await client.financialAccounts.list({ page_size: 100 } as never);
     return page.data.filter((account) => account.nickname === nickname).length;
   }
@@ -36,8 +29,8 @@ describeWithDb('idempotency', () => {
 
   it('works through the SDK parameter', async () => {
     const key = crypto.randomUUID();
-    const first = await program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
-    const second = await program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
+    const first = await context.program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
+    const second = await context.program.client.financialAccounts.create({ nickname: 'sdk', type: 'OPERATING', 'Idempotency-Key': key });
     expect(second).toEqual(first);
     expect(await countNamed('sdk')).toBe(1);
   });
@@ -54,8 +47,8 @@ describeWithDb('idempotency', () => {
   it('refuses the same key on another endpoint with 400', async () => {
     const key = crypto.randomUUID();
     await post(key, { nickname: 'endpoint', type: 'OPERATING' });
-    const response = await server.request('POST', '/v1/simulate/clock', {
-      apiKey: program.apiKey,
+    const response = await context.server.request('POST', '/v1/simulate/clock', {
+      apiKey: context.program.apiKey,
       body: { now: new Date(Date.now() + 1000).toISOString() },
       headers: { 'idempotency-key': key },
     });
@@ -64,7 +57,7 @@ describeWithDb('idempotency', () => {
 
   it('scopes keys per program', async () => {
     const key = crypto.randomUUID();
-    const other = await server.newProgram('other');
+    const other = await context.server.newProgram('other');
     const mine = await post(key, { nickname: 'scoped', type: 'OPERATING' });
     const theirs = await post(key, { nickname: 'scoped', type: 'OPERATING' }, other.apiKey);
     expect(theirs.status).toBe(200);
@@ -73,8 +66,8 @@ describeWithDb('idempotency', () => {
 
   it('answers 409 while the first request with the key is in flight', async () => {
     const key = crypto.randomUUID();
-    await store.insertClaim(server.server.db.kysely, {
-      program_id: program.programId,
+    await store.insertClaim(context.server.server.db.kysely, {
+      program_id: context.program.programId,
       idempotency_key: key,
       fingerprint: fingerprintOf('/v1/financial_accounts', { nickname: 'inflight', type: 'OPERATING' }),
       state: 'in_flight',
@@ -93,8 +86,8 @@ describeWithDb('idempotency', () => {
   it('lets a request take over a claim whose holder died (expired lease)', async () => {
     const key = crypto.randomUUID();
     const body = { nickname: 'takeover', type: 'OPERATING' };
-    await store.insertClaim(server.server.db.kysely, {
-      program_id: program.programId,
+    await store.insertClaim(context.server.server.db.kysely, {
+      program_id: context.program.programId,
       idempotency_key: key,
       fingerprint: fingerprintOf('/v1/financial_accounts', body),
       state: 'in_flight',
@@ -123,7 +116,7 @@ describeWithDb('idempotency', () => {
 
   it('20 concurrent duplicates through SDKs that retry 409 all get the one account', async () => {
     const key = crypto.randomUUID();
-    const retrying = new Lithic({ apiKey: program.apiKey, baseURL: server.url, maxRetries: 10 });
+    const retrying = new Lithic({ apiKey: context.program.apiKey, baseURL: context.server.url, maxRetries: 10 });
     const results = await Promise.all(
       Array.from({ length: 20 }, () => retrying.financialAccounts.create({ nickname: 'retried', type: 'OPERATING', 'Idempotency-Key': key })),
     );
@@ -137,7 +130,7 @@ describeWithDb('idempotency', () => {
     expect(failed.status).toBe(404);
     const retried = await post(key, { nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() });
     expect(retried.status).toBe(404);
-    expect(await store.find(server.server.db.kysely, program.programId, key)).toBeUndefined();
+    expect(await store.find(context.server.server.db.kysely, context.program.programId, key)).toBeUndefined();
   });
 
   it('validates the key itself', async () => {
@@ -149,7 +142,7 @@ describeWithDb('idempotency', () => {
   });
 
   it('does not apply to reads', async () => {
-    const client = sdkClient(server.url, program.apiKey);
+    const client = sdkClient(context.server.url, context.program.apiKey);
     const first = await client.financialAccounts.list({}, { headers: { 'Idempotency-Key': crypto.randomUUID() } });
     expect(first.data.length).toBeGreaterThan(0);
   });

@@ -1,24 +1,20 @@
 /** The ledger core on a real database (both engines): posting, locking, append-only, re-derivation. */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { getBalances, lockBalances, post, SystemAccount, verifyProgramLedger, type Movement } from './ledger.js';
 
 describeWithDb('ledger', () => {
-  let server: TestServer;
-  let program: TestProgram;
+  const context = useTestServer();
   let operating: string;
   let reserve: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-    const accounts = (await program.client.financialAccounts.list()).data;
+    const accounts = (await context.program.client.financialAccounts.list()).data;
     operating = accounts.find((account) => account.type === 'OPERATING')?.token as string;
     reserve = accounts.find((account) => account.type === 'RESERVE')?.token as string;
   });
-  afterAll(async () => server.close());
 
   const transfer = (from: string, to: string, amount_cents: number): Movement => ({
     kind: 'TEST_TRANSFER',
@@ -31,12 +27,12 @@ describeWithDb('ledger', () => {
   });
 
   async function postInTransaction(movement: Movement) {
-    const { db } = server.server;
-    return db.transaction((tx) => post(db, tx, program.programId, movement, Date.now()));
+    const { db } = context.server.server;
+    return db.transaction((tx) => post(db, tx, context.program.programId, movement, Date.now()));
   }
 
   it('moves money between buckets and accounts and records what caused it', async () => {
-    const { db } = server.server;
+    const { db } = context.server.server;
     const deposit: Movement = {
       kind: 'TEST_DEPOSIT',
       transaction_token: crypto.randomUUID(),
@@ -55,32 +51,32 @@ describeWithDb('ledger', () => {
         { account: operating, bucket: 'available', amount_cents: 10_000 },
       ],
     });
-    const balances = await getBalances(db.kysely, program.programId, [operating]);
+    const balances = await getBalances(db.kysely, context.program.programId, [operating]);
     expect(balances.get(operating)).toMatchObject({
       available_cents: 10_000,
       pending_cents: 0,
       last_transaction_token: deposit.transaction_token,
     });
-    expect(await verifyProgramLedger(db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   });
 
   it('writes nothing when the transaction that posts fails', async () => {
-    const { db } = server.server;
-    const before = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    const { db } = context.server.server;
+    const before = await getBalances(db.kysely, context.program.programId, [operating, reserve]);
     await expect(
       db.transaction(async (tx) => {
-        await post(db, tx, program.programId, transfer(operating, reserve, 1_234), Date.now());
+        await post(db, tx, context.program.programId, transfer(operating, reserve, 1_234), Date.now());
         throw new Error('the cause of the movement could not be recorded');
       }),
     ).rejects.toThrow(/could not be recorded/);
-    expect(await getBalances(db.kysely, program.programId, [operating, reserve])).toEqual(before);
+    expect(await getBalances(db.kysely, context.program.programId, [operating, reserve])).toEqual(before);
   });
 
   it('refuses an unbalanced movement before writing anything', async () => {
     const unbalanced = transfer(operating, reserve, 100);
     unbalanced.postings[1] = { account: reserve, bucket: 'available', amount_cents: 99 };
     await expect(postInTransaction(unbalanced)).rejects.toThrow(/does not balance/);
-    expect((await verifyProgramLedger(server.server.db.kysely, program.programId)).discrepancies).toEqual([]);
+    expect((await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).discrepancies).toEqual([]);
   });
 
   it('refuses to post to a financial account without a balance row', async () => {
@@ -88,15 +84,15 @@ describeWithDb('ledger', () => {
   });
 
   it('never lets an entry be updated or deleted (the database refuses)', async () => {
-    const { db } = server.server;
+    const { db } = context.server.server;
     await expect(sql`UPDATE ledger_entries SET amount_cents = 0`.execute(db.kysely)).rejects.toThrow(/append-only/);
     await expect(sql`DELETE FROM ledger_entries`.execute(db.kysely)).rejects.toThrow(/append-only/);
     await expect(sql`DELETE FROM journals`.execute(db.kysely)).rejects.toThrow(/append-only/);
   });
 
   it('detects a balance row that disagrees with its entries', async () => {
-    const { db } = server.server;
-    const other = await server.newProgram('tampered');
+    const { db } = context.server.server;
+    const other = await context.server.newProgram('tampered');
     const fa = (await other.client.financialAccounts.list()).data[0]?.token as string;
     await db.kysely.updateTable('balances').set({ available_cents: 42 }).where('financial_account_token', '=', fa).execute();
     const result = await verifyProgramLedger(db.kysely, other.programId);
@@ -104,19 +100,19 @@ describeWithDb('ledger', () => {
   });
 
   it('serializes concurrent movements in both directions: exact balances, no lost update, no deadlock', async () => {
-    const { db } = server.server;
-    const start = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    const { db } = context.server.server;
+    const start = await getBalances(db.kysely, context.program.programId, [operating, reserve]);
     const movements = Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? transfer(operating, reserve, 7) : transfer(reserve, operating, 3)));
     await Promise.all(movements.map((movement) => postInTransaction(movement)));
-    const end = await getBalances(db.kysely, program.programId, [operating, reserve]);
+    const end = await getBalances(db.kysely, context.program.programId, [operating, reserve]);
     expect(end.get(operating)?.available_cents).toBe((start.get(operating)?.available_cents ?? 0) - 30 * 7 + 30 * 3);
     expect(end.get(reserve)?.available_cents).toBe((start.get(reserve)?.available_cents ?? 0) + 30 * 7 - 30 * 3);
-    expect(await verifyProgramLedger(db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   });
 
   it('lets a caller decide on funds under the lock without losing concurrent decisions', async () => {
-    const { db } = server.server;
-    const funded = await server.newProgram('funds');
+    const { db } = context.server.server;
+    const funded = await context.server.newProgram('funds');
     const [source, sink] = (await funded.client.financialAccounts.list()).data.map((account) => account.token) as [string, string];
     await db.transaction((tx) =>
       post(db, tx, funded.programId, { kind: 'FUND', transaction_token: 'f', event_token: 'f', postings: [

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import Lithic from 'lithic';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { systemClock, type WallClock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createProgramWithKey } from '../programs/service.js';
@@ -131,4 +131,18 @@ export async function startTestServer(options: { wall?: WallClock; config?: Part
       await database.drop();
     },
   };
+}
+
+/**
+ * Starts a server before the tests of the enclosing `describe` and closes it after; the returned
+ * object's `server` and `program` (a first program) are set once `beforeAll` has run.
+ */
+export function useTestServer(options: Parameters<typeof startTestServer>[0] = {}): { server: TestServer; program: TestProgram } {
+  const context = {} as { server: TestServer; program: TestProgram };
+  beforeAll(async () => {
+    context.server = await startTestServer(options);
+    context.program = await context.server.newProgram();
+  });
+  afterAll(async () => context.server?.close());
+  return context;
 }
