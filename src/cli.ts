@@ -17,6 +17,7 @@ import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createApiKey, createProgramWithKey, listKeys, revokeKey } from './programs/service.js';
 import { closeOnSignals, startServer } from './server.js';
+import { version } from './version.js';
 
 const USAGE = `usage:
   cardwright [serve]
@@ -43,6 +44,7 @@ async function serve(config: Config): Promise<void> {
           `Use it as the Authorization header. Manage keys with: npm run cli -- keys list|create|revoke\n\n`,
       ),
   });
+  process.stdout.write(`Cardwright ${version} listening on ${server.url} (${server.db.engine})\n`);
   closeOnSignals(server);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Runs the built server (`dist/src/cli.js`, what `npm start` runs) as a child process, for tests of
- * what only a real process shows: restarts, `kill -9`, SIGTERM, the printed first key, the CLI.
- * `npm test` builds before running tests.
+ * what only a real process shows (restarts, `kill -9`, SIGTERM, the printed first key, the CLI) and
+ * for the benchmark. `npm test` builds before running tests.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,10 +21,20 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+/** Starts the built Cardwright server on a free port and resolves once it listens. */
+export function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   assertBuilt();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+  return spawnListening(
+    [CLI, 'serve'],
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+}
+
+/** Runs `node <args>` and resolves once its output matches `listening` (group 1 is the URL). */
+export async function spawnListening(args: string[], env: Record<string, string>, listening: RegExp): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -34,7 +44,7 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
     const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = listening.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
