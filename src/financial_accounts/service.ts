@@ -3,6 +3,7 @@
  * are created with the program (`account_token` null); enrolling an account holder gives its account
  * an ISSUING one; clients create OPERATING accounts. Each gets its ledger balance row at creation.
  */
+import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
 import type { Executor } from '../db/database.js';
@@ -55,7 +56,7 @@ export async function insertFinancialAccount(
 ): Promise<store.FinancialAccountRow> {
   const row: store.FinancialAccountRow = {
     program_id: programId,
-    token: crypto.randomUUID(),
+    token: newToken(),
     account_token: account.account_token,
     type: account.type,
     nickname: account.nickname,

@@ -21,7 +21,7 @@
  * and can never deadlock each other by lock order. A caller that decides on funds locks first,
  * reads, decides, then posts within the same transaction.
  */
-import crypto from 'node:crypto';
+import { newToken } from '../ids.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { invariant } from '../errors.js';
 import * as store from './store.js';
@@ -116,7 +116,7 @@ export async function post(db: Db, tx: Tx, programId: string, movement: Movement
   const deltas = balanceDeltas(movement.postings);
   await lockBalances(db, tx, programId, [...deltas.keys()]);
 
-  const journalToken = crypto.randomUUID();
+  const journalToken = newToken();
   await store.insertJournal(tx, {
     program_id: programId,
     token: journalToken,

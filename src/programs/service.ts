@@ -5,7 +5,7 @@
  * RESERVE financial accounts and a default account (whose cards draw on the ISSUING account).
  * Everything a program owns carries its id; a key resolves to exactly one program.
  */
-import crypto from 'node:crypto';
+import { newToken } from '../ids.js';
 import * as accounts from '../accounts/store.js';
 import { isoTimestamp, programNowMs, type WallClock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
@@ -19,7 +19,7 @@ import * as store from './store.js';
 export const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
 
 export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
-  const programId = crypto.randomUUID();
+  const programId = newToken();
   const nowMs = wall.nowMs();
   await db.transaction(async (tx) => {
     await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, created_ms: nowMs });
@@ -29,7 +29,7 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
     await insertFinancialAccount(tx, programId, { ...programAccount, type: 'RESERVE' }, nowMs);
     await accounts.insert(tx, {
       program_id: programId,
-      token: crypto.randomUUID(),
+      token: newToken(),
       state: 'ACTIVE',
       is_default: 1,
       account_holder_token: null,
@@ -54,7 +54,7 @@ export interface CreatedKey {
 export async function createApiKey(db: Executor, wall: WallClock, programId: string, key = generateApiKey()): Promise<CreatedKey> {
   const program = await store.findProgram(db, programId);
   if (!program) throw new NotFoundError(`program '${programId}' not found`);
-  const id = crypto.randomUUID();
+  const id = newToken();
   await store.insertApiKey(db, {
     id,
     program_id: programId,

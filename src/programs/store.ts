@@ -1,6 +1,7 @@
 /** SQL for programs and API keys. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { ApiKeysTable, ProgramsTable } from './tables.js';
 
 export async function insertProgram(exec: Executor, row: ProgramsTable): Promise<void> {
@@ -11,8 +12,9 @@ export async function insertApiKey(exec: Executor, row: ApiKeysTable): Promise<v
   await exec.insertInto('api_keys').values(row).execute();
 }
 
-export function findKeyByHash(exec: Executor, keyHash: string) {
-  return exec
+/** Runs on every request (authentication), hence prepared once. */
+const selectKeyByHash = prepared((db, keyHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('programs', 'programs.id', 'api_keys.program_id')
     .select([
@@ -22,8 +24,12 @@ export function findKeyByHash(exec: Executor, keyHash: string) {
       'programs.id as program_id',
       'programs.clock_offset_ms',
     ])
-    .where('api_keys.key_hash', '=', keyHash)
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', keyHash),
+);
+
+export async function findKeyByHash(exec: Executor, keyHash: string) {
+  const [row] = await selectKeyByHash(exec, keyHash);
+  return row;
 }
 
 export function findProgram(exec: Executor, programId: string) {

@@ -4,7 +4,7 @@
  * so that every query is scoped to one program and served by an index.
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf } from './engine.js';
+import { clusteredOnPrimaryKey, engineOf } from './engine.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -53,6 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addColumn('updated_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('accounts_pk', ['program_id', 'token'])
+    .modifyEnd(clusteredOnPrimaryKey(db))
     .execute();
   await db.schema.createIndex('accounts_by_created').on('accounts').columns(['program_id', 'created_ms', 'token']).execute();
 
@@ -72,16 +73,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addColumn('updated_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('financial_accounts_pk', ['program_id', 'token'])
+    .modifyEnd(clusteredOnPrimaryKey(db))
     .execute();
   await db.schema
     .createIndex('financial_accounts_by_created')
     .on('financial_accounts')
     .columns(['program_id', 'created_ms', 'token'])
     .execute();
+  // Partial: the program's own accounts (no account_token) never need this index.
   await db.schema
     .createIndex('financial_accounts_by_account')
     .on('financial_accounts')
     .columns(['program_id', 'account_token', 'created_ms', 'token'])
+    .where(sql.ref('account_token'), 'is not', null)
     .execute();
 
   await db.schema
@@ -93,6 +97,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('event_token', 'text', (c) => c.notNull())
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('journals_pk', ['program_id', 'token'])
+    .modifyEnd(clusteredOnPrimaryKey(db))
     .execute();
   await db.schema
     .createIndex('journals_by_transaction')
@@ -110,6 +115,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('amount_cents', 'bigint', (c) => c.notNull())
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('ledger_entries_pk', ['program_id', 'journal_token', 'seq'])
+    .modifyEnd(clusteredOnPrimaryKey(db))
     .execute();
   await db.schema
     .createIndex('ledger_entries_by_account')
@@ -128,6 +134,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addColumn('updated_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('balances_pk', ['program_id', 'financial_account_token'])
+    .modifyEnd(clusteredOnPrimaryKey(db))
     .execute();
 
   await forbidUpdateAndDelete(db, 'ledger_entries');
