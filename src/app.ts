@@ -13,6 +13,9 @@ import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { accountHolderRoutes } from './account_holders/routes.js';
+import { accountRoutes } from './accounts/routes.js';
+import { cardRoutes } from './cards/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest } from './http/auth.js';
 import type { Deps } from './http/context.js';
@@ -27,7 +30,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
-const resources = [programRoutes, financialAccountRoutes];
+const resources = [programRoutes, financialAccountRoutes, accountHolderRoutes, accountRoutes, cardRoutes];
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];

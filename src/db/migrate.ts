@@ -7,9 +7,11 @@
 import { Migrator, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_account_holders_cards.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_account_holders_cards': m0002,
 };
 
 export async function migrateToLatest(db: Db): Promise<void> {
