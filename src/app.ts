@@ -3,7 +3,8 @@
  * resource's routes. Read this file to see the order a request goes through:
  *
  *   onRequest   request id header → authentication (API key → program scope and its clock)
- *   validation  the route's TypeBox schema (bodies strict; query strings coerced)
+ *   validation  no U+0000 anywhere (PostgreSQL text cannot hold it), then the route's TypeBox
+ *               schema (bodies strict; query strings coerced)
  *   preHandler  idempotency claim (POST with Idempotency-Key): replay, 400 or 409 happen here
  *   handler     domain code; writes go through `commit` (one transaction + idempotency record)
  *   onResponse  an unfinished idempotency claim is released
@@ -22,7 +23,7 @@ import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
-import { arrayQueryParameters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { version } from './version.js';
 
@@ -65,6 +66,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook('onRequest', authenticateRequest);
+  app.addHook('preValidation', rejectNulCharacters);
   app.addHook('preHandler', claimIdempotencyKey);
   app.addHook('onResponse', releaseUnfinishedClaim);
 
