@@ -265,6 +265,7 @@ describeWithDb('account holders', () => {
       ['exempt PO box', withField(exempt, 'address.address1', 'PO Box 9'), 'address.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
       ['exempt business token', withField(exempt, 'business_account_token', 'nope'), 'business_account_token: must be a valid uuid'],
       ['exempt dob', withField(exempt, 'dob', '1990-01-01'), 'dob: is not a recognised field'],
+      ['NUL character', withField(kyc, 'individual.first_name', 'Ja\u0000ne'), 'individual.first_name: must not contain the NUL character (U+0000)'],
     ];
 
     it.each(cases)('%s', async (_name, body, message) => {

@@ -216,6 +216,7 @@ describeWithDb('cards', () => {
       ['both accounts', { type: 'VIRTUAL', replacement_for: crypto.randomUUID(), account_token: crypto.randomUUID(), replacement_account_token: crypto.randomUUID() }, 'replacement_account_token: give either account_token or replacement_account_token, not both'],
       ['art token', { type: 'VIRTUAL', digital_card_art_token: 'art' }, 'digital_card_art_token: must be a valid uuid'],
       ['unknown field', { type: 'VIRTUAL', colour: 'gold' }, 'colour: is not a recognised field'],
+      ['NUL in memo', { type: 'VIRTUAL', memo: 'a\u0000b' }, 'memo: must not contain the NUL character (U+0000)'],
     ];
     it.each(invalid)('refuses %s with 400 naming the field, and creates nothing', async (_name, body, message) => {
       const before = await cardCount();
@@ -256,6 +257,24 @@ describeWithDb('cards', () => {
       expect(await cardCount()).toBe(before);
       await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
       expect((await createCard({ type: 'VIRTUAL', account_token: pending.account_token })).account_token).toBe(pending.account_token);
+    });
+
+    it('replays an idempotent creation without keeping its PAN, CVV or PIN in the clear', async () => {
+      const before = await cardCount();
+      const options = { headers: { 'Idempotency-Key': crypto.randomUUID() } };
+      const params: Lithic.CardCreateParams = { type: 'VIRTUAL', pin: pinBlock('2468') };
+      const first = await program.client.cards.create(params, options).withResponse();
+      const second = await program.client.cards.create(params, options).withResponse();
+      secretsSeen.push({ pan: first.data.pan as string, cvv: first.data.cvv as string });
+      expect(second.data).toEqual(first.data);
+      expect(second.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(await cardCount()).toBe(before + 1);
+      const records = await server.server.db.kysely.selectFrom('idempotency_keys').selectAll().where('program_id', '=', program.programId).execute();
+      const stored = JSON.stringify(records);
+      expect(records.length).toBeGreaterThan(0);
+      expect(stored).not.toContain(first.data.pan);
+      expect(stored).not.toContain(`"cvv":"${first.data.cvv}"`);
+      expect(stored).not.toContain(pinBlock('2468'));
     });
 
     it('keeps PAN and CVV encrypted at rest, findable by PAN within the program only', async () => {

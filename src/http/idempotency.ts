@@ -11,8 +11,9 @@
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
  *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ * Records give nothing away at rest: a card's response holds its PAN and CVV and a request may
+ * hold a PIN, so responses are stored encrypted and fingerprints are keyed hashes.
  */
-import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
@@ -40,11 +41,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Keyed (HMAC), not a plain hash: a body may hold a PIN block, which a plain hash would expose to guessing. */
 function fingerprint(request: FastifyRequest): string {
-  return crypto
-    .createHash('sha256')
-    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
-    .digest('hex');
+  return request.server.deps.secrets.lookupHash(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`);
 }
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
@@ -101,13 +100,19 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
       .code(existing.response_status ?? 200)
       .header(REPLAY_HEADER, 'true')
       .type('application/json; charset=utf-8')
-      .send(existing.response_body);
+      .send(storedResponseBody(request, existing.response_body));
   }
   if (existing.lease_expires_ms < wall.nowMs() && (await store.takeOverExpired(db.kysely, programId, key, existing.owner, owner, leaseExpiresMs))) {
     request.idempotency = { key, owner, completed: false };
     return undefined;
   }
   throw new ConflictError('Idempotency-Key: a request with this key is still being processed');
+}
+
+/** A stored response as it was sent: decrypted (bodies stored before encryption are plain JSON). */
+function storedResponseBody(request: FastifyRequest, stored: string | null): string {
+  if (stored === null || stored === '' || stored.startsWith('{') || stored.startsWith('[')) return stored ?? '';
+  return request.server.deps.secrets.decrypt(stored);
 }
 
 /** onResponse: a claim whose request did not complete is released (the request changed nothing). */
@@ -128,7 +133,8 @@ export async function commit<T>(request: FastifyRequest, reply: FastifyReply, wo
     const result = await work(tx);
     const body = reply.statusCode === 204 ? '' : String(reply.serialize(result));
     if (claim) {
-      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, body);
+      const encrypted = request.server.deps.secrets.encrypt(body);
+      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, encrypted);
       if (!stored) throw new ConflictError('Idempotency-Key: the claim on this key expired before the request finished; retry');
     }
     return body;
