@@ -152,9 +152,13 @@ function expiryOf(body: CreateCardBody, nowMs: number): Expiry {
   return expiry;
 }
 
-/** The account the card will belong to, and which field named it (for error messages). */
-async function resolveAccount(
-  exec: Executor,
+/**
+ * The account the card will belong to, locked (so its state cannot change until the card exists),
+ * and which field named it (for error messages).
+ */
+async function lockAccountFor(
+  db: Db,
+  tx: Tx,
   programId: string,
   body: CreateCardBody,
   replaced: store.CardRow | undefined,
@@ -162,18 +166,14 @@ async function resolveAccount(
   const named = body.replacement_account_token !== undefined ? 'replacement_account_token' : body.account_token !== undefined ? 'account_token' : undefined;
   if (named !== undefined) {
     const token = body[named] as string;
-    const account = await accountStore.find(exec, programId, token);
+    const account = await accountStore.findForUpdate(db, tx, programId, token);
     if (!account) throw notFound('account', token, named);
     return { account, field: named };
   }
-  if (replaced) {
-    const account = await accountStore.find(exec, programId, replaced.account_token);
-    invariant(account, `card ${replaced.token} has no account`);
-    return { account, field: 'replacement_for' };
-  }
-  const account = await accountStore.findDefault(exec, programId);
-  invariant(account, `program ${programId} has no default account`);
-  return { account, field: 'account_token' };
+  const token = replaced?.account_token ?? (await accountStore.findDefault(tx, programId))?.token;
+  const account = token === undefined ? undefined : await accountStore.findForUpdate(db, tx, programId, token);
+  invariant(account, replaced ? `card ${replaced.token} has no account` : `program ${programId} has no default account`);
+  return { account, field: replaced ? 'replacement_for' : 'account_token' };
 }
 
 /** Only ACTIVE accounts of ACCEPTED holders get new cards (Lithic: paused or closed accounts cannot). */
@@ -206,21 +206,27 @@ async function takeCardNumber(exec: Executor, programId: string, body: CreateCar
 }
 
 /** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
-async function markReplaced(exec: Executor, programId: string, replaced: store.CardRow, body: CreateCardBody, nowMs: number): Promise<void> {
+async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
   const changes: store.CardChanges = {};
   if (body.replacement_substatus !== undefined) changes.substatus = body.replacement_substatus;
   if (body.replacement_comment !== undefined) changes.comment = body.replacement_comment;
   if (Object.keys(changes).length === 0) return;
-  await store.update(exec, programId, replaced.token, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
+  const replaced = await store.lockCard(db, tx, programId, replacedToken);
+  invariant(replaced, `replaced card ${replacedToken} disappeared`);
+  await store.update(tx, programId, replacedToken, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
 }
 
+/**
+ * Lock order, as for authorizations (spend.ts): the account, then a card. The replaced card is
+ * read without a lock and locked last, only to record why it was replaced.
+ */
 export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateCardBody): Promise<Card> {
   checkCreateBody(body);
   const expiry = expiryOf(body, scope.nowMs);
   const pin = body.pin === undefined ? undefined : parsePinBlock('pin', body.pin);
-  const replaced = body.replacement_for === undefined ? undefined : await store.lockCard(db, tx, scope.programId, body.replacement_for);
+  const replaced = body.replacement_for === undefined ? undefined : await store.find(tx, scope.programId, body.replacement_for);
   if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
-  const { account, field } = await resolveAccount(tx, scope.programId, body, replaced);
+  const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
   await checkAccountIssues(tx, scope.programId, account, field);
   const { card_program_token, pan } = await takeCardNumber(tx, scope.programId, body, scope.nowMs);
 
@@ -258,7 +264,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     created_ms: scope.nowMs,
     updated_ms: scope.nowMs,
   });
-  if (replaced) await markReplaced(tx, scope.programId, replaced, body, scope.nowMs);
+  if (replaced) await markReplaced(db, tx, scope.programId, replaced.token, body, scope.nowMs);
   return get(tx, scope, secrets, token);
 }
 
