@@ -7,6 +7,7 @@
 import { parseProfile, profileAddress } from '../account_holders/profile.js';
 import { ruleTokensForAccounts } from '../auth_rules/applicable.js';
 import { isoTimestamp } from '../clock.js';
+import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { notFound, UnprocessableError } from '../errors.js';
@@ -132,7 +133,7 @@ function accountChanges(row: store.AccountRow, body: UpdateAccountBody): store.A
   if (body.state !== undefined) {
     const refusal = accountStateChangeRefusal(row.state, body.state);
     if (refusal !== null) throw new UnprocessableError(`state: ${refusal}`);
-    if (body.state !== row.state) changes.state = body.state;
+    changes.state = body.state;
   }
   if (body.daily_spend_limit !== undefined) changes.daily_spend_limit_cents = storedLimit(body.daily_spend_limit);
   if (body.monthly_spend_limit !== undefined) changes.monthly_spend_limit_cents = storedLimit(body.monthly_spend_limit);
@@ -144,9 +145,7 @@ function accountChanges(row: store.AccountRow, body: UpdateAccountBody): store.A
 export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateAccountBody): Promise<Account> {
   const row = await store.findForUpdate(db, tx, scope.programId, token);
   if (!row) throw notFound('account', token);
-  const changes = accountChanges(row, body);
-  if (Object.keys(changes).length > 0) {
-    await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(row.updated_ms, scope.nowMs) });
-  }
+  const changes = changedColumns(row, accountChanges(row, body));
+  if (!isEmpty(changes)) await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(row.updated_ms, scope.nowMs) });
   return get(tx, scope, token);
 }

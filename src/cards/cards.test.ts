@@ -309,6 +309,18 @@ describeWithDb('cards', () => {
       expect(await program.client.cards.retrieve(card.token)).toEqual(rest);
     });
 
+    it('moves updated only when the card changes, to the program clock', async () => {
+      const clocked = await server.newProgram('card clock');
+      const card = await createCard({ type: 'VIRTUAL', memo: 'same' }, clocked.client);
+      const created = (await cardRow(card.token, clocked.programId)).updated_ms;
+      const later = Date.parse(card.created) + 86_400_000;
+      await server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: new Date(later).toISOString() } });
+      await clocked.client.cards.update(card.token, { memo: 'same', state: 'OPEN', spend_limit: 0 });
+      expect((await cardRow(card.token, clocked.programId)).updated_ms).toBe(created);
+      await clocked.client.cards.update(card.token, { memo: 'changed' });
+      expect((await cardRow(card.token, clocked.programId)).updated_ms).toBeGreaterThanOrEqual(later);
+    });
+
     it('follows the state machine: OPEN ⇄ PAUSED, either → CLOSED', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
       for (const state of ['PAUSED', 'PAUSED', 'OPEN', 'OPEN', 'PAUSED', 'CLOSED'] as const) {

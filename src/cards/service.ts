@@ -15,6 +15,7 @@ import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
+import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
@@ -210,7 +211,7 @@ async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: st
   const changes: store.CardChanges = {};
   if (body.replacement_substatus !== undefined) changes.substatus = body.replacement_substatus;
   if (body.replacement_comment !== undefined) changes.comment = body.replacement_comment;
-  if (Object.keys(changes).length === 0) return;
+  if (isEmpty(changes)) return;
   const replaced = await store.lockCard(db, tx, programId, replacedToken);
   invariant(replaced, `replaced card ${replacedToken} disappeared`);
   await store.update(tx, programId, replacedToken, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
@@ -294,11 +295,6 @@ function cardChanges(card: store.CardRow, body: UpdateCardBody, secrets: Secrets
   return changes;
 }
 
-/** True when applying `changes` would leave the card as it is. */
-function changesNothing(card: store.CardRow, changes: store.CardChanges): boolean {
-  return Object.entries(changes).every(([column, value]) => card[column as keyof store.CardChanges] === value);
-}
-
 /**
  * Seed 4.7: only the supplied properties change. The card row is locked first, so concurrent
  * updates apply one after another, each to the card as the previous one left it; `updated_ms`
@@ -307,10 +303,8 @@ function changesNothing(card: store.CardRow, changes: store.CardChanges): boolea
 export async function update(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: UpdateCardBody): Promise<Card> {
   const card = await store.lockCard(db, tx, scope.programId, token);
   if (!card) throw notFound('card', token);
-  const changes = cardChanges(card, body, secrets);
-  if (!changesNothing(card, changes)) {
-    await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(card.updated_ms, scope.nowMs) });
-  }
+  const changes = changedColumns(card, cardChanges(card, body, secrets));
+  if (!isEmpty(changes)) await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(card.updated_ms, scope.nowMs) });
   return get(tx, scope, secrets, token);
 }
 
@@ -333,7 +327,7 @@ export async function recordApprovedAuthorization(
   if (card.type === 'MERCHANT_LOCKED' && card.locked_merchant_acceptor_id === null) {
     Object.assign(changes, { locked_merchant_acceptor_id: merchant.acceptor_id, hostname: merchant.descriptor });
   }
-  if (Object.keys(changes).length === 0) return;
+  if (isEmpty(changes)) return;
   await store.update(exec, programId, card.token, { ...changes, updated_ms: Math.max(card.updated_ms, nowMs) });
 }
 
