@@ -3,23 +3,27 @@
  * resource's routes. Read this file to see the order a request goes through:
  *
  *   onRequest   request id header → authentication (API key → program scope and its clock)
- *   validation  the route's TypeBox schema (bodies strict; query strings coerced)
+ *   validation  no U+0000 anywhere (PostgreSQL text cannot hold it), then the route's TypeBox
+ *               schema (bodies strict; query strings coerced)
  *   preHandler  idempotency claim (POST with Idempotency-Key): replay, 400 or 409 happen here
  *   handler     domain code; writes go through `commit` (one transaction + idempotency record)
- *   onResponse  an unfinished idempotency claim is released
+ *   onSend      an unfinished idempotency claim is released (before the answer leaves)
  *   errors      one error shape for everything (http/errors.ts)
  */
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { accountHolderRoutes } from './account_holders/routes.js';
+import { accountRoutes } from './accounts/routes.js';
+import { cardRoutes } from './cards/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
-import { arrayQueryParameters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { version } from './version.js';
 
@@ -27,7 +31,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
-const resources = [programRoutes, financialAccountRoutes];
+const resources = [programRoutes, financialAccountRoutes, accountHolderRoutes, accountRoutes, cardRoutes];
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];
@@ -62,8 +66,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook('onRequest', authenticateRequest);
+  app.addHook('preValidation', rejectNulCharacters);
   app.addHook('preHandler', claimIdempotencyKey);
-  app.addHook('onResponse', releaseUnfinishedClaim);
+  app.addHook('onSend', releaseUnfinishedClaim);
 
   await app.register(swagger, {
     openapi: {

@@ -7,13 +7,14 @@
  * response and every later read see their effects; and (2) every minute for every program, since
  * the clock also moves at real speed. A resource that needs one adds it to the list below.
  */
+import { fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Tx } from './db/database.js';
 import type { ProgramScope } from './programs/scope.js';
 
 export type ClockJob = (tx: Tx, scope: ProgramScope) => Promise<void>;
 
-export const clockJobs: readonly ClockJob[] = [];
+export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards];
 
 export async function runClockJobs(tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   for (const job of jobs) await job(tx, scope);

@@ -4,16 +4,34 @@
  * several servers may start against one PostgreSQL at once. To add a migration: create
  * `migrations/NNNN_name.ts` exporting `up`, and list it below. Never edit an applied migration.
  */
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0002 from './migrations/0002_account_holders_cards.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_account_holders_cards': m0002,
 };
 
+/**
+ * On PostgreSQL, the schema the database works in (the first of its search_path). Kysely must be
+ * told: it looks for its bookkeeping tables in every schema, so another schema's tables (another
+ * server's, or a concurrent test's) made it skip creating its own and then fail to find them.
+ */
+async function bookkeepingSchema(db: Db): Promise<string | undefined> {
+  if (db.engine !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db.kysely);
+  return rows[0]?.schema ?? undefined;
+}
+
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const schema = await bookkeepingSchema(db);
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => migrations },
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {

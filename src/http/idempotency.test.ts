@@ -2,8 +2,9 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
-import { describeWithDb, sdkClient, useTestServer } from '../testing/harness.js';
+import { describeWithDb, sdkClient, useTestServer, type TestServer } from '../testing/harness.js';
 import * as store from './idempotency-store.js';
+import { requestFingerprint } from './idempotency.js';
 
 describeWithDb('idempotency', () => {
   const context = useTestServer();
@@ -69,7 +70,7 @@ describeWithDb('idempotency', () => {
     await store.insertClaim(context.server.server.db.kysely, {
       program_id: context.program.programId,
       idempotency_key: key,
-      fingerprint: fingerprintOf('/v1/financial_accounts', { nickname: 'inflight', type: 'OPERATING' }),
+      fingerprint: fingerprintOf(context.server, '/v1/financial_accounts', { nickname: 'inflight', type: 'OPERATING' }),
       state: 'in_flight',
       owner: 'someone-else',
       lease_expires_ms: Date.now() + 60_000,
@@ -89,7 +90,7 @@ describeWithDb('idempotency', () => {
     await store.insertClaim(context.server.server.db.kysely, {
       program_id: context.program.programId,
       idempotency_key: key,
-      fingerprint: fingerprintOf('/v1/financial_accounts', body),
+      fingerprint: fingerprintOf(context.server, '/v1/financial_accounts', body),
       state: 'in_flight',
       owner: 'dead-request',
       lease_expires_ms: Date.now() - 1,
@@ -148,10 +149,6 @@ describeWithDb('idempotency', () => {
   });
 });
 
-function fingerprintOf(url: string, body: Record<string, unknown>): string {
-  const canonical = `{${Object.keys(body)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(body[key])}`)
-    .join(',')}}`;
-  return crypto.createHash('sha256').update(`POST ${url}\n${canonical}`).digest('hex');
+function fingerprintOf(server: TestServer, url: string, body: object): string {
+  return requestFingerprint(server.server.app.deps.secrets, 'POST', url, body);
 }

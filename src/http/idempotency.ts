@@ -11,9 +11,11 @@
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
  *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ * Records give nothing away at rest: a card's response holds its PAN and CVV and a request may
+ * hold a PIN, so responses are stored encrypted and fingerprints are keyed hashes.
  */
-import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Secrets } from '../crypto/secrets.js';
 import type { Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import * as store from './idempotency-store.js';
@@ -40,11 +42,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function fingerprint(request: FastifyRequest): string {
-  return crypto
-    .createHash('sha256')
-    .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
-    .digest('hex');
+/**
+ * What identifies a request: method, URL and canonical body. Keyed (HMAC), not a plain hash: a body
+ * may hold a PIN block, which a plain hash would expose to guessing.
+ */
+export function requestFingerprint(secrets: Secrets, method: string, url: string, body: unknown): string {
+  return secrets.lookupHash(`${method} ${url}\n${canonicalJson(body ?? null)}`);
 }
 
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
@@ -68,7 +71,7 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
 
   const { db, wall } = request.server.deps;
   const programId = request.scope.programId;
-  const print = fingerprint(request);
+  const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
   const owner = request.id;
   const leaseExpiresMs = wall.nowMs() + LEASE_MS;
 
@@ -101,7 +104,7 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
       .code(existing.response_status ?? 200)
       .header(REPLAY_HEADER, 'true')
       .type('application/json; charset=utf-8')
-      .send(existing.response_body);
+      .send(existing.response_body ? request.server.deps.secrets.decrypt(existing.response_body) : '');
   }
   if (existing.lease_expires_ms < wall.nowMs() && (await store.takeOverExpired(db.kysely, programId, key, existing.owner, owner, leaseExpiresMs))) {
     request.idempotency = { key, owner, completed: false };
@@ -110,7 +113,10 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   throw new ConflictError('Idempotency-Key: a request with this key is still being processed');
 }
 
-/** onResponse: a claim whose request did not complete is released (the request changed nothing). */
+/**
+ * onSend: a claim whose request did not complete is released (the request changed nothing), before
+ * the answer leaves, so that a client retrying right after a failure finds the key free.
+ */
 export async function releaseUnfinishedClaim(request: FastifyRequest): Promise<void> {
   const claim = request.idempotency;
   if (!claim || claim.completed) return;
@@ -128,7 +134,8 @@ export async function commit<T>(request: FastifyRequest, reply: FastifyReply, wo
     const result = await work(tx);
     const body = reply.statusCode === 204 ? '' : String(reply.serialize(result));
     if (claim) {
-      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, body);
+      const encrypted = request.server.deps.secrets.encrypt(body);
+      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, encrypted);
       if (!stored) throw new ConflictError('Idempotency-Key: the claim on this key expired before the request finished; retry');
     }
     return body;

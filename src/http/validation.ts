@@ -10,7 +10,8 @@
  */
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { InvalidRequestError } from '../errors.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -79,5 +80,31 @@ export function splitCommaSeparated(query: Record<string, unknown>, names: reado
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
     query[name] = values.flatMap((item) => (typeof item === 'string' ? item.split(',').filter((part) => part !== '') : [item]));
+  }
+}
+
+/**
+ * The path of the first string (value or key) in `value` that contains U+0000, or undefined.
+ * JSON and query strings can carry it, but PostgreSQL text cannot store it: without this check such
+ * input reached the database and failed there (a 500).
+ */
+export function nulCharacterPath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const itemPath = Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+    if (key.includes('\u0000')) return itemPath;
+    const found = nulCharacterPath(item, itemPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** preValidation for every route: a 400 naming the field when the body or query holds U+0000. */
+export async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
+  for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
+    const path = nulCharacterPath(value);
+    if (path !== undefined) throw new InvalidRequestError(`${path || part}: must not contain the NUL character (U+0000)`);
   }
 }

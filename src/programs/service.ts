@@ -5,8 +5,8 @@
  * RESERVE financial accounts and a default account (whose cards draw on the ISSUING account).
  * Everything a program owns carries its id; a key resolves to exactly one program.
  */
+import { insertAccount } from '../accounts/service.js';
 import { newToken } from '../ids.js';
-import * as accounts from '../accounts/store.js';
 import { isoTimestamp, programNowMs, type WallClock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
@@ -14,9 +14,6 @@ import { insertFinancialAccount } from '../financial_accounts/service.js';
 import { displayPrefix, generateApiKey, hashApiKey, sameHash } from './keys.js';
 import type { ProgramScope } from './scope.js';
 import * as store from './store.js';
-
-/** Sandbox default for accounts of programs without Auth Stream Access: $5,000 a day. */
-export const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
 
 export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
   const programId = newToken();
@@ -27,19 +24,12 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
     const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
     await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
     await insertFinancialAccount(tx, programId, { ...programAccount, type: 'RESERVE' }, nowMs);
-    await accounts.insert(tx, {
-      program_id: programId,
-      token: newToken(),
-      state: 'ACTIVE',
-      is_default: 1,
-      account_holder_token: null,
-      issuing_financial_account_token: issuing.token,
-      daily_spend_limit_cents: DEFAULT_DAILY_SPEND_LIMIT_CENTS,
-      monthly_spend_limit_cents: null,
-      lifetime_spend_limit_cents: null,
-      created_ms: nowMs,
-      updated_ms: nowMs,
-    });
+    await insertAccount(
+      tx,
+      programId,
+      { token: newToken(), state: 'ACTIVE', is_default: true, account_holder_token: null, issuing_financial_account_token: issuing.token },
+      nowMs,
+    );
   });
   return programId;
 }

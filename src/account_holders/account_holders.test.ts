@@ -1,0 +1,468 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFailure } from '../testing/api-errors.js';
+import { enroll, kybBody, kycBody, kycExemptBody, US_ADDRESS } from '../testing/enrollment.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+
+type Body = Record<string, unknown>;
+
+/** Sets `value` at a dotted path (`individual.address.state`, `beneficial_owner_individuals.0.dob`). */
+function withField(body: Body, path: string, value: unknown): Body {
+  const copy = structuredClone(body);
+  const parts = path.split('.');
+  let target = copy as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
+  const last = parts.at(-1) as string;
+  if (value === undefined) delete target[last];
+  else target[last] = value;
+  return copy;
+}
+
+describeWithDb('account holders', () => {
+  let server: TestServer;
+  let program: TestProgram;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+  });
+  afterAll(async () => server.close());
+
+  async function counts(client: Lithic) {
+    const [holders, accounts, financialAccounts] = await Promise.all([
+      client.accountHolders.list({ limit: 100 }),
+      client.accounts.list({ page_size: 100 }),
+      client.financialAccounts.list({ page_size: 100 } as never),
+    ]);
+    return { holders: holders.data.length, accounts: accounts.data.length, financialAccounts: financialAccounts.data.length };
+  }
+
+  describe('enrollment', () => {
+    it('KYC_BASIC accepts an individual at once and opens its account with an ISSUING financial account', async () => {
+      const body = kycBody();
+      const created = await enroll(program.client, body);
+      expect(created).toEqual({
+        token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        account_token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        status: 'ACCEPTED',
+        status_reasons: [],
+        created: expect.any(String),
+      });
+
+      const holder = await program.client.accountHolders.retrieve(created.token);
+      expect(holder).toEqual({
+        token: created.token,
+        account_token: created.account_token,
+        created: created.created,
+        user_type: 'INDIVIDUAL',
+        status: 'ACCEPTED',
+        status_reasons: [],
+        verification_application: { created: created.created, status: 'ACCEPTED', status_reasons: [], updated: created.created },
+        email: body.individual.email,
+        phone_number: body.individual.phone_number,
+        individual: {
+          entity_token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          first_name: 'Jane',
+          last_name: 'Doe',
+          email: body.individual.email,
+          phone_number: body.individual.phone_number,
+          dob: body.individual.dob,
+          address: US_ADDRESS,
+        },
+      });
+
+      const account = await program.client.accounts.retrieve(created.account_token);
+      expect(account).toMatchObject({
+        token: created.account_token,
+        state: 'ACTIVE',
+        account_holder: { token: created.token, email: body.individual.email, phone_number: body.individual.phone_number },
+        verification_address: US_ADDRESS,
+      });
+      const funding = await program.client.financialAccounts.list({ account_token: created.account_token });
+      expect(funding.data.map((account) => account.type)).toEqual(['ISSUING']);
+    });
+
+    it.each([
+      ['000-00-0001', 'ADDRESS_VERIFICATION_FAILURE'],
+      ['000-00-0002', 'NAME_VERIFICATION_FAILURE'],
+      ['000-00-0003', 'DOB_VERIFICATION_FAILURE'],
+      ['000-00-0004', 'ID_VERIFICATION_FAILURE'],
+      ['000000005', 'OTHER_VERIFICATION_FAILURE'],
+      ['000-00-0006', 'AGE_THRESHOLD_FAILURE'],
+      ['000-00-0007', 'RISK_THRESHOLD_FAILURE'],
+      ['000-00-0010', 'COMPLETE_VERIFICATION_FAILURE'],
+    ])('KYC_BASIC rejects the sandbox government id %s with %s and closes the account', async (governmentId, reason) => {
+      const created = await enroll(program.client, withField(kycBody(), 'individual.government_id', governmentId));
+      expect(created).toMatchObject({ status: 'REJECTED', status_reasons: [reason] });
+      const holder = await program.client.accountHolders.retrieve(created.token);
+      expect(holder.verification_application).toMatchObject({ status: 'REJECTED', status_reasons: [reason] });
+      expect((await program.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
+    });
+
+    it('KYC_BYO is ACCEPTED and needs kyc_passed_timestamp', async () => {
+      await expect(enroll(program.client, kycBody('KYC_BYO'))).resolves.toMatchObject({ status: 'ACCEPTED' });
+      const error = await apiFailure(enroll(program.client, withField(kycBody('KYC_BYO'), 'kyc_passed_timestamp', undefined)));
+      expect(error.status).toBe(400);
+      expect(error.message).toBe('kyc_passed_timestamp: is required for workflow KYC_BYO');
+    });
+
+    it('KYB_BASIC waits for review, with every business field in the whole holder', async () => {
+      const body = kybBody();
+      const created = await enroll(program.client, body);
+      expect(created).toMatchObject({ status: 'PENDING_REVIEW', status_reasons: [], required_documents: [] });
+
+      const holder = await program.client.accountHolders.retrieve(created.token);
+      expect(holder).toMatchObject({
+        user_type: 'BUSINESS',
+        status: 'PENDING_REVIEW',
+        verification_application: { status: 'PENDING_REVIEW', status_reasons: [] },
+        nature_of_business: body.nature_of_business,
+        website_url: body.website_url,
+        email: body.control_person.email,
+        phone_number: body.control_person.phone_number,
+        required_documents: [],
+        business_entity: {
+          legal_business_name: 'Busy Business, Inc.',
+          government_id: '*****6789',
+          phone_numbers: body.business_entity.phone_numbers,
+          address: body.business_entity.address,
+        },
+        control_person: { first_name: 'Tom', email: body.control_person.email, dob: '1990-04-12' },
+        beneficial_owner_individuals: [{ first_name: 'Tim', email: body.beneficial_owner_individuals[0]?.email }],
+      });
+      expect(holder.individual).toBeUndefined();
+      const entityTokens = [holder.business_entity?.entity_token, holder.control_person?.entity_token, holder.beneficial_owner_individuals?.[0]?.entity_token];
+      expect(new Set(entityTokens).size).toBe(3);
+      expect(holder.control_person).not.toHaveProperty('government_id');
+    });
+
+    it('KYB_BYO is ACCEPTED and needs kyb_passed_timestamp; beneficial owners may be empty', async () => {
+      await expect(enroll(program.client, withField(kybBody('KYB_BYO'), 'beneficial_owner_individuals', []))).resolves.toMatchObject({
+        status: 'ACCEPTED',
+      });
+      const error = await apiFailure(enroll(program.client, withField(kybBody('KYB_BYO'), 'kyb_passed_timestamp', undefined)));
+      expect(error.message).toBe('kyb_passed_timestamp: is required for workflow KYB_BYO');
+    });
+
+    it('KYC_EXEMPT is ACCEPTED, an individual without date of birth', async () => {
+      const body = kycExemptBody();
+      const created = await enroll(program.client, body);
+      expect(created.status).toBe('ACCEPTED');
+      const holder = await program.client.accountHolders.retrieve(created.token);
+      expect(holder).toMatchObject({
+        user_type: 'INDIVIDUAL',
+        exemption_type: 'PREPAID_CARD_USER',
+        individual: { first_name: 'Pat', last_name: 'Lee', email: body.email, phone_number: body.phone_number, address: US_ADDRESS },
+      });
+      expect(holder.individual).not.toHaveProperty('dob');
+    });
+
+    it('links an authorized user to the account of an enrolled business', async () => {
+      const business = await enroll(program.client, kybBody('KYB_BYO'));
+      const body = { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token };
+      const created = await enroll(program.client, body);
+      const holder = await program.client.accountHolders.retrieve(created.token);
+      expect(holder.business_account_token).toBe(business.account_token);
+      const account = await program.client.accounts.retrieve(created.account_token);
+      expect(account.account_holder).toMatchObject({ token: created.token, business_account_token: business.account_token });
+    });
+
+    it('refuses a business_account_token that is unknown (404), not a business (422), or for a prepaid user (400)', async () => {
+      const unknown = await apiFailure(enroll(program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: crypto.randomUUID() }));
+      expect(unknown.status).toBe(404);
+      expect(unknown.message).toContain('business_account_token');
+
+      const individual = await enroll(program.client, kycBody());
+      const notBusiness = await apiFailure(
+        enroll(program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: individual.account_token }),
+      );
+      expect(notBusiness.status).toBe(422);
+      expect(notBusiness.message).toContain('business_account_token');
+
+      const business = await enroll(program.client, kybBody('KYB_BYO'));
+      const prepaid = await apiFailure(enroll(program.client, { ...kycExemptBody('PREPAID_CARD_USER'), business_account_token: business.account_token }));
+      expect(prepaid.status).toBe(400);
+      expect(prepaid.message).toBe('business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER');
+    });
+
+    it('keeps government ids encrypted at rest and out of every response', async () => {
+      const body = withField(kybBody(), 'control_person.government_id', '987-65-4329');
+      const created = await enroll(program.client, body);
+      const retrieved = await server.request('GET', `/v1/account_holders/${created.token}`, { apiKey: program.apiKey });
+      const listed = await server.request('GET', `/v1/account_holders?limit=100`, { apiKey: program.apiKey });
+      for (const text of [await retrieved.text(), await listed.text()]) {
+        expect(text).not.toContain('987654329');
+        expect(text).not.toContain('987-65-4329');
+        expect(text).not.toContain('123456789');
+      }
+      const row = await server.server.db.kysely
+        .selectFrom('account_holders')
+        .selectAll()
+        .where('program_id', '=', program.programId)
+        .where('token', '=', created.token)
+        .executeTakeFirstOrThrow();
+      expect(JSON.stringify(row)).not.toMatch(/987654329|987-65-4329|123456789|12-3456789/);
+      const ids = JSON.parse(server.server.app.deps.secrets.decrypt(row.government_ids_encrypted as string)) as Record<string, string>;
+      expect(Object.values(ids).sort()).toEqual(['123456789', '222334444', '987654329']);
+    });
+
+    it('answers a repeated Idempotency-Key with the first response and enrolls once', async () => {
+      const before = await counts(program.client);
+      const key = crypto.randomUUID();
+      const body = kycBody();
+      // The SDK does not send Idempotency-Key by itself: pass the header.
+      const first = await program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
+      const second = await program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
+      expect(second).toEqual(first);
+      const after = await counts(program.client);
+      expect(after.holders).toBe(before.holders + 1);
+    });
+  });
+
+  describe('validation: 400 naming the field, and nothing created', () => {
+    const kyc = kycBody();
+    const kyb = kybBody();
+    const exempt = kycExemptBody();
+    const fiveOwners = Array.from({ length: 5 }, () => kyb.beneficial_owner_individuals[0]);
+    const cases: Array<[string, Body, string]> = [
+      ['no workflow', withField(kyc, 'workflow', undefined), 'workflow: is required'],
+      ['unknown workflow', withField(kyc, 'workflow', 'KYC_ADVANCED'), 'workflow: must be one of KYB_BASIC, KYB_BYO, KYC_BASIC, KYC_BYO, KYC_EXEMPT'],
+      ['missing individual', withField(kyc, 'individual', undefined), 'individual: is required'],
+      ['missing tos_timestamp', withField(kyc, 'tos_timestamp', undefined), 'tos_timestamp: is required'],
+      ['bad tos_timestamp', withField(kyc, 'tos_timestamp', 'yesterday'), 'tos_timestamp: must be a valid date-time'],
+      ['missing individual phone', withField(kyc, 'individual.phone_number', undefined), 'individual.phone_number: is required'],
+      ['missing first name', withField(kyc, 'individual.first_name', undefined), 'individual.first_name: is required'],
+      ['empty last name', withField(kyc, 'individual.last_name', ''), 'individual.last_name: must NOT have fewer than 1 characters'],
+      ['bad email', withField(kyc, 'individual.email', 'not-an-email'), 'individual.email: must be a valid email'],
+      ['non-E.164 phone', withField(kyc, 'individual.phone_number', '555-0100'), 'individual.phone_number: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['short SSN', withField(kyc, 'individual.government_id', '123-45-678'), 'individual.government_id: must be a nine-digit SSN or ITIN, with or without hyphens (123-45-6789)'],
+      ['SSN with letters', withField(kyc, 'individual.government_id', '12345678A'), 'individual.government_id: must be a nine-digit SSN or ITIN, with or without hyphens (123-45-6789)'],
+      ['future dob', withField(kyc, 'individual.dob', '2999-01-01'), 'individual.dob: must not be in the future'],
+      ['impossible dob', withField(kyc, 'individual.dob', '1990-02-30'), 'individual.dob: must be an RFC 3339 date such as 1990-04-12'],
+      ['country not USA', withField(kyc, 'individual.address.country', 'CAN'), 'individual.address.country: must be "USA"'],
+      ['lower-case country', withField(kyc, 'individual.address.country', 'usa'), 'individual.address.country: must be "USA"'],
+      ['four-digit ZIP', withField(kyc, 'individual.address.postal_code', '1000'), 'individual.address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+      ['unknown state', withField(kyc, 'individual.address.state', 'ZZ'), 'individual.address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+      ['lower-case state', withField(kyc, 'individual.address.state', 'ny'), 'individual.address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+      ['PO box', withField(kyc, 'individual.address.address1', 'P.O. Box 123'), 'individual.address.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
+      ['UPS drop', withField(kyc, 'individual.address.address2', 'The UPS Store #42'), 'individual.address.address2: UPS and FedEx drop locations are not accepted; give a street address'],
+      ['unknown address field', withField(kyc, 'individual.address.zip', '10001'), 'individual.address.zip: is not a recognised field'],
+      ['KYB field on KYC', withField(kyc, 'nature_of_business', 'x'), 'nature_of_business: is not a recognised field'],
+      ['missing business_entity', withField(kyb, 'business_entity', undefined), 'business_entity: is required'],
+      ['business ZIP', withField(kyb, 'business_entity.address.postal_code', 'ABCDE'), 'business_entity.address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+      ['EIN', withField(kyb, 'business_entity.government_id', '123-45-6789'), 'business_entity.government_id: must be a nine-digit EIN, with or without hyphen (12-3456789)'],
+      ['business phone', withField(kyb, 'business_entity.phone_numbers', ['+15555550101', '15555550101']), 'business_entity.phone_numbers[1]: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['no business phones', withField(kyb, 'business_entity.phone_numbers', []), 'business_entity.phone_numbers: must NOT have fewer than 1 items'],
+      ['control person SSN', withField(kyb, 'control_person.government_id', 'x'), 'control_person.government_id: must be a nine-digit SSN or ITIN, with or without hyphens (123-45-6789)'],
+      ['owner dob', withField(kyb, 'beneficial_owner_individuals.0.dob', '12/04/1990'), 'beneficial_owner_individuals[0].dob: must be an RFC 3339 date such as 1990-04-12'],
+      ['owner state', withField(kyb, 'beneficial_owner_individuals.0.address.state', 'XX'), 'beneficial_owner_individuals[0].address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+      ['five owners', withField(kyb, 'beneficial_owner_individuals', fiveOwners), 'beneficial_owner_individuals: must NOT have more than 4 items'],
+      ['missing owners', withField(kyb, 'beneficial_owner_individuals', undefined), 'beneficial_owner_individuals: is required'],
+      ['website', withField(kyb, 'website_url', 'not a url'), 'website_url: must be a valid uri'],
+      ['exemption type', withField(exempt, 'kyc_exemption_type', 'STUDENT'), 'kyc_exemption_type: must be one of AUTHORIZED_USER, PREPAID_CARD_USER'],
+      ['exempt phone', withField(exempt, 'phone_number', '+0123'), 'phone_number: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['exempt PO box', withField(exempt, 'address.address1', 'PO Box 9'), 'address.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
+      ['exempt business token', withField(exempt, 'business_account_token', 'nope'), 'business_account_token: must be a valid uuid'],
+      ['exempt dob', withField(exempt, 'dob', '1990-01-01'), 'dob: is not a recognised field'],
+      ['NUL character', withField(kyc, 'individual.first_name', 'Ja\u0000ne'), 'individual.first_name: must not contain the NUL character (U+0000)'],
+    ];
+
+    it.each(cases)('%s', async (_name, body, message) => {
+      const before = await counts(program.client);
+      const error = await apiFailure(enroll(program.client, body));
+      expect(error.status).toBe(400);
+      expect(error.message).toBe(message);
+      expect(await counts(program.client)).toEqual(before);
+    });
+
+    it('accepts the forms the rules allow: ZIP+4, SSN without hyphens, APO addresses, date-time dob', async () => {
+      let body = withField(kycBody(), 'individual.address', { address1: 'PSC 1234, Box 5678', city: 'APO', country: 'USA', postal_code: '09204-1234', state: 'AE' });
+      body = withField(body, 'individual.government_id', '123456789');
+      body = withField(body, 'individual.dob', '1991-03-08T08:00:00Z');
+      await expect(enroll(program.client, body)).resolves.toMatchObject({ status: 'ACCEPTED' });
+    });
+
+    it('refuses a body that is not JSON or not an object', async () => {
+      for (const body of ['{', '[]', '"x"']) {
+        const response = await server.request('POST', '/v1/account_holders', { apiKey: program.apiKey, body });
+        expect(response.status, body).toBe(400);
+      }
+    });
+  });
+
+  describe('enrollment review simulation', () => {
+    async function pendingBusiness() {
+      return enroll(program.client, kybBody());
+    }
+
+    it('ACCEPTED moves a pending holder to ACCEPTED and answers the whole holder', async () => {
+      const created = await pendingBusiness();
+      const reviewed = await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED', status_reasons: [] });
+      expect(reviewed).toMatchObject({
+        token: created.token,
+        account_token: created.account_token,
+        user_type: 'BUSINESS',
+        status: 'ACCEPTED',
+        status_reasons: [],
+        verification_application: { status: 'ACCEPTED', status_reasons: [] },
+        business_entity: { legal_business_name: 'Busy Business, Inc.' },
+        control_person: { first_name: 'Tom' },
+        beneficial_owner_individuals: [{ first_name: 'Tim' }],
+        nature_of_business: 'Software for restaurants',
+      });
+      expect(await program.client.accountHolders.retrieve(created.token)).toEqual(reviewed);
+      expect((await program.client.accounts.retrieve(created.account_token)).state).toBe('ACTIVE');
+    });
+
+    it('REJECTED records the reasons, stamps the program clock, and closes the account', async () => {
+      const clocked = await server.newProgram('review clock');
+      const created = await enroll(clocked.client, kybBody());
+      const later = new Date(Date.now() + 10 * 86_400_000).toISOString();
+      await server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: later } });
+      const reasons = [
+        'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED',
+        'CONTROL_PERSON_DOB_VERIFICATION_FAILURE',
+        'BENEFICIAL_OWNER_INDIVIDUAL_ID_VERIFICATION_FAILURE',
+      ] as const;
+      const reviewed = await clocked.client.accountHolders.simulateEnrollmentReview({
+        account_holder_token: created.token,
+        status: 'REJECTED',
+        status_reasons: [...reasons],
+      });
+      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: reasons, verification_application: { status: 'REJECTED', status_reasons: reasons } });
+      const application = reviewed.verification_application as { created: string; updated: string };
+      expect(application.created).toBe(created.created);
+      expect(Date.parse(application.updated)).toBeGreaterThanOrEqual(Date.parse(later));
+      expect((await clocked.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
+    });
+
+    it.each([
+      [{ status: 'ACCEPTED' }, 'account_holder_token: is required'],
+      [{ status: 'REJECTED' }, 'status_reasons: at least one reason is required when status is REJECTED'],
+      [{ status: 'REJECTED', status_reasons: [] }, 'status_reasons: at least one reason is required when status is REJECTED'],
+      [{ status: 'ACCEPTED', status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] }, 'status_reasons: reasons are only accepted with status REJECTED'],
+      [{ status: 'REJECTED', status_reasons: ['ADDRESS_VERIFICATION_FAILURE'] }, 'status_reasons[0]: must be one of'],
+      [{ status: 'PENDING_REVIEW' }, 'status: must be one of ACCEPTED, REJECTED'],
+      [{ status: 'ACCEPTED', account_holder_token: 'nope' }, 'account_holder_token: must be a valid uuid'],
+      [{ status: 'ACCEPTED', colour: 'red' }, 'colour: is not a recognised field'],
+    ])('refuses %j with 400 and leaves the holder pending', async (body, message) => {
+      const created = await pendingBusiness();
+      const withToken = 'account_holder_token' in body || message.startsWith('account_holder_token: is required') ? body : { ...body, account_holder_token: created.token };
+      const error = await apiFailure(program.client.accountHolders.simulateEnrollmentReview(withToken as never));
+      expect(error.status).toBe(400);
+      expect(error.message).toContain(message);
+      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe('PENDING_REVIEW');
+    });
+
+    it('answers 404 for an unknown holder and 422 for a holder that is not pending review', async () => {
+      const unknown = await apiFailure(program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: crypto.randomUUID(), status: 'ACCEPTED' }));
+      expect(unknown.status).toBe(404);
+
+      const created = await pendingBusiness();
+      await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' });
+      const again = await apiFailure(
+        program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'REJECTED', status_reasons: ['CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE'] }),
+      );
+      expect(again.status).toBe(422);
+      expect(again.message).toContain('ACCEPTED');
+      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe('ACCEPTED');
+
+      const individual = await enroll(program.client, kycBody());
+      const notReviewable = await apiFailure(program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: individual.token, status: 'ACCEPTED' }));
+      expect(notReviewable.status).toBe(422);
+    });
+
+    it('decides a holder once under concurrent reviews', async () => {
+      const created = await pendingBusiness();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          program.client.accountHolders.simulateEnrollmentReview(
+            i % 2 === 0
+              ? { account_holder_token: created.token, status: 'ACCEPTED' }
+              : { account_holder_token: created.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] },
+          ),
+        ),
+      );
+      const fulfilled = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+      expect(fulfilled).toHaveLength(1);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
+      const decided = (fulfilled[0] as PromiseFulfilledResult<{ status?: string }>).value.status;
+      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe(decided);
+    });
+  });
+
+  describe('listing', () => {
+    let lister: TestProgram;
+    const made: Record<string, { token: string; email?: string }> = {};
+
+    beforeAll(async () => {
+      lister = await server.newProgram('lister');
+      const jane = kycBody();
+      const business = withField(kybBody('KYB_BYO'), 'business_entity.legal_business_name', 'Acme 100% Widgets_Co');
+      const exempt = { ...kycExemptBody(), external_id: 'ext-42', phone_number: '+15555559999' };
+      made.jane = { token: (await enroll(lister.client, jane)).token, email: jane.individual.email };
+      made.business = { token: (await enroll(lister.client, business)).token };
+      made.exempt = { token: (await enroll(lister.client, exempt)).token };
+    });
+
+    async function tokens(query: Record<string, unknown>): Promise<string[]> {
+      const page = await lister.client.accountHolders.list(query as never);
+      return page.data.map((holder) => holder.token);
+    }
+
+    it('lists every holder newest first', async () => {
+      expect(await tokens({})).toEqual([made.exempt?.token, made.business?.token, made.jane?.token]);
+    });
+
+    it('filters by email (exact, case-insensitive), phone, external_id, names and business name', async () => {
+      expect(await tokens({ email: made.jane?.email?.toUpperCase() })).toEqual([made.jane?.token]);
+      expect(await tokens({ email: made.jane?.email?.slice(1) })).toEqual([]);
+      expect(await tokens({ phone_number: '+15555559999' })).toEqual([made.exempt?.token]);
+      expect(await tokens({ external_id: 'ext-42' })).toEqual([made.exempt?.token]);
+      expect(await tokens({ first_name: 'AN' })).toEqual([made.jane?.token]);
+      expect(await tokens({ last_name: 'le' })).toEqual([made.exempt?.token]);
+      expect(await tokens({ legal_business_name: '100% widgets_' })).toEqual([made.business?.token]);
+      expect(await tokens({ legal_business_name: '_' })).toEqual([made.business?.token]);
+      expect(await tokens({ legal_business_name: '%' })).toEqual([made.business?.token]);
+      expect(await tokens({ first_name: 'Busy' })).toEqual([]);
+    });
+
+    it('filters by creation time and pages with limit and cursors', async () => {
+      const all = await tokens({});
+      const first = await lister.client.accountHolders.retrieve(all[2] as string);
+      expect(await tokens({ begin: first.created })).not.toContain(first.token);
+      expect(await tokens({ end: new Date(Date.parse(first.created) + 1).toISOString() })).toEqual([first.token]);
+      const page = await lister.client.accountHolders.list({ limit: 2 });
+      expect(page.data.map((holder) => holder.token)).toEqual(all.slice(0, 2));
+      expect(page.has_more).toBe(true);
+      const next = await lister.client.accountHolders.list({ limit: 2, starting_after: all[1] });
+      expect(next.data.map((holder) => holder.token)).toEqual(all.slice(2));
+      expect(next.has_more).toBe(false);
+      expect(await tokens({ ending_before: all[2], limit: 1 })).toEqual([all[1]]);
+    });
+
+    it('refuses bad list parameters with 400', async () => {
+      for (const query of ['limit=0', 'limit=101', 'page_size=10', 'begin=yesterday', `starting_after=${crypto.randomUUID()}`]) {
+        const response = await server.request('GET', `/v1/account_holders?${query}`, { apiKey: lister.apiKey });
+        expect(response.status, query).toBe(400);
+      }
+    });
+  });
+
+  it('keeps programs apart', async () => {
+    const mine = await server.newProgram('mine');
+    const theirs = await server.newProgram('theirs');
+    const created = await enroll(mine.client, kybBody());
+    await expect(theirs.client.accountHolders.retrieve(created.token)).rejects.toBeInstanceOf(Lithic.NotFoundError);
+    await expect(theirs.client.accounts.retrieve(created.account_token)).rejects.toBeInstanceOf(Lithic.NotFoundError);
+    await expect(theirs.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' })).rejects.toBeInstanceOf(
+      Lithic.NotFoundError,
+    );
+    expect((await theirs.client.accountHolders.list()).data).toEqual([]);
+    await expect(
+      enroll(theirs.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: created.account_token }),
+    ).rejects.toBeInstanceOf(Lithic.NotFoundError);
+    expect((await mine.client.accountHolders.retrieve(created.token)).status).toBe('PENDING_REVIEW');
+  });
+});

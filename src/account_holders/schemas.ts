@@ -1,0 +1,276 @@
+/**
+ * Request and response schemas of account holders (spec 2.3, 4.3; Lithic's create variants).
+ *
+ * The create body is one of three shapes chosen by `workflow` (KYB, KYC, KYC_EXEMPT). It is written
+ * as `if workflow ∈ … then <that shape>` clauses rather than `anyOf`, so that a validation error
+ * names the field at fault in the chosen shape instead of a mismatch with every other shape.
+ * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
+ * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
+ */
+import { DateTime, StrictObject, StringEnum, Type, Uuid, type Static, type TSchema } from '../http/schemas.js';
+
+export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
+export const KYC_WORKFLOWS = ['KYC_BASIC', 'KYC_BYO'] as const;
+export const WORKFLOWS = [...KYB_WORKFLOWS, ...KYC_WORKFLOWS, 'KYC_EXEMPT'] as const;
+export type Workflow = (typeof WORKFLOWS)[number];
+
+export const STATUSES = ['ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const GENERAL_STATUS_REASONS = [
+  'ADDRESS_VERIFICATION_FAILURE',
+  'AGE_THRESHOLD_FAILURE',
+  'COMPLETE_VERIFICATION_FAILURE',
+  'DOB_VERIFICATION_FAILURE',
+  'ID_VERIFICATION_FAILURE',
+  'MAX_DOCUMENT_ATTEMPTS',
+  'MAX_RESUBMISSION_ATTEMPTS',
+  'NAME_VERIFICATION_FAILURE',
+  'OTHER_VERIFICATION_FAILURE',
+  'RISK_THRESHOLD_FAILURE',
+  'WATCHLIST_ALERT_FAILURE',
+] as const;
+
+/** The 17 reasons a simulated enrollment review may give (spec 4.3). */
+export const SIMULATION_STATUS_REASONS = [
+  'PRIMARY_BUSINESS_ENTITY_ID_VERIFICATION_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_ADDRESS_VERIFICATION_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_NAME_VERIFICATION_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_BUSINESS_OFFICERS_NOT_MATCHED',
+  'PRIMARY_BUSINESS_ENTITY_SOS_FILING_INACTIVE',
+  'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED',
+  'PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_WATCHLIST_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_REGISTERED_AGENT_FAILURE',
+  'CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE',
+  'CONTROL_PERSON_ID_VERIFICATION_FAILURE',
+  'CONTROL_PERSON_DOB_VERIFICATION_FAILURE',
+  'CONTROL_PERSON_NAME_VERIFICATION_FAILURE',
+  'BENEFICIAL_OWNER_INDIVIDUAL_DOB_VERIFICATION_FAILURE',
+  'BENEFICIAL_OWNER_INDIVIDUAL_BLOCKLIST_ALERT_FAILURE',
+  'BENEFICIAL_OWNER_INDIVIDUAL_ID_VERIFICATION_FAILURE',
+  'BENEFICIAL_OWNER_INDIVIDUAL_NAME_VERIFICATION_FAILURE',
+] as const;
+export type SimulationStatusReason = (typeof SIMULATION_STATUS_REASONS)[number];
+
+/** Every reason a holder can carry. Simulated beneficial-owner reasons are recorded as given. */
+export const STATUS_REASONS = [...GENERAL_STATUS_REASONS, ...SIMULATION_STATUS_REASONS] as const;
+export type StatusReason = (typeof STATUS_REASONS)[number];
+
+export const EXEMPTION_TYPES = ['AUTHORIZED_USER', 'PREPAID_CARD_USER'] as const;
+
+const MAX_TEXT = 255;
+/** Generous bounds for formatted strings: their format is checked by rules.ts, with a better message. */
+const MAX_ID_TEXT = 32;
+const Text = (description?: string) => Type.String({ minLength: 1, maxLength: MAX_TEXT, ...(description ? { description } : {}) });
+const Email = Type.String({ format: 'email', maxLength: MAX_TEXT, description: 'E-mail address' });
+const Phone = Type.String({ maxLength: MAX_ID_TEXT, description: 'E.164 phone number, e.g. +15555555555' });
+const DateOfBirth = Type.String({ maxLength: 40, description: 'RFC 3339 date (YYYY-MM-DD) or date-time' });
+const PersonalId = Type.String({ maxLength: MAX_ID_TEXT, description: 'SSN or ITIN: nine digits, with or without hyphens (123-45-6789)' });
+const BusinessId = Type.String({ maxLength: MAX_ID_TEXT, description: 'EIN: nine digits, with or without hyphen (12-3456789)' });
+export const MAX_BENEFICIAL_OWNERS = 4;
+
+export const AddressInput = StrictObject(
+  {
+    address1: Text('Deliverable street address; no PO boxes, UPS or FedEx drops (APO/FPO accepted)'),
+    address2: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Unit or apartment' })),
+    city: Text(),
+    country: Type.Literal('USA', { description: 'Uppercase ISO 3166-1 alpha-3; only USA is supported' }),
+    postal_code: Type.String({ maxLength: MAX_ID_TEXT, description: 'Five-digit ZIP or nine-digit ZIP+4 (12345-6789)' }),
+    state: Type.String({ maxLength: MAX_ID_TEXT, description: 'Uppercase two-letter US state code' }),
+  },
+  { description: 'US address' },
+);
+export type AddressInput = Static<typeof AddressInput>;
+
+function personInput(phone: 'required' | 'optional') {
+  return StrictObject({
+    address: AddressInput,
+    dob: DateOfBirth,
+    email: Email,
+    first_name: Text(),
+    last_name: Text(),
+    government_id: PersonalId,
+    phone_number: phone === 'required' ? Phone : Type.Optional(Phone),
+  });
+}
+export const KycIndividualInput = personInput('required');
+export const KybPersonInput = personInput('optional');
+export type PersonInput = Static<typeof KybPersonInput>;
+
+export const BusinessEntityInput = StrictObject({
+  address: AddressInput,
+  government_id: BusinessId,
+  legal_business_name: Text(),
+  phone_numbers: Type.Array(Phone, { minItems: 1, maxItems: 10 }),
+  dba_business_name: Type.Optional(Text()),
+  parent_company: Type.Optional(Text()),
+});
+export type BusinessEntityInput = Static<typeof BusinessEntityInput>;
+
+const ExternalId = Type.Optional(Text('Your identifier for the holder'));
+
+export const KybBody = StrictObject({
+  workflow: StringEnum(KYB_WORKFLOWS),
+  tos_timestamp: DateTime,
+  nature_of_business: Type.String({ minLength: 1, maxLength: 1024 }),
+  business_entity: BusinessEntityInput,
+  control_person: KybPersonInput,
+  beneficial_owner_individuals: Type.Array(KybPersonInput, { maxItems: MAX_BENEFICIAL_OWNERS }),
+  beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityInput, { maxItems: MAX_BENEFICIAL_OWNERS, description: 'Deprecated' })),
+  external_id: ExternalId,
+  kyb_passed_timestamp: Type.Optional(DateTime),
+  website_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+});
+export type KybBody = Static<typeof KybBody>;
+
+export const KycBody = StrictObject({
+  workflow: StringEnum(KYC_WORKFLOWS),
+  tos_timestamp: DateTime,
+  individual: KycIndividualInput,
+  external_id: ExternalId,
+  kyc_passed_timestamp: Type.Optional(DateTime),
+});
+export type KycBody = Static<typeof KycBody>;
+
+export const KycExemptBody = StrictObject({
+  workflow: Type.Literal('KYC_EXEMPT'),
+  kyc_exemption_type: StringEnum(EXEMPTION_TYPES),
+  first_name: Text(),
+  last_name: Text(),
+  email: Email,
+  phone_number: Phone,
+  address: AddressInput,
+  business_account_token: Type.Optional(Uuid),
+  external_id: ExternalId,
+});
+export type KycExemptBody = Static<typeof KycExemptBody>;
+
+export type CreateAccountHolderBody = KybBody | KycBody | KycExemptBody;
+
+function whenWorkflow(workflows: readonly string[], shape: TSchema) {
+  return { if: { properties: { workflow: { enum: [...workflows] } } }, then: shape };
+}
+
+/** The create body: `workflow` picks one of the three shapes above. */
+export const CreateAccountHolderBody = Type.Unsafe<CreateAccountHolderBody>({
+  type: 'object',
+  description: 'KYB (KYB_BASIC, KYB_BYO), KYC (KYC_BASIC, KYC_BYO) or KYC_EXEMPT enrollment; `workflow` selects the shape',
+  required: ['workflow'],
+  properties: { workflow: StringEnum(WORKFLOWS) },
+  allOf: [whenWorkflow(KYB_WORKFLOWS, KybBody), whenWorkflow(KYC_WORKFLOWS, KycBody), whenWorkflow(['KYC_EXEMPT'], KycExemptBody)],
+});
+
+const StatusReasons = Type.Array(StringEnum(STATUS_REASONS));
+
+export const RequiredDocument = Type.Object({
+  entity_token: Uuid,
+  status_reasons: Type.Array(Type.String()),
+  valid_documents: Type.Array(Type.String()),
+});
+
+/** The short answer of create (Lithic's AccountHolderCreateResponse). */
+export const AccountHolderCreated = Type.Object(
+  {
+    token: Uuid,
+    account_token: Uuid,
+    status: StringEnum(STATUSES),
+    status_reasons: StatusReasons,
+    created: DateTime,
+    external_id: Type.Optional(Type.String()),
+    required_documents: Type.Optional(Type.Array(RequiredDocument)),
+  },
+  { description: 'Enrollment result' },
+);
+export type AccountHolderCreated = Static<typeof AccountHolderCreated>;
+
+export const Address = Type.Object({
+  address1: Type.String(),
+  address2: Type.Optional(Type.String()),
+  city: Type.String(),
+  country: Type.String(),
+  postal_code: Type.String(),
+  state: Type.String(),
+});
+export type Address = Static<typeof Address>;
+
+/** A person as returned: no government id. `dob` is absent for KYC-exempt holders. */
+export const Person = Type.Object({
+  entity_token: Uuid,
+  first_name: Type.String(),
+  last_name: Type.String(),
+  email: Type.String(),
+  phone_number: Type.Optional(Type.String()),
+  dob: Type.Optional(Type.String()),
+  address: Address,
+});
+export type Person = Static<typeof Person>;
+
+/** A business as returned: its EIN masked to the last four digits. */
+export const BusinessEntity = Type.Object({
+  entity_token: Uuid,
+  legal_business_name: Type.String(),
+  dba_business_name: Type.Optional(Type.String()),
+  parent_company: Type.Optional(Type.String()),
+  government_id: Type.String({ description: 'Masked: only the last four digits are shown' }),
+  phone_numbers: Type.Array(Type.String()),
+  address: Address,
+});
+export type BusinessEntity = Static<typeof BusinessEntity>;
+
+export const VerificationApplication = Type.Object({
+  created: DateTime,
+  status: StringEnum(STATUSES),
+  status_reasons: StatusReasons,
+  updated: DateTime,
+});
+
+/** The whole holder (spec 2.3): the fields of its user_type are present. */
+export const AccountHolder = Type.Object(
+  {
+    token: Uuid,
+    account_token: Uuid,
+    created: DateTime,
+    user_type: StringEnum(['BUSINESS', 'INDIVIDUAL']),
+    status: StringEnum(STATUSES),
+    status_reasons: StatusReasons,
+    verification_application: VerificationApplication,
+    external_id: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String({ description: 'Deprecated: individual.email or control_person.email' })),
+    phone_number: Type.Optional(Type.String({ description: 'Deprecated: individual.phone_number or control_person.phone_number' })),
+    individual: Type.Optional(Person),
+    exemption_type: Type.Optional(StringEnum(EXEMPTION_TYPES)),
+    business_account_token: Type.Optional(Uuid),
+    business_entity: Type.Optional(BusinessEntity),
+    control_person: Type.Optional(Person),
+    beneficial_owner_individuals: Type.Optional(Type.Array(Person)),
+    beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntity)),
+    nature_of_business: Type.Optional(Type.String()),
+    website_url: Type.Optional(Type.String()),
+    required_documents: Type.Optional(Type.Array(RequiredDocument)),
+  },
+  { description: 'Account holder' },
+);
+export type AccountHolder = Static<typeof AccountHolder>;
+
+export const ListAccountHoldersQuery = StrictObject({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Items per page, 1 to 100' })),
+  starting_after: Type.Optional(Uuid),
+  ending_before: Type.Optional(Uuid),
+  begin: Type.Optional(DateTime),
+  end: Type.Optional(DateTime),
+  external_id: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+  email: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Exact match, case-insensitive' })),
+  phone_number: Type.Optional(Type.String({ maxLength: MAX_ID_TEXT, description: 'Exact match' })),
+  first_name: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Individuals: partial match, case-insensitive' })),
+  last_name: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Individuals: partial match, case-insensitive' })),
+  legal_business_name: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Businesses: partial match, case-insensitive' })),
+});
+export type ListAccountHoldersQuery = Static<typeof ListAccountHoldersQuery>;
+
+export const EnrollmentReviewBody = StrictObject({
+  account_holder_token: Type.Optional(Uuid),
+  status: Type.Optional(StringEnum(['ACCEPTED', 'REJECTED'])),
+  status_reasons: Type.Optional(Type.Array(StringEnum(SIMULATION_STATUS_REASONS), { maxItems: SIMULATION_STATUS_REASONS.length })),
+});
+export type EnrollmentReviewBody = Static<typeof EnrollmentReviewBody>;

@@ -1,0 +1,335 @@
+/**
+ * Account holders (spec 2.3, 3.3, 4.3): enrollment through the KYB, KYC and KYC_EXEMPT workflows,
+ * retrieval, listing, and the simulated enrollment review.
+ *
+ * Enrolling validates every field (rules.ts), decides the initial verification (verification.ts),
+ * and in one transaction stores the holder and opens its account with the account's ISSUING
+ * financial account. Government ids are encrypted at rest and never returned: persons omit them,
+ * business entities show the last four digits.
+ */
+import { newToken } from '../ids.js';
+import { isoTimestamp } from '../clock.js';
+import * as accounts from '../accounts/service.js';
+import * as accountStore from '../accounts/store.js';
+import type { Secrets } from '../crypto/secrets.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
+import type { ListResponse } from '../http/schemas.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { parseProfile, type Profile } from './profile.js';
+import {
+  checkDateOfBirth,
+  checkPhoneNumber,
+  checkUsAddress,
+  maskId,
+  normalizeBusinessId,
+  normalizePersonalId,
+} from './rules.js';
+import type {
+  AccountHolder,
+  AccountHolderCreated,
+  BusinessEntity,
+  BusinessEntityInput,
+  CreateAccountHolderBody,
+  EnrollmentReviewBody,
+  KybBody,
+  KycBody,
+  KycExemptBody,
+  ListAccountHoldersQuery,
+  Person,
+  PersonInput,
+  Status,
+  StatusReason,
+} from './schemas.js';
+import * as store from './store.js';
+import { initialVerification, isPendingReview, requestedReview } from './verification.js';
+
+/** Government ids of a holder's entities (entity token → nine digits), encrypted as one value. */
+type GovernmentIds = Record<string, string>;
+
+/** A validated enrollment: everything of the row that does not depend on storage. */
+interface Enrollment {
+  row: Omit<store.AccountHolderRow, 'program_id' | 'token' | 'account_token' | 'government_ids_encrypted' | 'created_ms' | 'updated_ms' | 'verification_created_ms' | 'verification_updated_ms' | 'status' | 'status_reasons'>;
+  governmentIds: GovernmentIds;
+  /** The KYC individual's id: the sandbox decides KYC_BASIC on it. */
+  individualIdDigits?: string;
+}
+
+function person(path: string, input: PersonInput, nowMs: number, ids: GovernmentIds): Person {
+  checkUsAddress(`${path}.address`, input.address);
+  checkDateOfBirth(`${path}.dob`, input.dob, nowMs);
+  if (input.phone_number !== undefined) checkPhoneNumber(`${path}.phone_number`, input.phone_number);
+  const entityToken = newToken();
+  ids[entityToken] = normalizePersonalId(`${path}.government_id`, input.government_id);
+  return {
+    entity_token: entityToken,
+    first_name: input.first_name,
+    last_name: input.last_name,
+    email: input.email,
+    ...(input.phone_number !== undefined ? { phone_number: input.phone_number } : {}),
+    dob: input.dob,
+    address: input.address,
+  };
+}
+
+function businessEntity(path: string, input: BusinessEntityInput, ids: GovernmentIds): BusinessEntity {
+  checkUsAddress(`${path}.address`, input.address);
+  input.phone_numbers.forEach((phone, index) => checkPhoneNumber(`${path}.phone_numbers[${index}]`, phone));
+  const entityToken = newToken();
+  const digits = normalizeBusinessId(`${path}.government_id`, input.government_id);
+  ids[entityToken] = digits;
+  return {
+    entity_token: entityToken,
+    legal_business_name: input.legal_business_name,
+    ...(input.dba_business_name !== undefined ? { dba_business_name: input.dba_business_name } : {}),
+    ...(input.parent_company !== undefined ? { parent_company: input.parent_company } : {}),
+    government_id: maskId(digits),
+    phone_numbers: input.phone_numbers,
+    address: input.address,
+  };
+}
+
+function requirePassedTimestamp(field: string, value: string | undefined, workflow: string): string {
+  if (value === undefined) throw new InvalidRequestError(`${field}: is required for workflow ${workflow}`);
+  return value;
+}
+
+function kybEnrollment(body: KybBody, nowMs: number): Enrollment {
+  const ids: GovernmentIds = {};
+  const profile: Profile = {
+    business_entity: businessEntity('business_entity', body.business_entity, ids),
+    control_person: person('control_person', body.control_person, nowMs, ids),
+    beneficial_owner_individuals: body.beneficial_owner_individuals.map((owner, index) =>
+      person(`beneficial_owner_individuals[${index}]`, owner, nowMs, ids),
+    ),
+    ...(body.beneficial_owner_entities !== undefined
+      ? { beneficial_owner_entities: body.beneficial_owner_entities.map((owner, index) => businessEntity(`beneficial_owner_entities[${index}]`, owner, ids)) }
+      : {}),
+  };
+  const passed = body.workflow === 'KYB_BYO' ? requirePassedTimestamp('kyb_passed_timestamp', body.kyb_passed_timestamp, body.workflow) : body.kyb_passed_timestamp;
+  return {
+    governmentIds: ids,
+    row: {
+      workflow: body.workflow,
+      user_type: 'BUSINESS',
+      ...contactColumns(body.control_person.email, body.control_person.phone_number),
+      first_name: null,
+      last_name: null,
+      legal_business_name: body.business_entity.legal_business_name,
+      nature_of_business: body.nature_of_business,
+      website_url: body.website_url ?? null,
+      exemption_type: null,
+      business_account_token: null,
+      external_id: body.external_id ?? null,
+      tos_timestamp: body.tos_timestamp,
+      passed_timestamp: passed ?? null,
+      profile: JSON.stringify(profile),
+    },
+  };
+}
+
+function kycEnrollment(body: KycBody, nowMs: number): Enrollment {
+  const ids: GovernmentIds = {};
+  const individual = person('individual', body.individual, nowMs, ids);
+  const passed = body.workflow === 'KYC_BYO' ? requirePassedTimestamp('kyc_passed_timestamp', body.kyc_passed_timestamp, body.workflow) : body.kyc_passed_timestamp;
+  return {
+    governmentIds: ids,
+    individualIdDigits: ids[individual.entity_token],
+    row: {
+      ...individualColumns(body.individual),
+      workflow: body.workflow,
+      exemption_type: null,
+      business_account_token: null,
+      external_id: body.external_id ?? null,
+      tos_timestamp: body.tos_timestamp,
+      passed_timestamp: passed ?? null,
+      profile: JSON.stringify({ individual } satisfies Profile),
+    },
+  };
+}
+
+function kycExemptEnrollment(body: KycExemptBody): Enrollment {
+  checkUsAddress('address', body.address);
+  checkPhoneNumber('phone_number', body.phone_number);
+  if (body.business_account_token !== undefined && body.kyc_exemption_type !== 'AUTHORIZED_USER') {
+    throw new InvalidRequestError('business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER');
+  }
+  const individual: Person = {
+    entity_token: newToken(),
+    first_name: body.first_name,
+    last_name: body.last_name,
+    email: body.email,
+    phone_number: body.phone_number,
+    address: body.address,
+  };
+  return {
+    governmentIds: {},
+    row: {
+      ...individualColumns(body),
+      workflow: body.workflow,
+      exemption_type: body.kyc_exemption_type,
+      business_account_token: body.business_account_token ?? null,
+      external_id: body.external_id ?? null,
+      tos_timestamp: null,
+      passed_timestamp: null,
+      profile: JSON.stringify({ individual } satisfies Profile),
+    },
+  };
+}
+
+function contactColumns(email: string, phoneNumber: string | undefined) {
+  return { email, email_lower: email.toLowerCase(), phone_number: phoneNumber ?? null };
+}
+
+function individualColumns(individual: { email: string; phone_number: string; first_name: string; last_name: string }) {
+  return {
+    user_type: 'INDIVIDUAL' as const,
+    ...contactColumns(individual.email, individual.phone_number),
+    first_name: individual.first_name,
+    last_name: individual.last_name,
+    legal_business_name: null,
+    nature_of_business: null,
+    website_url: null,
+  };
+}
+
+function enrollment(body: CreateAccountHolderBody, nowMs: number): Enrollment {
+  switch (body.workflow) {
+    case 'KYB_BASIC':
+    case 'KYB_BYO':
+      return kybEnrollment(body, nowMs);
+    case 'KYC_BASIC':
+    case 'KYC_BYO':
+      return kycEnrollment(body, nowMs);
+    case 'KYC_EXEMPT':
+      return kycExemptEnrollment(body);
+  }
+}
+
+/** An authorized user's business account must be the account of an enrolled business. */
+async function checkBusinessAccount(exec: Executor, programId: string, accountToken: string): Promise<void> {
+  const account = await accountStore.find(exec, programId, accountToken);
+  if (!account) throw notFound('account', accountToken, 'business_account_token');
+  const holder = account.account_holder_token === null ? undefined : await store.find(exec, programId, account.account_holder_token);
+  if (holder?.user_type !== 'BUSINESS') {
+    throw new UnprocessableError(`business_account_token: account '${accountToken}' is not the account of a BUSINESS account holder`);
+  }
+}
+
+function requiredDocuments(workflow: string) {
+  return workflow === 'KYB_BASIC' ? { required_documents: [] } : {};
+}
+
+function reasonsOf(row: store.AccountHolderRow): StatusReason[] {
+  return JSON.parse(row.status_reasons) as StatusReason[];
+}
+
+function toCreated(row: store.AccountHolderRow): AccountHolderCreated {
+  return {
+    token: row.token,
+    account_token: row.account_token,
+    status: row.status as Status,
+    status_reasons: reasonsOf(row),
+    created: isoTimestamp(row.created_ms),
+    ...(row.external_id !== null ? { external_id: row.external_id } : {}),
+    ...requiredDocuments(row.workflow),
+  };
+}
+
+/** The whole holder: the fields of spec 2.3 that apply to its user type. */
+export function toApi(row: store.AccountHolderRow): AccountHolder {
+  const profile = parseProfile(row.profile);
+  const holder: AccountHolder = {
+    token: row.token,
+    account_token: row.account_token,
+    created: isoTimestamp(row.created_ms),
+    user_type: row.user_type,
+    status: row.status as Status,
+    status_reasons: reasonsOf(row),
+    verification_application: {
+      created: isoTimestamp(row.verification_created_ms),
+      status: row.status as Status,
+      status_reasons: reasonsOf(row),
+      updated: isoTimestamp(row.verification_updated_ms),
+    },
+    ...(row.external_id !== null ? { external_id: row.external_id } : {}),
+    ...(row.email !== null ? { email: row.email } : {}),
+    ...(row.phone_number !== null ? { phone_number: row.phone_number } : {}),
+    ...requiredDocuments(row.workflow),
+  };
+  if (row.user_type === 'INDIVIDUAL') {
+    return {
+      ...holder,
+      ...(profile.individual ? { individual: profile.individual } : {}),
+      ...(row.exemption_type !== null ? { exemption_type: row.exemption_type as AccountHolder['exemption_type'] } : {}),
+      ...(row.business_account_token !== null ? { business_account_token: row.business_account_token } : {}),
+    };
+  }
+  return {
+    ...holder,
+    ...profile,
+    beneficial_owner_individuals: profile.beneficial_owner_individuals ?? [],
+    nature_of_business: row.nature_of_business ?? '',
+    website_url: row.website_url ?? '',
+  };
+}
+
+export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateAccountHolderBody): Promise<AccountHolderCreated> {
+  const { row: fields, governmentIds, individualIdDigits } = enrollment(body, scope.nowMs);
+  if (fields.business_account_token !== null) await checkBusinessAccount(tx, scope.programId, fields.business_account_token);
+  const verification = initialVerification(body.workflow, individualIdDigits);
+  const row: store.AccountHolderRow = {
+    ...fields,
+    program_id: scope.programId,
+    token: newToken(),
+    account_token: newToken(),
+    status: verification.status,
+    status_reasons: JSON.stringify(verification.status_reasons),
+    verification_created_ms: scope.nowMs,
+    verification_updated_ms: scope.nowMs,
+    government_ids_encrypted: Object.keys(governmentIds).length > 0 ? secrets.encrypt(JSON.stringify(governmentIds)) : null,
+    created_ms: scope.nowMs,
+    updated_ms: scope.nowMs,
+  };
+  await accounts.openHolderAccount(
+    tx,
+    scope.programId,
+    { token: row.account_token, account_holder_token: row.token, state: verification.status === 'REJECTED' ? 'CLOSED' : 'ACTIVE' },
+    scope.nowMs,
+  );
+  await store.insert(tx, row);
+  return toCreated(row);
+}
+
+export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<AccountHolder> {
+  const row = await store.find(exec, scope.programId, token);
+  if (!row) throw notFound('account holder', token);
+  return toApi(row);
+}
+
+export async function list(exec: Executor, scope: ProgramScope, query: ListAccountHoldersQuery): Promise<ListResponse<AccountHolder>> {
+  const { limit, starting_after, ending_before, ...filters } = query;
+  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size: limit, starting_after, ending_before });
+  return { data: rows.map(toApi), has_more };
+}
+
+/**
+ * Seed 4.3: decides a holder that is pending review. ACCEPTED or REJECTED (with the given reasons)
+ * goes to verification_application and the deprecated mirrors, stamped with the program clock;
+ * a REJECTED holder's account is closed.
+ */
+export async function simulateEnrollmentReview(db: Db, tx: Tx, scope: ProgramScope, body: EnrollmentReviewBody): Promise<AccountHolder> {
+  const token = body.account_holder_token;
+  if (token === undefined) throw new InvalidRequestError('account_holder_token: is required');
+  const decision = requestedReview(body);
+  const holder = await store.find(tx, scope.programId, token);
+  if (!holder) throw notFound('account holder', token, 'account_holder_token');
+  const stored = { status: decision.status, status_reasons: JSON.stringify(decision.status_reasons) };
+  const decided = isPendingReview(holder.status) && (await store.decidePendingReview(tx, scope.programId, token, stored, scope.nowMs));
+  if (!decided) {
+    const current = (await store.find(tx, scope.programId, token)) ?? holder;
+    throw new UnprocessableError(`account_holder_token: account holder '${token}' is ${current.status}, not pending review`);
+  }
+  if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope.programId, holder.account_token, scope.nowMs);
+  return get(tx, scope, token);
+}

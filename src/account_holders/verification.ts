@@ -1,0 +1,62 @@
+/**
+ * Identity verification in the sandbox (spec 3.3; reference 02).
+ *
+ * - KYB_BASIC starts PENDING_REVIEW and is decided later by the enrollment-review simulation.
+ * - KYC_BASIC is decided at once from the individual's government id: Lithic's sandbox ids
+ *   000-00-0001 … 000-00-0007 and 000-00-0010 are REJECTED with one fixed reason; any other id is
+ *   ACCEPTED.
+ * - The BYO workflows (verified by the customer) and KYC_EXEMPT are ACCEPTED.
+ *
+ * A holder that ends REJECTED has its account CLOSED (Lithic closes accounts that fail KYC/KYB);
+ * that is the service's job, this module only decides.
+ */
+import { InvalidRequestError } from '../errors.js';
+import type { EnrollmentReviewBody, SimulationStatusReason, Status, StatusReason, Workflow } from './schemas.js';
+
+export interface Verification {
+  status: Status;
+  status_reasons: StatusReason[];
+}
+
+/** Sandbox government ids (nine digits) with their fixed KYC rejection. */
+export const SANDBOX_KYC_REJECTIONS: ReadonlyMap<string, StatusReason> = new Map([
+  ['000000001', 'ADDRESS_VERIFICATION_FAILURE'],
+  ['000000002', 'NAME_VERIFICATION_FAILURE'],
+  ['000000003', 'DOB_VERIFICATION_FAILURE'],
+  ['000000004', 'ID_VERIFICATION_FAILURE'],
+  ['000000005', 'OTHER_VERIFICATION_FAILURE'],
+  ['000000006', 'AGE_THRESHOLD_FAILURE'],
+  ['000000007', 'RISK_THRESHOLD_FAILURE'],
+  ['000000010', 'COMPLETE_VERIFICATION_FAILURE'],
+]);
+
+/** The verification a new holder starts with. `individualIdDigits`: the KYC individual's id. */
+export function initialVerification(workflow: Workflow, individualIdDigits?: string): Verification {
+  if (workflow === 'KYB_BASIC') return { status: 'PENDING_REVIEW', status_reasons: [] };
+  if (workflow === 'KYC_BASIC') {
+    const reason = individualIdDigits === undefined ? undefined : SANDBOX_KYC_REJECTIONS.get(individualIdDigits);
+    if (reason !== undefined) return { status: 'REJECTED', status_reasons: [reason] };
+  }
+  return { status: 'ACCEPTED', status_reasons: [] };
+}
+
+/** Statuses an enrollment review can decide. */
+export function isPendingReview(status: string): boolean {
+  return status === 'PENDING_REVIEW';
+}
+
+/**
+ * The outcome a simulated review asks for (spec 4.3). `status` defaults to ACCEPTED; REJECTED needs
+ * at least one reason and ACCEPTED takes none. Repeated reasons are recorded once.
+ */
+export function requestedReview(body: EnrollmentReviewBody): Verification {
+  const status = body.status ?? 'ACCEPTED';
+  const reasons: SimulationStatusReason[] = [...new Set(body.status_reasons ?? [])];
+  if (status === 'REJECTED' && reasons.length === 0) {
+    throw new InvalidRequestError('status_reasons: at least one reason is required when status is REJECTED');
+  }
+  if (status === 'ACCEPTED' && reasons.length > 0) {
+    throw new InvalidRequestError('status_reasons: reasons are only accepted with status REJECTED');
+  }
+  return { status, status_reasons: reasons };
+}

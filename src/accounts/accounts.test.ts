@@ -1,0 +1,140 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFailure } from '../testing/api-errors.js';
+import { enroll, kybBody, kycBody } from '../testing/enrollment.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+
+describeWithDb('accounts', () => {
+  let server: TestServer;
+  let program: TestProgram;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+  });
+  afterAll(async () => server.close());
+
+  it('starts every program with its default account: ACTIVE, $5,000 a day, no holder', async () => {
+    const fresh = await server.newProgram('fresh');
+    const page = await fresh.client.accounts.list();
+    expect(page.has_more).toBe(false);
+    expect(page.data).toEqual([
+      {
+        token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        created: expect.any(String),
+        spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
+        state: 'ACTIVE',
+        auth_rule_tokens: [],
+        cardholder_currency: 'USD',
+      },
+    ]);
+    expect(await fresh.client.accounts.retrieve(page.data[0]?.token as string)).toEqual(page.data[0]);
+  });
+
+  it('shows the holder of an enrolled account, its contact details and address', async () => {
+    const body = kybBody('KYB_BYO');
+    const holder = await enroll(program.client, body);
+    const account = await program.client.accounts.retrieve(holder.account_token);
+    expect(account).toEqual({
+      token: holder.account_token,
+      created: holder.created,
+      spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
+      state: 'ACTIVE',
+      account_holder: { token: holder.token, email: body.control_person.email, phone_number: body.control_person.phone_number },
+      auth_rule_tokens: [],
+      cardholder_currency: 'USD',
+      verification_address: body.business_entity.address,
+    });
+  });
+
+  it('lists newest first, pages with cursors and filters by creation time', async () => {
+    const pager = await server.newProgram('pager');
+    for (let i = 0; i < 4; i++) await enroll(pager.client, kycBody());
+    const all = (await pager.client.accounts.list({ page_size: 100 })).data;
+    expect(all).toHaveLength(5);
+    const created = all.map((account) => Date.parse(account.created as string));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+
+    const seen: string[] = [];
+    for await (const account of pager.client.accounts.list({ page_size: 2 })) seen.push(account.token);
+    expect(seen).toEqual(all.map((account) => account.token));
+
+    const oldest = all.at(-1);
+    const newer = await pager.client.accounts.list({ begin: oldest?.created as string });
+    expect(newer.data.map((account) => account.token)).not.toContain(oldest?.token);
+    const older = await pager.client.accounts.list({ end: all[0]?.created as string });
+    expect(older.data.map((account) => account.token)).not.toContain(all[0]?.token);
+  });
+
+  describe('update', () => {
+    it('changes only the supplied spend limits; 0 removes a limit', async () => {
+      const { account_token } = await enroll(program.client, kycBody());
+      const limited = await program.client.accounts.update(account_token, { monthly_spend_limit: 1_000_000, lifetime_spend_limit: 5 });
+      expect(limited.spend_limit).toEqual({ daily: 500_000, monthly: 1_000_000, lifetime: 5 });
+      const daily = await program.client.accounts.update(account_token, { daily_spend_limit: 1234 });
+      expect(daily.spend_limit).toEqual({ daily: 1234, monthly: 1_000_000, lifetime: 5 });
+      const removed = await program.client.accounts.update(account_token, { daily_spend_limit: 0, lifetime_spend_limit: 0 });
+      expect(removed.spend_limit).toEqual({ daily: 0, monthly: 1_000_000, lifetime: 0 });
+      expect(removed.state).toBe('ACTIVE');
+      expect(await program.client.accounts.retrieve(account_token)).toEqual(removed);
+    });
+
+    it('follows the state machine: ACTIVE ⇄ PAUSED, either → CLOSED, CLOSED is final', async () => {
+      const { account_token } = await enroll(program.client, kycBody());
+      expect((await program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
+      expect((await program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
+      expect((await program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
+      expect((await program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
+      expect((await program.client.accounts.update(account_token, { state: 'CLOSED' })).state).toBe('CLOSED');
+      for (const state of ['ACTIVE', 'PAUSED', 'CLOSED'] as const) {
+        const refused = await apiFailure(program.client.accounts.update(account_token, { state, daily_spend_limit: 1 }));
+        expect(refused).toEqual({ status: 422, message: 'state: the account is CLOSED, which is final' });
+      }
+      const after = await program.client.accounts.retrieve(account_token);
+      expect(after).toMatchObject({ state: 'CLOSED', spend_limit: { daily: 500_000 } });
+
+      const paused = (await enroll(program.client, kycBody())).account_token;
+      await program.client.accounts.update(paused, { state: 'PAUSED' });
+      expect((await program.client.accounts.update(paused, { state: 'CLOSED' })).state).toBe('CLOSED');
+    });
+
+    it.each([
+      [{ daily_spend_limit: -1 }, 'daily_spend_limit: must be >= 0'],
+      [{ monthly_spend_limit: 1.5 }, 'monthly_spend_limit: must be integer'],
+      [{ lifetime_spend_limit: '100' }, 'lifetime_spend_limit: must be integer'],
+      [{ daily_spend_limit: 1e300 }, 'daily_spend_limit: must be <= 9007199254740991'],
+      [{ state: 'OPEN' }, 'state: must be one of ACTIVE, PAUSED, CLOSED'],
+      [{ state: null }, 'state: must be string'],
+      [{ verification_address: {} }, 'verification_address: is not a recognised field'],
+    ])('refuses %j with 400 and changes nothing', async (body, message) => {
+      const { account_token } = await enroll(program.client, kycBody());
+      const before = await program.client.accounts.retrieve(account_token);
+      expect(await apiFailure(program.client.accounts.update(account_token, body as never))).toEqual({ status: 400, message });
+      expect(await program.client.accounts.retrieve(account_token)).toEqual(before);
+    });
+
+    it('answers 404 for an unknown account and 400 for a malformed token', async () => {
+      expect((await apiFailure(program.client.accounts.update(crypto.randomUUID(), { state: 'PAUSED' }))).status).toBe(404);
+      expect((await apiFailure(program.client.accounts.retrieve(crypto.randomUUID()))).status).toBe(404);
+      expect((await apiFailure(program.client.accounts.retrieve('nope'))).message).toBe('account_token: must be a valid uuid');
+    });
+
+    it('serializes concurrent updates: the final state is one that was asked for', async () => {
+      const { account_token } = await enroll(program.client, kycBody());
+      const states = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'PAUSED' : 'ACTIVE') as 'PAUSED' | 'ACTIVE');
+      const results = await Promise.all(states.map((state, i) => program.client.accounts.update(account_token, { state, daily_spend_limit: i + 1 })));
+      const final = await program.client.accounts.retrieve(account_token);
+      expect(results).toContainEqual(final);
+    });
+  });
+
+  it('keeps programs apart', async () => {
+    const other = await server.newProgram('other');
+    const { account_token } = await enroll(program.client, kycBody());
+    expect((await apiFailure(other.client.accounts.retrieve(account_token))).status).toBe(404);
+    expect((await apiFailure(other.client.accounts.update(account_token, { state: 'CLOSED' }))).status).toBe(404);
+    const theirs = await other.client.accounts.list();
+    expect(theirs.data.map((account) => account.token)).not.toContain(account_token);
+    expect((await program.client.accounts.retrieve(account_token)).state).toBe('ACTIVE');
+  });
+});

@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { commit } from '../http/idempotency.js';
+import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
+import { ListOf, TokenParams } from '../http/schemas.js';
+import { Account, UpdateAccountBody } from './schemas.js';
+import * as service from './service.js';
+
+const tags = ['Accounts'];
+
+export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/v1/accounts/:account_token',
+    {
+      schema: { summary: 'Get an account', tags, params: TokenParams('account_token'), response: { 200: Account } },
+    },
+    async (request) => service.get(db.kysely, request.scope, request.params.account_token),
+  );
+
+  app.get(
+    '/v1/accounts',
+    {
+      schema: { summary: 'List accounts', tags, querystring: ListQuery(CreatedRangeProperties), response: { 200: ListOf(Account) } },
+    },
+    async (request) => {
+      const { page_size, starting_after, ending_before, ...range } = request.query;
+      return service.list(db.kysely, request.scope, range, { page_size, starting_after, ending_before });
+    },
+  );
+
+  app.patch(
+    '/v1/accounts/:account_token',
+    {
+      schema: {
+        summary: 'Update an account',
+        description: 'State (ACTIVE ⇄ PAUSED, either → CLOSED; CLOSED is final) and spend limits in cents (0 = no limit).',
+        tags,
+        params: TokenParams('account_token'),
+        body: UpdateAccountBody,
+        response: { 200: Account },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, (tx) => service.update(db, tx, request.scope, request.params.account_token, request.body)),
+  );
+};

@@ -1,0 +1,37 @@
+/** Request and response schemas of accounts (Lithic's Account). */
+import { Address } from '../account_holders/schemas.js';
+import { DateTime, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { ACCOUNT_STATES } from './state.js';
+
+/** An amount in cents that may be 0 (spend limits: 0 means no limit). */
+export const LimitCents = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Amount in cents; 0 means no limit' });
+
+export const Account = Type.Object(
+  {
+    token: Uuid,
+    created: DateTime,
+    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: 'Cents; 0 means no limit' }),
+    state: StringEnum(ACCOUNT_STATES),
+    account_holder: Type.Optional(
+      Type.Object({
+        token: Uuid,
+        business_account_token: Type.Optional(Uuid),
+        email: Type.Optional(Type.String()),
+        phone_number: Type.Optional(Type.String()),
+      }),
+    ),
+    auth_rule_tokens: Type.Array(Type.String()),
+    cardholder_currency: Type.String(),
+    verification_address: Type.Optional(Address),
+  },
+  { description: 'Account' },
+);
+export type Account = Static<typeof Account>;
+
+export const UpdateAccountBody = StrictObject({
+  state: Type.Optional(StringEnum(ACCOUNT_STATES)),
+  daily_spend_limit: Type.Optional(LimitCents),
+  monthly_spend_limit: Type.Optional(LimitCents),
+  lifetime_spend_limit: Type.Optional(LimitCents),
+});
+export type UpdateAccountBody = Static<typeof UpdateAccountBody>;

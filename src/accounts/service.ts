@@ -1,0 +1,151 @@
+/**
+ * Accounts: what cards belong to and spend limits apply to. Every program has a default account
+ * (created with the program, drawing on the program-level ISSUING financial account); enrolling an
+ * account holder opens another with its own ISSUING financial account (`openHolderAccount`).
+ * Clients read them and update their state (state.ts) and spend limits (cents, 0 = no limit).
+ */
+import { parseProfile, profileAddress } from '../account_holders/profile.js';
+import { ruleTokensForAccounts } from '../auth_rules/applicable.js';
+import { isoTimestamp } from '../clock.js';
+import { changedColumns, isEmpty } from '../db/changes.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { notFound, UnprocessableError } from '../errors.js';
+import { insertFinancialAccount } from '../financial_accounts/service.js';
+import type { ListResponse } from '../http/schemas.js';
+import type { ProgramScope } from '../programs/scope.js';
+import type { Account, UpdateAccountBody } from './schemas.js';
+import { accountStateChangeRefusal, type AccountState } from './state.js';
+import * as store from './store.js';
+
+export const CARDHOLDER_CURRENCY = 'USD';
+
+/** Sandbox default for accounts of programs without Auth Stream Access: $5,000 a day. */
+export const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
+
+/** A limit as the API shows it: no limit (null) is 0. */
+function limitCents(value: number | null): number {
+  return value ?? 0;
+}
+
+/** A limit as stored: 0 (no limit) is null. */
+function storedLimit(cents: number): number | null {
+  return cents === 0 ? null : cents;
+}
+
+export function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[]): Account {
+  const account: Account = {
+    token: row.token,
+    created: isoTimestamp(row.created_ms),
+    spend_limit: {
+      daily: limitCents(row.daily_spend_limit_cents),
+      monthly: limitCents(row.monthly_spend_limit_cents),
+      lifetime: limitCents(row.lifetime_spend_limit_cents),
+    },
+    state: row.state,
+    auth_rule_tokens: authRuleTokens,
+    cardholder_currency: CARDHOLDER_CURRENCY,
+  };
+  if (row.account_holder_token !== null) {
+    account.account_holder = {
+      token: row.account_holder_token,
+      ...(row.holder_business_account_token !== null ? { business_account_token: row.holder_business_account_token } : {}),
+      ...(row.holder_email !== null ? { email: row.holder_email } : {}),
+      ...(row.holder_phone_number !== null ? { phone_number: row.holder_phone_number } : {}),
+    };
+    const address = row.holder_profile === null ? undefined : profileAddress(parseProfile(row.holder_profile));
+    if (address) account.verification_address = address;
+  }
+  return account;
+}
+
+async function render(exec: Executor, programId: string, rows: store.AccountWithHolderRow[]): Promise<Account[]> {
+  const ruleTokens = await ruleTokensForAccounts(exec, programId, rows.map((row) => row.token));
+  return rows.map((row) => toApi(row, ruleTokens.get(row.token) ?? []));
+}
+
+export interface NewAccount {
+  token: string;
+  state: AccountState;
+  /** The program's default account (one per program, created with it) or a holder's. */
+  is_default: boolean;
+  account_holder_token: string | null;
+  issuing_financial_account_token: string;
+}
+
+/** Inserts an account with the sandbox default limits: $5,000 a day, no monthly or lifetime limit. */
+export async function insertAccount(tx: Executor, programId: string, account: NewAccount, nowMs: number): Promise<void> {
+  await store.insert(tx, {
+    ...account,
+    program_id: programId,
+    is_default: account.is_default ? 1 : 0,
+    daily_spend_limit_cents: DEFAULT_DAILY_SPEND_LIMIT_CENTS,
+    monthly_spend_limit_cents: null,
+    lifetime_spend_limit_cents: null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  });
+}
+
+/** Opens an account holder's account with its ISSUING financial account (and its ledger balance). */
+export async function openHolderAccount(
+  tx: Executor,
+  programId: string,
+  account: { token: string; account_holder_token: string; state: AccountState },
+  nowMs: number,
+): Promise<void> {
+  const issuing = await insertFinancialAccount(
+    tx,
+    programId,
+    { type: 'ISSUING', account_token: account.token, nickname: null, is_for_benefit_of: false },
+    nowMs,
+  );
+  await insertAccount(tx, programId, { ...account, is_default: false, issuing_financial_account_token: issuing.token }, nowMs);
+}
+
+/** Closes an account (its holder failed verification). Idempotent. */
+export async function closeAccount(db: Db, tx: Tx, programId: string, token: string, nowMs: number): Promise<void> {
+  const row = await store.findForUpdate(db, tx, programId, token);
+  if (!row || row.state === 'CLOSED') return;
+  await store.update(tx, programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, nowMs) });
+}
+
+export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<Account> {
+  const row = await store.findWithHolder(exec, scope.programId, token);
+  if (!row) throw notFound('account', token);
+  const [account] = await render(exec, scope.programId, [row]);
+  return account as Account;
+}
+
+export async function list(
+  exec: Executor,
+  scope: ProgramScope,
+  range: { begin?: string | undefined; end?: string | undefined },
+  page: PageParams,
+): Promise<ListResponse<Account>> {
+  const { rows, has_more } = await store.listWithHolder(exec, scope.programId, range, page);
+  return { data: await render(exec, scope.programId, rows), has_more };
+}
+
+/** What an update body changes, checked against the account's current state. */
+function accountChanges(row: store.AccountRow, body: UpdateAccountBody): store.AccountChanges {
+  const changes: store.AccountChanges = {};
+  if (body.state !== undefined) {
+    const refusal = accountStateChangeRefusal(row.state, body.state);
+    if (refusal !== null) throw new UnprocessableError(`state: ${refusal}`);
+    changes.state = body.state;
+  }
+  if (body.daily_spend_limit !== undefined) changes.daily_spend_limit_cents = storedLimit(body.daily_spend_limit);
+  if (body.monthly_spend_limit !== undefined) changes.monthly_spend_limit_cents = storedLimit(body.monthly_spend_limit);
+  if (body.lifetime_spend_limit !== undefined) changes.lifetime_spend_limit_cents = storedLimit(body.lifetime_spend_limit);
+  return changes;
+}
+
+/** PATCH: only the supplied properties change. The row is locked, so concurrent updates serialize. */
+export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateAccountBody): Promise<Account> {
+  const row = await store.findForUpdate(db, tx, scope.programId, token);
+  if (!row) throw notFound('account', token);
+  const changes = changedColumns(row, accountChanges(row, body));
+  if (!isEmpty(changes)) await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(row.updated_ms, scope.nowMs) });
+  return get(tx, scope, token);
+}

@@ -1,0 +1,139 @@
+/**
+ * Whether an account lets its cards spend, and its spend limits: the account half of the seam the
+ * authorization engine calls (the card half, and the one-call composite, are in cards/spend.ts).
+ *
+ * Contract with the engine. For an authorization of `amount_cents` on a card of this account:
+ *  1. `accountUsability(account)`: a PAUSED or CLOSED account declines everything.
+ *  2. `accountSpendWindows(account, nowMs)` gives the start (inclusive, epoch ms, program clock) of
+ *     each window; the engine sums the account's approved spend (all its cards, debits net of
+ *     reversals, from its transactions table) created at or after each start and up to now.
+ *  3. `checkAccountSpendLimits(account, amount_cents, spent)` declines when spent + amount would
+ *     exceed a limit. Credits and zero amounts are never limited.
+ *
+ * Limits (cents) and windows, all read from the program clock:
+ *  - daily: the trailing 24 hours (Lithic: "spent $600 in the last 24 hours");
+ *  - monthly: the spec's monthly window (spec 2.7, `monthlyWindowStartMs`);
+ *  - lifetime: since the account was created.
+ * A limit of 0 means no limit (stored as null), for all three: Cardwright uses one rule for every
+ * spend limit, the spec's for cards ("0 means no limit"), since the API's spend_limit object can only
+ * show numbers.
+ *
+ * Declines name `result` and `detailed_results` as Lithic's transactions do (reference 03).
+ */
+import { MS_PER_DAY } from '../clock.js';
+import type { AccountsTable } from './tables.js';
+
+export type DeclineResult =
+  | 'ACCOUNT_STATE_TRANSACTION_FAIL'
+  | 'CARD_CLOSED'
+  | 'CARD_PAUSED'
+  | 'DECLINED'
+  | 'INACTIVE_ACCOUNT'
+  | 'INCORRECT_PIN'
+  | 'SINGLE_USE_RECHARGED'
+  | 'UNAUTHORIZED_MERCHANT'
+  | 'USER_TRANSACTION_LIMIT';
+
+export type DeclineDetail =
+  | 'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED'
+  | 'ACCOUNT_INACTIVE'
+  | 'ACCOUNT_LIFETIME_SPEND_LIMIT_EXCEEDED'
+  | 'ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED'
+  | 'ACCOUNT_PAUSED'
+  | 'CARD_CLOSED'
+  | 'CARD_EXPIRED'
+  | 'CARD_NOT_ACTIVATED'
+  | 'CARD_PAUSED'
+  | 'CARD_PIN_INCORRECT'
+  | 'CARD_SPEND_LIMIT_EXCEEDED'
+  | 'MERCHANT_LOCKED_CARD_ATTEMPTED_ELSEWHERE'
+  | 'PIN_BLOCKED'
+  | 'SINGLE_USE_CARD_REATTEMPTED';
+
+export type SpendDecision = { approved: true } | { approved: false; result: DeclineResult; detailed_results: [DeclineDetail] };
+
+export const APPROVED: SpendDecision = { approved: true };
+
+export function decline(result: DeclineResult, detail: DeclineDetail): SpendDecision {
+  return { approved: false, result, detailed_results: [detail] };
+}
+
+/** Days after "the same date one month earlier" at which the monthly window starts (spec 2.7). */
+export const MONTHLY_WINDOW_GRACE_DAYS = 6;
+
+function daysInUtcMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+/**
+ * Spec 2.7: "the window starts 6 days after the current calendar date one month earlier".
+ * Today (UTC) one month back, clamped to that month's last day (Mar 31 → Feb 29), plus 6 days, at
+ * 00:00 UTC. E.g. on 2024-03-15 the window is [2024-02-21T00:00Z, now].
+ */
+export function monthlyWindowStartMs(nowMs: number): number {
+  const now = new Date(nowMs);
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth();
+  const day = Math.min(now.getUTCDate(), daysInUtcMonth(year, month - 1));
+  return Date.UTC(year, month - 1, day + MONTHLY_WINDOW_GRACE_DAYS);
+}
+
+/** The same instant one year earlier (Feb 29 → Feb 28): the trailing year. */
+export function trailingYearStartMs(nowMs: number): number {
+  const now = new Date(nowMs);
+  const year = now.getUTCFullYear() - 1;
+  const month = now.getUTCMonth();
+  const day = Math.min(now.getUTCDate(), daysInUtcMonth(year, month));
+  return Date.UTC(year, month, day, now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
+}
+
+/** Would `spent + amount` go over `limit`? A null or 0 limit is no limit; credits never are limited. */
+export function exceedsLimit(limitCents: number | null, spentCents: number, amountCents: number): boolean {
+  if (limitCents === null || limitCents === 0 || amountCents <= 0) return false;
+  return spentCents + amountCents > limitCents;
+}
+
+export type AccountForSpend = Pick<
+  AccountsTable,
+  'state' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents' | 'created_ms'
+>;
+
+export function accountUsability(account: Pick<AccountsTable, 'state'>): SpendDecision {
+  if (account.state === 'CLOSED') return decline('INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE');
+  if (account.state === 'PAUSED') return decline('ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED');
+  return APPROVED;
+}
+
+export interface AccountSpendWindows {
+  daily_start_ms: number;
+  monthly_start_ms: number;
+  lifetime_start_ms: number;
+}
+
+export function accountSpendWindows(account: Pick<AccountsTable, 'created_ms'>, nowMs: number): AccountSpendWindows {
+  return {
+    daily_start_ms: nowMs - MS_PER_DAY,
+    monthly_start_ms: monthlyWindowStartMs(nowMs),
+    lifetime_start_ms: account.created_ms,
+  };
+}
+
+/** Approved spend (cents) of the account in each of its windows. */
+export interface AccountSpent {
+  daily_cents: number;
+  monthly_cents: number;
+  lifetime_cents: number;
+}
+
+export function checkAccountSpendLimits(account: AccountForSpend, amountCents: number, spent: AccountSpent): SpendDecision {
+  if (exceedsLimit(account.daily_spend_limit_cents, spent.daily_cents, amountCents)) {
+    return decline('USER_TRANSACTION_LIMIT', 'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED');
+  }
+  if (exceedsLimit(account.monthly_spend_limit_cents, spent.monthly_cents, amountCents)) {
+    return decline('USER_TRANSACTION_LIMIT', 'ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED');
+  }
+  if (exceedsLimit(account.lifetime_spend_limit_cents, spent.lifetime_cents, amountCents)) {
+    return decline('USER_TRANSACTION_LIMIT', 'ACCOUNT_LIFETIME_SPEND_LIMIT_EXCEEDED');
+  }
+  return APPROVED;
+}

@@ -1,0 +1,590 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiFailure } from '../testing/api-errors.js';
+import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { isLuhnValid } from './pan.js';
+import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
+import { cardUsability } from './spend.js';
+import * as store from './store.js';
+
+type Card = Lithic.Card;
+
+const SHIPPING = { ...US_ADDRESS, first_name: 'Janet', last_name: 'Yellen' };
+const pinBlock = (pin: string) => Buffer.from(pin).toString('base64');
+
+describeWithDb('cards', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  /** Every PAN and CVV this file sees, to look for them in the logs at the end. */
+  const secretsSeen: Array<{ pan: string; cvv: string }> = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({ config: { logLevel: 'trace' } });
+    program = await server.newProgram();
+  });
+  afterAll(async () => server.close());
+
+  async function createCard(params: Lithic.CardCreateParams, client = program.client): Promise<Card> {
+    const card = await client.cards.create(params);
+    secretsSeen.push({ pan: card.pan as string, cvv: card.cvv as string });
+    return card;
+  }
+
+  async function cardCount(client = program.client): Promise<number> {
+    let count = 0;
+    for await (const card of client.cards.list({ page_size: 100 })) count += card.token ? 1 : 0;
+    return count;
+  }
+
+  async function cardRow(token: string, programId = program.programId) {
+    const row = await store.find(server.server.db.kysely, programId, token);
+    if (!row) throw new Error(`card ${token} not stored`);
+    return row;
+  }
+
+  function defaultAccount(client = program.client) {
+    return client.accounts.list().then((page) => page.data.find((account) => account.account_holder === undefined) as Lithic.Account);
+  }
+
+  describe('create', () => {
+    it('issues a VIRTUAL card on the default account with every field of spec 2.7', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      const account = await defaultAccount();
+      const issuing = (await program.client.financialAccounts.list({ type: 'ISSUING' })).data.find((fa) => fa.account_token === null);
+      const now = new Date();
+      expect(card).toEqual({
+        token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        account_token: account.token,
+        card_program_token: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        created: expect.any(String),
+        funding: {
+          token: issuing?.token,
+          created: issuing?.created,
+          last_four: issuing?.account_number?.slice(-4),
+          state: 'ENABLED',
+          type: 'DEPOSITORY_CHECKING',
+          account_name: 'ISSUING',
+        },
+        last_four: card.pan?.slice(-4),
+        pin_status: 'NOT_SET',
+        spend_limit: 0,
+        spend_limit_duration: 'TRANSACTION',
+        state: 'OPEN',
+        type: 'VIRTUAL',
+        auth_rule_tokens: [],
+        cardholder_currency: 'USD',
+        digital_card_art_token: null,
+        exp_month: String(now.getUTCMonth() + 1).padStart(2, '0'),
+        exp_year: String(now.getUTCFullYear() + 3),
+        hostname: '',
+        memo: '',
+        pending_commands: [],
+        product_id: null,
+        replacement_for: null,
+        pan: expect.stringMatching(/^\d{16}$/),
+        cvv: expect.stringMatching(/^\d{3}$/),
+      });
+      expect(isLuhnValid(card.pan as string)).toBe(true);
+      expect(await program.client.cards.retrieve(card.token)).toEqual(card);
+      const listed = (await program.client.cards.list()).data.find((item) => item.token === card.token);
+      const { pan: _pan, cvv: _cvv, ...withoutSecrets } = card;
+      expect(listed).toEqual(withoutSecrets);
+    });
+
+    it('numbers a program’s cards under one BIN with unique, Luhn-valid PANs', async () => {
+      const numbered = await server.newProgram('numbered');
+      const cards = [];
+      for (let i = 0; i < 25; i++) cards.push(await createCard({ type: 'VIRTUAL' }, numbered.client));
+      const pans = cards.map((card) => card.pan as string);
+      expect(new Set(pans).size).toBe(25);
+      expect(pans.every(isLuhnValid)).toBe(true);
+      expect(new Set(pans.map((pan) => pan.slice(0, 6))).size).toBe(1);
+      expect(new Set(cards.map((card) => card.card_program_token)).size).toBe(1);
+      const other = await createCard({ type: 'VIRTUAL' });
+      expect(other.card_program_token).not.toBe(cards[0]?.card_program_token);
+    });
+
+    it('creates cards concurrently with distinct PANs', async () => {
+      const busy = await server.newProgram('busy');
+      const cards = await Promise.all(Array.from({ length: 20 }, () => createCard({ type: 'VIRTUAL' }, busy.client)));
+      expect(new Set(cards.map((card) => card.pan)).size).toBe(20);
+    });
+
+    it('takes every optional setting and is funded by its account’s ISSUING account', async () => {
+      const accountToken = await acceptedAccountToken(program.client);
+      const first = await createCard({ type: 'VIRTUAL', account_token: accountToken });
+      const artToken = crypto.randomUUID();
+      const card = await createCard({
+        type: 'VIRTUAL',
+        account_token: accountToken,
+        card_program_token: first.card_program_token,
+        memo: 'Groceries',
+        spend_limit: 25_000,
+        spend_limit_duration: 'MONTHLY',
+        state: 'PAUSED',
+        pin: pinBlock('1234'),
+        exp_month: '02',
+        exp_year: '2099',
+        digital_card_art_token: artToken,
+      });
+      const issuing = (await program.client.financialAccounts.list({ account_token: accountToken })).data[0];
+      expect(card).toMatchObject({
+        account_token: accountToken,
+        memo: 'Groceries',
+        spend_limit: 25_000,
+        spend_limit_duration: 'MONTHLY',
+        state: 'PAUSED',
+        pin_status: 'OK',
+        exp_month: '02',
+        exp_year: '2099',
+        digital_card_art_token: artToken,
+        funding: { token: issuing?.token, last_four: issuing?.account_number?.slice(-4), state: 'ENABLED' },
+      });
+      expect(JSON.stringify(card)).not.toContain(pinBlock('1234'));
+    });
+
+    it('accepts a JSON PIN block', async () => {
+      const card = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, pin: pinBlock(JSON.stringify({ nonce: 7, pin: '987654' })) });
+      expect(card.pin_status).toBe('OK');
+    });
+
+    it.each(['VIRTUAL', 'SINGLE_USE', 'MERCHANT_LOCKED', 'UNLOCKED', 'DIGITAL_WALLET'] as const)('creates a %s card OPEN', async (type) => {
+      expect(await createCard({ type })).toMatchObject({ type, state: 'OPEN' });
+    });
+
+    it('starts a PHYSICAL card PENDING_FULFILLMENT (or PAUSED) with its shipping details', async () => {
+      const physical = await createCard({
+        type: 'PHYSICAL',
+        shipping_address: { ...SHIPPING, address2: 'Unit 5A', email: 'janet@example.com', phone_number: '+15555550100' },
+        shipping_method: 'EXPEDITED',
+        product_id: '100',
+        carrier: { qr_code_url: 'https://example.com/activate' },
+      });
+      expect(physical).toMatchObject({ type: 'PHYSICAL', state: 'PENDING_FULFILLMENT', product_id: '100' });
+      const paused = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, state: 'PAUSED' });
+      expect(paused.state).toBe('PAUSED');
+      const row = await cardRow(physical.token);
+      expect(JSON.parse(row.shipping as string)).toMatchObject({ shipping_method: 'EXPEDITED', shipping_address: { first_name: 'Janet', address2: 'Unit 5A' } });
+    });
+
+    it('replaces a card: the new one names it and the old one records why', async () => {
+      const accountToken = await acceptedAccountToken(program.client);
+      const lost = await createCard({ type: 'VIRTUAL', account_token: accountToken });
+      const replacement = await createCard({
+        type: 'VIRTUAL',
+        replacement_for: lost.token,
+        replacement_substatus: 'LOST',
+        replacement_comment: 'Lost on the train',
+      });
+      expect(replacement).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
+      expect(await program.client.cards.retrieve(lost.token)).toMatchObject({ substatus: 'LOST', comment: 'Lost on the train', state: 'OPEN' });
+
+      const elsewhere = await acceptedAccountToken(program.client);
+      const moved = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_account_token: elsewhere });
+      expect(moved.account_token).toBe(elsewhere);
+    });
+
+    const invalid: Array<[string, Record<string, unknown>, string]> = [
+      ['no type', {}, 'type: is required'],
+      ['unknown type', { type: 'PLASTIC' }, 'type: must be one of MERCHANT_LOCKED, PHYSICAL, SINGLE_USE, VIRTUAL, UNLOCKED, DIGITAL_WALLET'],
+      ['bad account token', { type: 'VIRTUAL', account_token: 'nope' }, 'account_token: must be a valid uuid'],
+      ['negative limit', { type: 'VIRTUAL', spend_limit: -1 }, 'spend_limit: must be >= 0'],
+      ['fractional limit', { type: 'VIRTUAL', spend_limit: 10.5 }, 'spend_limit: must be integer'],
+      ['unknown duration', { type: 'VIRTUAL', spend_limit_duration: 'WEEKLY' }, 'spend_limit_duration: must be one of ANNUALLY, FOREVER, MONTHLY, TRANSACTION'],
+      ['created CLOSED', { type: 'VIRTUAL', state: 'CLOSED' }, 'state: must be one of OPEN, PAUSED'],
+      ['memo too long', { type: 'VIRTUAL', memo: 'm'.repeat(513) }, 'memo: must NOT have more than 512 characters'],
+      ['PIN on SINGLE_USE', { type: 'SINGLE_USE', pin: pinBlock('1234') }, 'pin: only cards of type PHYSICAL or VIRTUAL take a PIN (this card is SINGLE_USE)'],
+      ['PIN on MERCHANT_LOCKED', { type: 'MERCHANT_LOCKED', pin: pinBlock('1234') }, 'pin: only cards of type PHYSICAL or VIRTUAL take a PIN (this card is MERCHANT_LOCKED)'],
+      ['PIN not base64', { type: 'VIRTUAL', pin: '12$4' }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
+      ['PIN too short', { type: 'VIRTUAL', pin: pinBlock('123') }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
+      ['PIN with letters', { type: 'VIRTUAL', pin: pinBlock('12ab') }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
+      ['only exp_month', { type: 'VIRTUAL', exp_month: '12' }, 'exp_year: give exp_month and exp_year together, or neither'],
+      ['exp_month 13', { type: 'VIRTUAL', exp_month: '13', exp_year: '2099' }, 'exp_month: must be two digits, 01 to 12'],
+      ['exp_year short', { type: 'VIRTUAL', exp_month: '12', exp_year: '99' }, 'exp_year: must be four digits (YYYY)'],
+      ['expired', { type: 'VIRTUAL', exp_month: '01', exp_year: '2020' }, 'exp_year: the expiry date must not be in the past'],
+      ['shipping on VIRTUAL', { type: 'VIRTUAL', shipping_address: SHIPPING }, 'shipping_address: only applies to cards of type PHYSICAL'],
+      ['product on VIRTUAL', { type: 'VIRTUAL', product_id: '1' }, 'product_id: only applies to cards of type PHYSICAL'],
+      ['PHYSICAL unshipped', { type: 'PHYSICAL' }, 'shipping_address: is required for cards of type PHYSICAL'],
+      ['shipping ZIP', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, postal_code: '123' } }, 'shipping_address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+      ['shipping country', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'usa' } }, 'shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA'],
+      ['embossed name', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, first_name: 'Maximiliana', last_name: 'Featherstonehaugh' } }, 'shipping_address.last_name: first_name and last_name together must not exceed 25 characters'],
+      ['expedited without contact', { type: 'PHYSICAL', shipping_address: SHIPPING, shipping_method: 'EXPEDITED' }, 'shipping_address: email and phone_number are required for shipping_method EXPEDITED'],
+      ['shipping method', { type: 'PHYSICAL', shipping_address: SHIPPING, shipping_method: 'PIGEON' }, 'shipping_method: must be one of 2_DAY, EXPEDITED, EXPRESS, PRIORITY, STANDARD, STANDARD_WITH_TRACKING'],
+      ['orphan replacement field', { type: 'VIRTUAL', replacement_comment: 'x' }, 'replacement_comment: only applies together with replacement_for'],
+      ['both accounts', { type: 'VIRTUAL', replacement_for: crypto.randomUUID(), account_token: crypto.randomUUID(), replacement_account_token: crypto.randomUUID() }, 'replacement_account_token: give either account_token or replacement_account_token, not both'],
+      ['art token', { type: 'VIRTUAL', digital_card_art_token: 'art' }, 'digital_card_art_token: must be a valid uuid'],
+      ['unknown field', { type: 'VIRTUAL', colour: 'gold' }, 'colour: is not a recognised field'],
+      ['NUL in memo', { type: 'VIRTUAL', memo: 'a\u0000b' }, 'memo: must not contain the NUL character (U+0000)'],
+    ];
+    it.each(invalid)('refuses %s with 400 naming the field, and creates nothing', async (_name, body, message) => {
+      const before = await cardCount();
+      expect(await apiFailure(program.client.cards.create(body as never))).toEqual({ status: 400, message });
+      expect(await cardCount()).toBe(before);
+    });
+
+    it('answers 404 for an account, card program or replaced card the program does not have', async () => {
+      const before = await cardCount();
+      const unknown = crypto.randomUUID();
+      expect(await apiFailure(program.client.cards.create({ type: 'VIRTUAL', account_token: unknown }))).toEqual({
+        status: 404,
+        message: `account_token: account '${unknown}' not found`,
+      });
+      expect((await apiFailure(program.client.cards.create({ type: 'VIRTUAL', card_program_token: unknown }))).message).toContain('card_program_token');
+      expect((await apiFailure(program.client.cards.create({ type: 'VIRTUAL', replacement_for: unknown }))).message).toContain('replacement_for');
+      expect(await cardCount()).toBe(before);
+    });
+
+    it('answers 422 for an account that is not ACTIVE or whose holder is not ACCEPTED', async () => {
+      const before = await cardCount();
+      const paused = await acceptedAccountToken(program.client);
+      await program.client.accounts.update(paused, { state: 'PAUSED' });
+      const closed = await acceptedAccountToken(program.client);
+      await program.client.accounts.update(closed, { state: 'CLOSED' });
+      const pending = await enroll(program.client, kybBody());
+      const rejected = await enroll(program.client, { ...kycBody(), individual: { ...kycBody().individual, government_id: '000-00-0004' } });
+      for (const [accountToken, state] of [
+        [paused, 'PAUSED'],
+        [closed, 'CLOSED'],
+        [pending.account_token, 'PENDING_REVIEW'],
+        [rejected.account_token, 'CLOSED'],
+      ] as const) {
+        const refused = await apiFailure(program.client.cards.create({ type: 'VIRTUAL', account_token: accountToken }));
+        expect(refused.status).toBe(422);
+        expect(refused.message).toMatch(new RegExp(`^account_token: .*${state}`));
+      }
+      expect(await cardCount()).toBe(before);
+      await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
+      expect((await createCard({ type: 'VIRTUAL', account_token: pending.account_token })).account_token).toBe(pending.account_token);
+    });
+
+    it('replays an idempotent creation without keeping its PAN, CVV or PIN in the clear', async () => {
+      const before = await cardCount();
+      const options = { headers: { 'Idempotency-Key': crypto.randomUUID() } };
+      const params: Lithic.CardCreateParams = { type: 'VIRTUAL', pin: pinBlock('2468') };
+      const first = await program.client.cards.create(params, options).withResponse();
+      const second = await program.client.cards.create(params, options).withResponse();
+      secretsSeen.push({ pan: first.data.pan as string, cvv: first.data.cvv as string });
+      expect(second.data).toEqual(first.data);
+      expect(second.response.headers.get('idempotent-replayed')).toBe('true');
+      expect(await cardCount()).toBe(before + 1);
+      const records = await server.server.db.kysely.selectFrom('idempotency_keys').selectAll().where('program_id', '=', program.programId).execute();
+      const stored = JSON.stringify(records);
+      expect(records.length).toBeGreaterThan(0);
+      expect(stored).not.toContain(first.data.pan);
+      expect(stored).not.toContain(`"cvv":"${first.data.cvv}"`);
+      expect(stored).not.toContain(pinBlock('2468'));
+    });
+
+    it('keeps PAN and CVV encrypted at rest, findable by PAN within the program only', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      const row = await cardRow(card.token);
+      const stored = JSON.stringify(row);
+      expect(stored).not.toContain(card.pan);
+      expect(row.cvv_encrypted).not.toContain(card.cvv);
+      const { secrets } = server.server.app.deps;
+      expect(secrets.decrypt(row.pan_encrypted)).toBe(card.pan);
+      expect(row.pan_lookup_hash).toBe(secrets.lookupHash(card.pan as string));
+      const exec = server.server.db.kysely;
+      expect((await store.findCardByPan(exec, secrets, program.programId, card.pan as string))?.token).toBe(card.token);
+      const other = await server.newProgram('pan lookup');
+      expect(await store.findCardByPan(exec, secrets, other.programId, card.pan as string)).toBeUndefined();
+    });
+  });
+
+  describe('update (seed 4.7)', () => {
+    it('changes only the supplied properties and answers with PAN and CVV', async () => {
+      const card = await createCard({ type: 'VIRTUAL', memo: 'Before', spend_limit: 100, spend_limit_duration: 'FOREVER' });
+      const memo = await program.client.cards.update(card.token, { memo: 'After' });
+      expect(memo).toEqual({ ...card, memo: 'After' });
+      const limit = await program.client.cards.update(card.token, { spend_limit: 0 });
+      expect(limit).toEqual({ ...card, memo: 'After', spend_limit: 0 });
+      const duration = await program.client.cards.update(card.token, { spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
+      expect(duration).toEqual({ ...card, memo: 'After', spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
+      const art = crypto.randomUUID();
+      const rest = await program.client.cards.update(card.token, { digital_card_art_token: art, comment: 'VIP', substatus: 'INTERNAL_REVIEW' });
+      expect(rest).toEqual({ ...duration, digital_card_art_token: art, comment: 'VIP', substatus: 'INTERNAL_REVIEW' });
+      expect(await program.client.cards.update(card.token, {})).toEqual(rest);
+      expect(await program.client.cards.retrieve(card.token)).toEqual(rest);
+    });
+
+    it('moves updated only when the card changes, to the program clock', async () => {
+      const clocked = await server.newProgram('card clock');
+      const card = await createCard({ type: 'VIRTUAL', memo: 'same' }, clocked.client);
+      const created = (await cardRow(card.token, clocked.programId)).updated_ms;
+      const later = Date.parse(card.created) + 86_400_000;
+      await server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: new Date(later).toISOString() } });
+      await clocked.client.cards.update(card.token, { memo: 'same', state: 'OPEN', spend_limit: 0 });
+      expect((await cardRow(card.token, clocked.programId)).updated_ms).toBe(created);
+      await clocked.client.cards.update(card.token, { memo: 'changed' });
+      expect((await cardRow(card.token, clocked.programId)).updated_ms).toBeGreaterThanOrEqual(later);
+    });
+
+    it('follows the state machine: OPEN ⇄ PAUSED, either → CLOSED', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      for (const state of ['PAUSED', 'PAUSED', 'OPEN', 'OPEN', 'PAUSED', 'CLOSED'] as const) {
+        expect((await program.client.cards.update(card.token, { state })).state).toBe(state);
+      }
+      const open = await createCard({ type: 'VIRTUAL' });
+      expect((await program.client.cards.update(open.token, { state: 'CLOSED' })).state).toBe('CLOSED');
+    });
+
+    it('refuses any state update of a CLOSED card with 422 and leaves it unchanged', async () => {
+      const card = await createCard({ type: 'VIRTUAL', memo: 'final' });
+      const closed = await program.client.cards.update(card.token, { state: 'CLOSED' });
+      for (const state of ['OPEN', 'PAUSED', 'CLOSED'] as const) {
+        expect(await apiFailure(program.client.cards.update(card.token, { state, memo: 'changed', spend_limit: 5 }))).toEqual({
+          status: 422,
+          message: 'state: the card is CLOSED, which is final',
+        });
+      }
+      expect(await program.client.cards.retrieve(card.token)).toEqual(closed);
+      expect((await program.client.cards.update(card.token, { memo: 'closed but renamed' })).memo).toBe('closed but renamed');
+    });
+
+    it('activates a PHYSICAL card: fulfilled by the daily batch, then OPEN when the client says so', async () => {
+      const physicalProgram = await server.newProgram('physical');
+      const card = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING }, physicalProgram.client);
+      const paused = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, state: 'PAUSED' }, physicalProgram.client);
+      expect((await physicalProgram.client.cards.retrieve(card.token)).state).toBe('PENDING_FULFILLMENT');
+      const tomorrow = new Date(Date.parse(card.created) + 86_400_000);
+      tomorrow.setUTCHours(0, 0, 1, 0);
+      const moved = await server.request('POST', '/v1/simulate/clock', { apiKey: physicalProgram.apiKey, body: { now: tomorrow.toISOString() } });
+      expect(moved.status).toBe(200);
+      expect((await physicalProgram.client.cards.retrieve(card.token)).state).toBe('PENDING_ACTIVATION');
+      expect((await physicalProgram.client.cards.retrieve(paused.token)).state).toBe('PAUSED');
+      const listed = await physicalProgram.client.cards.list({ state: 'PENDING_ACTIVATION' });
+      expect(listed.data.map((item) => item.token)).toEqual([card.token]);
+      expect((await physicalProgram.client.cards.update(card.token, { state: 'OPEN' })).state).toBe('OPEN');
+
+      const unfulfilled = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING }, physicalProgram.client);
+      expect((await physicalProgram.client.cards.update(unfulfilled.token, { state: 'OPEN' })).state).toBe('OPEN');
+    });
+
+    it('sets a PIN (PHYSICAL and VIRTUAL only), stored hashed and never returned', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      const updated = await program.client.cards.update(card.token, { pin: pinBlock('4321') });
+      expect(updated).toEqual({ ...card, pin_status: 'OK' });
+      const row = await cardRow(card.token);
+      expect(row.pin_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(row)).not.toContain('4321');
+      for (const type of ['SINGLE_USE', 'MERCHANT_LOCKED', 'DIGITAL_WALLET', 'UNLOCKED'] as const) {
+        const other = await createCard({ type });
+        expect(await apiFailure(program.client.cards.update(other.token, { pin: pinBlock('4321') }))).toEqual({
+          status: 400,
+          message: `pin: only cards of type PHYSICAL or VIRTUAL take a PIN (this card is ${type})`,
+        });
+        expect((await program.client.cards.retrieve(other.token)).pin_status).toBe('NOT_SET');
+      }
+    });
+
+    it('unblocks a PIN with pin_status OK or a new PIN, and refuses to "unblock" a card without PIN', async () => {
+      const card = await createCard({ type: 'VIRTUAL', pin: pinBlock('1234') });
+      const { db } = server.server;
+      const block = async () => {
+        for (let i = 0; i < 3; i++) {
+          await db.transaction(async (tx) => {
+            const locked = await store.lockCard(db, tx, program.programId, card.token);
+            await recordPinAttempt(tx, program.programId, locked as store.CardRow, false, Date.now());
+          });
+        }
+      };
+      await block();
+      expect((await program.client.cards.retrieve(card.token)).pin_status).toBe('BLOCKED');
+      expect((await program.client.cards.update(card.token, { pin_status: 'OK' })).pin_status).toBe('OK');
+      expect((await cardRow(card.token)).pin_failed_attempts).toBe(0);
+      await block();
+      expect((await program.client.cards.update(card.token, { pin: pinBlock('5678') })).pin_status).toBe('OK');
+
+      const withoutPin = await createCard({ type: 'VIRTUAL' });
+      expect(await apiFailure(program.client.cards.update(withoutPin.token, { pin_status: 'OK' }))).toEqual({
+        status: 422,
+        message: 'pin_status: the card has no PIN to unblock; set one with pin',
+      });
+      expect((await apiFailure(program.client.cards.update(card.token, { pin_status: 'BLOCKED' } as never))).message).toBe('pin_status: must be one of OK');
+    });
+
+    it.each([
+      [{ spend_limit: -5 }, 'spend_limit: must be >= 0'],
+      [{ spend_limit: '5' }, 'spend_limit: must be integer'],
+      [{ spend_limit_duration: 'DAILY' }, 'spend_limit_duration: must be one of ANNUALLY, FOREVER, MONTHLY, TRANSACTION'],
+      [{ state: 'PENDING_ACTIVATION' }, 'state: must be one of CLOSED, OPEN, PAUSED'],
+      [{ state: 'open' }, 'state: must be one of CLOSED, OPEN, PAUSED'],
+      [{ pin: '' }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
+      [{ pin: pinBlock('{"pin": 1234}') }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
+      [{ digital_card_art_token: 'x' }, 'digital_card_art_token: must be a valid uuid'],
+      [{ memo: 7 }, 'memo: must be string'],
+      [{ substatus: 'STOLEN' }, 'substatus: must be one of LOST, COMPROMISED, DAMAGED, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, SUSPICIOUS_ACTIVITY, INTERNAL_REVIEW, EXPIRED, UNDELIVERABLE, OTHER'],
+      [{ type: 'PHYSICAL' }, 'type: is not a recognised field'],
+      [{ network_program_token: crypto.randomUUID() }, 'network_program_token: is not a recognised field'],
+    ])('refuses %j with 400 and leaves the card unchanged', async (body, message) => {
+      const card = await createCard({ type: 'VIRTUAL', memo: 'keep' });
+      expect(await apiFailure(program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
+      expect(await program.client.cards.retrieve(card.token)).toEqual(card);
+    });
+
+    it('answers 404 for an unknown card and 400 for a malformed token', async () => {
+      expect((await apiFailure(program.client.cards.update(crypto.randomUUID(), { memo: 'x' }))).status).toBe(404);
+      expect((await apiFailure(program.client.cards.retrieve(crypto.randomUUID()))).status).toBe(404);
+      expect(await apiFailure(program.client.cards.retrieve('not-a-card'))).toEqual({ status: 400, message: 'card_token: must be a valid uuid' });
+    });
+
+    it('applies 50 concurrent updates one at a time: the card ends as one of them left it', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      const before = await cardRow(card.token);
+      const requests = Array.from({ length: 50 }, (_, i) => ({ state: (i % 3 === 0 ? 'PAUSED' : 'OPEN') as 'PAUSED' | 'OPEN', memo: `update ${i}`, spend_limit: i }));
+      const responses = await Promise.all(requests.map((body) => program.client.cards.update(card.token, body)));
+      responses.forEach((response, i) => expect(response).toMatchObject(requests[i] as object));
+
+      const final = await program.client.cards.retrieve(card.token);
+      expect(responses).toContainEqual(final);
+      const winner = requests.find((body) => body.memo === final.memo);
+      expect(final).toMatchObject(winner as object);
+
+      const after = await cardRow(card.token);
+      expect(after.updated_ms).toBeGreaterThanOrEqual(before.updated_ms);
+      expect(after.updated_ms).toBeLessThanOrEqual(Date.now());
+      expect(after.state).toBe(final.state);
+    });
+  });
+
+  describe('list', () => {
+    let lister: TestProgram;
+    let made: Card[];
+    let holderAccount: string;
+
+    beforeAll(async () => {
+      lister = await server.newProgram('card lister');
+      holderAccount = await acceptedAccountToken(lister.client);
+      made = [];
+      made.push(await createCard({ type: 'VIRTUAL', memo: 'Office Supplies' }, lister.client));
+      made.push(await createCard({ type: 'VIRTUAL', memo: 'Travel 50%_off', account_token: holderAccount }, lister.client));
+      made.push(await createCard({ type: 'SINGLE_USE', memo: 'office party', state: 'PAUSED' }, lister.client));
+      made.push(await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING }, lister.client));
+    });
+
+    async function tokens(query: Lithic.CardListParams): Promise<string[]> {
+      return (await lister.client.cards.list(query)).data.map((card) => card.token);
+    }
+
+    it('lists newest first without PAN or CVV', async () => {
+      const page = await lister.client.cards.list();
+      expect(page.data.map((card) => card.token)).toEqual([...made].reverse().map((card) => card.token));
+      for (const card of page.data) {
+        expect(card).not.toHaveProperty('pan');
+        expect(card).not.toHaveProperty('cvv');
+        expect(card.last_four).toMatch(/^\d{4}$/);
+      }
+    });
+
+    it('filters by account, state, memo (partial, case-insensitive) and creation time', async () => {
+      const [office, travel, party, physical] = made.map((card) => card.token);
+      expect(await tokens({ account_token: holderAccount })).toEqual([travel]);
+      expect(await tokens({ account_token: crypto.randomUUID() })).toEqual([]);
+      expect(await tokens({ state: 'PAUSED' })).toEqual([party]);
+      expect(await tokens({ state: 'PENDING_FULFILLMENT' })).toEqual([physical]);
+      expect(await tokens({ state: 'OPEN' })).toEqual([travel, office]);
+      expect(await tokens({ memo: 'OFFICE' })).toEqual([party, office]);
+      expect(await tokens({ memo: '50%_' })).toEqual([travel]);
+      expect(await tokens({ memo: '%' })).toEqual([travel]);
+      expect(await tokens({ begin: made[1]?.created, end: made[3]?.created })).toEqual(made[2]?.created === made[1]?.created ? [] : [party]);
+    });
+
+    it('pages forwards and backwards', async () => {
+      const all = [...made].reverse().map((card) => card.token);
+      const forwards: string[] = [];
+      for await (const card of lister.client.cards.list({ page_size: 1 })) forwards.push(card.token);
+      expect(forwards).toEqual(all);
+      const before = await lister.client.cards.list({ ending_before: all[2], page_size: 1 });
+      expect(before.data.map((card) => card.token)).toEqual([all[1]]);
+      expect(before.has_more).toBe(true);
+    });
+
+    it('refuses bad list parameters with 400', async () => {
+      for (const query of ['state=LOST', 'page_size=0', 'account_token=nope', 'begin=soon', 'pan=1']) {
+        const response = await server.request('GET', `/v1/cards?${query}`, { apiKey: lister.apiKey });
+        expect(response.status, query).toBe(400);
+      }
+    });
+  });
+
+  describe('the authorization engine seam', () => {
+    it('closes a SINGLE_USE card after its first approval; its reuse is SINGLE_USE_RECHARGED', async () => {
+      const card = await createCard({ type: 'SINGLE_USE' });
+      const { db } = server.server;
+      await db.transaction(async (tx) => {
+        const locked = (await store.lockCard(db, tx, program.programId, card.token)) as store.CardRow;
+        expect(cardUsability(locked, Date.now())).toEqual({ approved: true });
+        await recordApprovedAuthorization(tx, program.programId, locked, { acceptor_id: 'M1', descriptor: 'Coffee' }, Date.now());
+      });
+      expect((await program.client.cards.retrieve(card.token)).state).toBe('CLOSED');
+      expect(cardUsability(await cardRow(card.token), Date.now())).toEqual({
+        approved: false,
+        result: 'SINGLE_USE_RECHARGED',
+        detailed_results: ['SINGLE_USE_CARD_REATTEMPTED'],
+      });
+    });
+
+    it('locks a MERCHANT_LOCKED card to its first merchant', async () => {
+      const card = await createCard({ type: 'MERCHANT_LOCKED' });
+      const { db } = server.server;
+      for (const merchant of [
+        { acceptor_id: 'SHOP-1', descriptor: 'shop.example.com' },
+        { acceptor_id: 'SHOP-2', descriptor: 'other.example.com' },
+      ]) {
+        await db.transaction(async (tx) => {
+          const locked = (await store.lockCard(db, tx, program.programId, card.token)) as store.CardRow;
+          await recordApprovedAuthorization(tx, program.programId, locked, merchant, Date.now());
+        });
+      }
+      const retrieved = await program.client.cards.retrieve(card.token);
+      expect(retrieved).toMatchObject({ state: 'OPEN', hostname: 'shop.example.com' });
+      const row = await cardRow(card.token);
+      expect(cardUsability(row, Date.now(), { merchant_acceptor_id: 'SHOP-1' })).toEqual({ approved: true });
+      expect(cardUsability(row, Date.now(), { merchant_acceptor_id: 'SHOP-2' })).toMatchObject({ result: 'UNAUTHORIZED_MERCHANT' });
+    });
+
+    it('declines a PAUSED card and then a CLOSED one', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      await program.client.cards.update(card.token, { state: 'PAUSED' });
+      expect(cardUsability(await cardRow(card.token), Date.now())).toMatchObject({ result: 'CARD_PAUSED', detailed_results: ['CARD_PAUSED'] });
+      await program.client.cards.update(card.token, { state: 'CLOSED' });
+      expect(cardUsability(await cardRow(card.token), Date.now())).toMatchObject({ result: 'CARD_CLOSED', detailed_results: ['CARD_CLOSED'] });
+    });
+  });
+
+  it('keeps programs apart', async () => {
+    const other = await server.newProgram('other');
+    const accountToken = await acceptedAccountToken(program.client);
+    const card = await createCard({ type: 'VIRTUAL', account_token: accountToken });
+    expect((await apiFailure(other.client.cards.retrieve(card.token))).status).toBe(404);
+    expect((await apiFailure(other.client.cards.update(card.token, { state: 'CLOSED' }))).status).toBe(404);
+    expect((await apiFailure(other.client.cards.create({ type: 'VIRTUAL', account_token: accountToken }))).status).toBe(404);
+    expect((await apiFailure(other.client.cards.create({ type: 'VIRTUAL', replacement_for: card.token }))).status).toBe(404);
+    expect((await apiFailure(other.client.cards.create({ type: 'VIRTUAL', card_program_token: card.card_program_token }))).status).toBe(404);
+    expect((await other.client.cards.list()).data.map((item) => item.token)).not.toContain(card.token);
+    expect((await other.client.cards.list({ account_token: accountToken })).data).toEqual([]);
+    expect((await program.client.cards.retrieve(card.token)).state).toBe('OPEN');
+  });
+
+  it('never writes a PAN or CVV to the logs', async () => {
+    const card = await createCard({ type: 'VIRTUAL' });
+    await program.client.cards.retrieve(card.token);
+    await program.client.cards.update(card.token, { memo: 'logged?' });
+    const byPan = await server.request('GET', `/v1/cards/${card.pan}`, { apiKey: program.apiKey });
+    expect(byPan.status).toBe(400);
+    await server.request('GET', `/v1/cards?memo=${card.pan}`, { apiKey: program.apiKey });
+    await server.request('POST', '/v1/cards', { apiKey: program.apiKey, body: { type: 'VIRTUAL', memo: card.pan, pin: 'x' } });
+
+    const logs = server.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(secretsSeen.length).toBeGreaterThan(50);
+    for (const { pan, cvv } of secretsSeen) {
+      expect(logs).not.toContain(pan);
+      expect(logs).not.toMatch(new RegExp(`"cvv"\\s*:\\s*"${cvv}"`));
+    }
+    expect(logs).not.toMatch(/"(pan|cvv)"\s*:\s*"\d/);
+    expect(logs).toContain(`${'*'.repeat(12)}${card.pan?.slice(-4)}`);
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * The daily fulfilment batch of PHYSICAL cards (Lithic: "at regular intervals, cards of type
+ * PHYSICAL in state PENDING_FULFILLMENT are sent to the card production warehouse and updated to
+ * PENDING_ACTIVATION"; the sandbox runs the same daily batch). Here the batch runs at 00:00 UTC of
+ * the program clock: a card created on one day is PENDING_ACTIVATION from the next day on. It is a
+ * clock job (clock-jobs.ts): moving the clock past midnight fulfils the cards at once.
+ */
+import type { ClockJob } from '../clock-jobs.js';
+import { isoDate, utcDayStartMs } from '../clock.js';
+import * as store from './store.js';
+import { FULFILMENT } from './state.js';
+
+export const fulfilPhysicalCards: ClockJob = async (tx, scope) => {
+  const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
+  await store.fulfilPhysicalCards(tx, scope.programId, FULFILMENT, todayStartMs, scope.nowMs);
+};

@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { commit } from '../http/idempotency.js';
+import { ListOf, TokenParams } from '../http/schemas.js';
+import { Card, CreateCardBody, ListCardsQuery, UpdateCardBody } from './schemas.js';
+import * as service from './service.js';
+
+const tags = ['Cards'];
+
+export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, secrets } = app.deps;
+
+  app.post(
+    '/v1/cards',
+    {
+      schema: {
+        summary: 'Create a card',
+        description:
+          'Issues a card on an account (the program’s default account when account_token is omitted). The response ' +
+          'carries the PAN and CVV.',
+        tags,
+        body: CreateCardBody,
+        response: { 200: Card },
+      },
+    },
+    async (request, reply) => commit(request, reply, (tx) => service.create(db, tx, request.scope, secrets, request.body)),
+  );
+
+  app.get(
+    '/v1/cards/:card_token',
+    { schema: { summary: 'Get a card', tags, params: TokenParams('card_token'), response: { 200: Card } } },
+    async (request) => service.get(db.kysely, request.scope, secrets, request.params.card_token),
+  );
+
+  app.get(
+    '/v1/cards',
+    {
+      schema: {
+        summary: 'List cards',
+        description: 'Newest first. Items carry last_four but not the PAN or CVV.',
+        tags,
+        querystring: ListCardsQuery,
+        response: { 200: ListOf(Card) },
+      },
+    },
+    async (request) => service.list(db.kysely, request.scope, request.query),
+  );
+
+  app.patch(
+    '/v1/cards/:card_token',
+    {
+      schema: {
+        summary: 'Update a card',
+        description:
+          'Only the supplied properties change. State: OPEN ⇄ PAUSED, either → CLOSED; CLOSED is final (422). ' +
+          'A new pin (PHYSICAL and VIRTUAL only) or pin_status OK unblocks the PIN.',
+        tags,
+        params: TokenParams('card_token'),
+        body: UpdateCardBody,
+        response: { 200: Card },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, (tx) => service.update(db, tx, request.scope, secrets, request.params.card_token, request.body)),
+  );
+};

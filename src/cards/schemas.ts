@@ -1,0 +1,134 @@
+/** Request and response schemas of cards (spec 2.7, 4.7; Lithic's Card). */
+import { LimitCents } from '../accounts/schemas.js';
+import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { SPEND_LIMIT_DURATIONS } from './spend.js';
+import { CARD_STATES, INITIAL_STATES, REQUESTABLE_STATES } from './state.js';
+
+export const CARD_TYPES = ['MERCHANT_LOCKED', 'PHYSICAL', 'SINGLE_USE', 'VIRTUAL', 'UNLOCKED', 'DIGITAL_WALLET'] as const;
+export const PIN_STATUSES = ['OK', 'BLOCKED', 'NOT_SET'] as const;
+export const CARD_SUBSTATUSES = [
+  'LOST',
+  'COMPROMISED',
+  'DAMAGED',
+  'END_USER_REQUEST',
+  'ISSUER_REQUEST',
+  'NOT_ACTIVE',
+  'SUSPICIOUS_ACTIVITY',
+  'INTERNAL_REVIEW',
+  'EXPIRED',
+  'UNDELIVERABLE',
+  'OTHER',
+] as const;
+export const SHIPPING_METHODS = ['2_DAY', 'EXPEDITED', 'EXPRESS', 'PRIORITY', 'STANDARD', 'STANDARD_WITH_TRACKING'] as const;
+export const FUNDING_STATES = ['DELETED', 'ENABLED', 'PENDING'] as const;
+
+const MEMO_MAX = 512;
+const TEXT_MAX = 255;
+const Text = Type.String({ minLength: 1, maxLength: TEXT_MAX });
+
+/** The financial account that funds the card (Lithic's deprecated `funding` shape). */
+export const Funding = Type.Object({
+  token: Uuid,
+  created: DateTime,
+  last_four: Type.String(),
+  state: StringEnum(FUNDING_STATES),
+  type: StringEnum(['DEPOSITORY_CHECKING', 'DEPOSITORY_SAVINGS']),
+  account_name: Type.Optional(Type.String()),
+  nickname: Type.Optional(Type.String()),
+});
+export type Funding = Static<typeof Funding>;
+
+export const Card = Type.Object(
+  {
+    token: Uuid,
+    account_token: Uuid,
+    card_program_token: Uuid,
+    created: DateTime,
+    funding: Funding,
+    last_four: Type.String(),
+    pin_status: StringEnum(PIN_STATUSES),
+    spend_limit: Type.Integer({ description: 'Cents; 0 means no limit' }),
+    spend_limit_duration: StringEnum(SPEND_LIMIT_DURATIONS),
+    state: StringEnum(CARD_STATES),
+    type: StringEnum(CARD_TYPES),
+    auth_rule_tokens: Type.Array(Type.String()),
+    cardholder_currency: Type.String(),
+    digital_card_art_token: Nullable(Uuid),
+    exp_month: Type.String(),
+    exp_year: Type.String(),
+    hostname: Type.String({ description: "Locked merchant's descriptor; empty when not applicable" }),
+    memo: Type.String(),
+    pending_commands: Type.Array(Type.String()),
+    product_id: Nullable(Type.String()),
+    replacement_for: Nullable(Uuid),
+    comment: Type.Optional(Type.String()),
+    substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
+    pan: Type.Optional(Type.String({ description: 'Create, retrieve and update responses only' })),
+    cvv: Type.Optional(Type.String({ description: 'Create, retrieve and update responses only' })),
+  },
+  { description: 'Card' },
+);
+export type Card = Static<typeof Card>;
+
+export const ShippingAddressInput = StrictObject({
+  address1: Text,
+  address2: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
+  city: Text,
+  country: Type.String({ minLength: 3, maxLength: 3, description: 'Uppercase ISO 3166-1 alpha-3' }),
+  first_name: Text,
+  last_name: Text,
+  postal_code: Type.String({ minLength: 1, maxLength: 12 }),
+  state: Type.String({ minLength: 1, maxLength: 24 }),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: TEXT_MAX })),
+  line2_text: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
+  phone_number: Type.Optional(Type.String({ maxLength: 16 })),
+});
+export type ShippingAddressInput = Static<typeof ShippingAddressInput>;
+
+const Memo = Type.String({ maxLength: MEMO_MAX, description: 'Friendly name of the card' });
+const PinBlock = Type.String({ maxLength: 1024, description: 'Base64 PIN block (PHYSICAL and VIRTUAL cards)' });
+
+export const CreateCardBody = StrictObject({
+  type: StringEnum(CARD_TYPES),
+  account_token: Type.Optional(Uuid),
+  card_program_token: Type.Optional(Uuid),
+  carrier: Type.Optional(StrictObject({ qr_code_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) })),
+  digital_card_art_token: Type.Optional(Uuid),
+  exp_month: Type.Optional(Type.String({ maxLength: 2, description: 'MM; give with exp_year, or neither to have one generated' })),
+  exp_year: Type.Optional(Type.String({ maxLength: 4, description: 'YYYY' })),
+  memo: Type.Optional(Memo),
+  pin: Type.Optional(PinBlock),
+  product_id: Type.Optional(Text),
+  replacement_account_token: Type.Optional(Uuid),
+  replacement_comment: Type.Optional(Type.String({ maxLength: MEMO_MAX })),
+  replacement_for: Type.Optional(Uuid),
+  replacement_substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
+  shipping_address: Type.Optional(ShippingAddressInput),
+  shipping_method: Type.Optional(StringEnum(SHIPPING_METHODS)),
+  spend_limit: Type.Optional(LimitCents),
+  spend_limit_duration: Type.Optional(StringEnum(SPEND_LIMIT_DURATIONS)),
+  state: Type.Optional(StringEnum(INITIAL_STATES)),
+});
+export type CreateCardBody = Static<typeof CreateCardBody>;
+
+export const UpdateCardBody = StrictObject({
+  comment: Type.Optional(Type.String({ maxLength: MEMO_MAX })),
+  digital_card_art_token: Type.Optional(Uuid),
+  memo: Type.Optional(Memo),
+  pin: Type.Optional(PinBlock),
+  pin_status: Type.Optional(StringEnum(['OK'])),
+  spend_limit: Type.Optional(LimitCents),
+  spend_limit_duration: Type.Optional(StringEnum(SPEND_LIMIT_DURATIONS)),
+  state: Type.Optional(StringEnum(REQUESTABLE_STATES)),
+  substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
+});
+export type UpdateCardBody = Static<typeof UpdateCardBody>;
+
+export const ListCardsQuery = ListQuery({
+  account_token: Type.Optional(Uuid),
+  memo: Type.Optional(Type.String({ maxLength: MEMO_MAX, description: 'Partial match, case-insensitive' })),
+  state: Type.Optional(StringEnum(CARD_STATES)),
+  ...CreatedRangeProperties,
+});
+export type ListCardsQuery = Static<typeof ListCardsQuery>;

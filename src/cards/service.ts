@@ -1,0 +1,344 @@
+/**
+ * Cards (spec 2.7, 3.1, 3.2, 4.7): issue, read, list and update, plus the two writes the
+ * authorization engine makes after a decision (`recordApprovedAuthorization`, `recordPinAttempt`;
+ * see spend.ts for the whole seam).
+ *
+ * A card belongs to an account (the program's default account when none is named) and is funded by
+ * that account's ISSUING financial account. Its PAN and CVV are encrypted at rest and shown only in
+ * the create, retrieve and update responses; lists show `last_four` only.
+ */
+import { newToken } from '../ids.js';
+import { ruleTokensForCards } from '../auth_rules/applicable.js';
+import * as holderStore from '../account_holders/store.js';
+import { checkPhoneNumber, checkUsPostalFields } from '../account_holders/rules.js';
+import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
+import * as accountStore from '../accounts/store.js';
+import { isoTimestamp } from '../clock.js';
+import type { Secrets } from '../crypto/secrets.js';
+import { changedColumns, isEmpty } from '../db/changes.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
+import type { ListResponse } from '../http/schemas.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { cardProgramNumbers, expiryEndMs, generatedExpiry, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
+import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
+import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
+import { pinBlockedAfter } from './spend.js';
+import { cardStateChangeRefusal, initialCardState, type CardState } from './state.js';
+import * as store from './store.js';
+
+const PHYSICAL_ONLY_FIELDS = ['shipping_address', 'shipping_method', 'product_id', 'carrier'] as const;
+const EXP_MONTH = /^(?:0[1-9]|1[0-2])$/;
+const EXP_YEAR = /^\d{4}$/;
+/** The combined length of the names printed on a physical card. */
+const MAX_EMBOSSED_NAME_LENGTH = 25;
+const DEFAULT_SPEND_LIMIT_DURATION = 'TRANSACTION';
+
+/** Lithic's funding states for a financial account status. */
+function fundingState(status: string): Funding['state'] {
+  if (status === 'OPEN') return 'ENABLED';
+  if (status === 'CLOSED') return 'DELETED';
+  return 'PENDING';
+}
+
+function fundingOf(row: store.CardWithFundingRow): Funding {
+  return {
+    token: row.funding_token,
+    created: isoTimestamp(row.funding_created_ms),
+    last_four: row.funding_account_number.slice(-4),
+    state: fundingState(row.funding_status),
+    type: 'DEPOSITORY_CHECKING',
+    account_name: row.funding_type,
+    ...(row.funding_nickname !== null ? { nickname: row.funding_nickname } : {}),
+  };
+}
+
+/** The API card. With `secrets`, the PAN and CVV are decrypted into it. */
+export function toApi(row: store.CardWithFundingRow, authRuleTokens: string[], secrets?: Secrets): Card {
+  return {
+    token: row.token,
+    account_token: row.account_token,
+    card_program_token: row.card_program_token,
+    created: isoTimestamp(row.created_ms),
+    funding: fundingOf(row),
+    last_four: row.last_four,
+    pin_status: row.pin_status as Card['pin_status'],
+    spend_limit: row.spend_limit_cents,
+    spend_limit_duration: row.spend_limit_duration as Card['spend_limit_duration'],
+    state: row.state as Card['state'],
+    type: row.type as Card['type'],
+    auth_rule_tokens: authRuleTokens,
+    cardholder_currency: CARDHOLDER_CURRENCY,
+    digital_card_art_token: row.digital_card_art_token,
+    exp_month: row.exp_month,
+    exp_year: row.exp_year,
+    hostname: row.hostname,
+    memo: row.memo,
+    pending_commands: [],
+    product_id: row.product_id,
+    replacement_for: row.replacement_for,
+    ...(row.comment !== null ? { comment: row.comment } : {}),
+    ...(row.substatus !== null ? { substatus: row.substatus as Card['substatus'] } : {}),
+    ...(secrets ? { pan: secrets.decrypt(row.pan_encrypted), cvv: secrets.decrypt(row.cvv_encrypted) } : {}),
+  };
+}
+
+async function render(exec: Executor, programId: string, rows: store.CardWithFundingRow[], secrets?: Secrets): Promise<Card[]> {
+  const ruleTokens = await ruleTokensForCards(exec, programId, rows);
+  return rows.map((row) => toApi(row, ruleTokens.get(row.token) ?? [], secrets));
+}
+
+/** Retrieve: the card with its PAN and CVV. */
+export async function get(exec: Executor, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
+  const row = await store.findWithFunding(exec, scope.programId, token);
+  if (!row) throw notFound('card', token);
+  const [card] = await render(exec, scope.programId, [row], secrets);
+  return card as Card;
+}
+
+/** List: newest first, without PAN and CVV. An unknown account_token simply matches nothing. */
+export async function list(exec: Executor, scope: ProgramScope, query: ListCardsQuery): Promise<ListResponse<Card>> {
+  const { page_size, starting_after, ending_before, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const { rows, has_more } = await store.listWithFunding(exec, scope.programId, filters, page);
+  return { data: await render(exec, scope.programId, rows), has_more };
+}
+
+// ---- create -------------------------------------------------------------------------------------
+
+function checkShippingAddress(address: NonNullable<CreateCardBody['shipping_address']>): void {
+  if (!/^[A-Z]{3}$/.test(address.country)) {
+    throw new InvalidRequestError('shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA');
+  }
+  if (address.country === 'USA') checkUsPostalFields('shipping_address', address);
+  if (address.first_name.length + address.last_name.length > MAX_EMBOSSED_NAME_LENGTH) {
+    throw new InvalidRequestError(`shipping_address.last_name: first_name and last_name together must not exceed ${MAX_EMBOSSED_NAME_LENGTH} characters`);
+  }
+  if (address.phone_number !== undefined) checkPhoneNumber('shipping_address.phone_number', address.phone_number);
+}
+
+/** Rules of the create body that depend only on the body (400s). */
+function checkCreateBody(body: CreateCardBody): void {
+  if (body.type === 'PHYSICAL') {
+    if (body.shipping_address === undefined) throw new InvalidRequestError('shipping_address: is required for cards of type PHYSICAL');
+    checkShippingAddress(body.shipping_address);
+    if (body.shipping_method === 'EXPEDITED' && (body.shipping_address.email === undefined || body.shipping_address.phone_number === undefined)) {
+      throw new InvalidRequestError('shipping_address: email and phone_number are required for shipping_method EXPEDITED');
+    }
+  } else {
+    const physicalOnly = PHYSICAL_ONLY_FIELDS.find((field) => body[field] !== undefined);
+    if (physicalOnly) throw new InvalidRequestError(`${physicalOnly}: only applies to cards of type PHYSICAL`);
+  }
+  if (body.pin !== undefined) checkPinAllowed('pin', body.type);
+  if (body.replacement_for === undefined) {
+    const orphan = (['replacement_account_token', 'replacement_comment', 'replacement_substatus'] as const).find((field) => body[field] !== undefined);
+    if (orphan) throw new InvalidRequestError(`${orphan}: only applies together with replacement_for`);
+  }
+  if (body.account_token !== undefined && body.replacement_account_token !== undefined) {
+    throw new InvalidRequestError('replacement_account_token: give either account_token or replacement_account_token, not both');
+  }
+}
+
+/** The expiry asked for (both fields or neither), or a generated one. */
+function expiryOf(body: CreateCardBody, nowMs: number): Expiry {
+  if (body.exp_month === undefined && body.exp_year === undefined) return generatedExpiry(nowMs);
+  if (body.exp_month === undefined || body.exp_year === undefined) {
+    throw new InvalidRequestError(`${body.exp_month === undefined ? 'exp_month' : 'exp_year'}: give exp_month and exp_year together, or neither`);
+  }
+  if (!EXP_MONTH.test(body.exp_month)) throw new InvalidRequestError('exp_month: must be two digits, 01 to 12');
+  if (!EXP_YEAR.test(body.exp_year)) throw new InvalidRequestError('exp_year: must be four digits (YYYY)');
+  const expiry = { exp_month: body.exp_month, exp_year: body.exp_year };
+  if (expiryEndMs(expiry) <= nowMs) throw new InvalidRequestError('exp_year: the expiry date must not be in the past');
+  return expiry;
+}
+
+/**
+ * The account the card will belong to, locked (so its state cannot change until the card exists),
+ * and which field named it (for error messages).
+ */
+async function lockAccountFor(
+  db: Db,
+  tx: Tx,
+  programId: string,
+  body: CreateCardBody,
+  replaced: store.CardRow | undefined,
+): Promise<{ account: accountStore.AccountRow; field: string }> {
+  const named = body.replacement_account_token !== undefined ? 'replacement_account_token' : body.account_token !== undefined ? 'account_token' : undefined;
+  if (named !== undefined) {
+    const token = body[named] as string;
+    const account = await accountStore.findForUpdate(db, tx, programId, token);
+    if (!account) throw notFound('account', token, named);
+    return { account, field: named };
+  }
+  const token = replaced?.account_token ?? (await accountStore.findDefault(tx, programId))?.token;
+  const account = token === undefined ? undefined : await accountStore.findForUpdate(db, tx, programId, token);
+  invariant(account, replaced ? `card ${replaced.token} has no account` : `program ${programId} has no default account`);
+  return { account, field: replaced ? 'replacement_for' : 'account_token' };
+}
+
+/** Only ACTIVE accounts of ACCEPTED holders get new cards (Lithic: paused or closed accounts cannot). */
+async function checkAccountIssues(exec: Executor, programId: string, account: accountStore.AccountRow, field: string): Promise<void> {
+  if (account.state !== 'ACTIVE') {
+    throw new UnprocessableError(`${field}: account '${account.token}' is ${account.state}; cards can only be created on ACTIVE accounts`);
+  }
+  if (account.account_holder_token === null) return;
+  const holder = await holderStore.find(exec, programId, account.account_holder_token);
+  if (holder && holder.status !== 'ACCEPTED') {
+    throw new UnprocessableError(`${field}: the account holder of account '${account.token}' is ${holder.status}; cards can be created once it is ACCEPTED`);
+  }
+}
+
+/** The program's card program with the next PAN number taken (created with the first card). */
+async function takeCardNumber(exec: Executor, programId: string, body: CreateCardBody, nowMs: number) {
+  await store.ensureCardProgram(exec, {
+    program_id: programId,
+    token: newToken(),
+    ...cardProgramNumbers(programId),
+    next_pan_sequence: 0,
+    created_ms: nowMs,
+  });
+  const cardProgram = await store.takePanSequence(exec, programId);
+  if (body.card_program_token !== undefined && body.card_program_token !== cardProgram.token) {
+    throw notFound('card program', body.card_program_token, 'card_program_token');
+  }
+  if (cardProgram.sequence >= PAN_SEQUENCE_LIMIT) throw new UnprocessableError('type: the card program has issued every card number of its BIN');
+  return { card_program_token: cardProgram.token, pan: panForSequence(cardProgram.bin, cardProgram.pan_offset, cardProgram.sequence) };
+}
+
+/** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
+async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
+  const changes: store.CardChanges = {};
+  if (body.replacement_substatus !== undefined) changes.substatus = body.replacement_substatus;
+  if (body.replacement_comment !== undefined) changes.comment = body.replacement_comment;
+  if (isEmpty(changes)) return;
+  const replaced = await store.lockCard(db, tx, programId, replacedToken);
+  invariant(replaced, `replaced card ${replacedToken} disappeared`);
+  await store.update(tx, programId, replacedToken, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
+}
+
+/**
+ * Lock order, as for authorizations (spend.ts): the account, then a card. The replaced card is
+ * read without a lock and locked last, only to record why it was replaced.
+ */
+export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateCardBody): Promise<Card> {
+  checkCreateBody(body);
+  const expiry = expiryOf(body, scope.nowMs);
+  const pin = body.pin === undefined ? undefined : parsePinBlock('pin', body.pin);
+  const replaced = body.replacement_for === undefined ? undefined : await store.find(tx, scope.programId, body.replacement_for);
+  if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
+  const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
+  await checkAccountIssues(tx, scope.programId, account, field);
+  const { card_program_token, pan } = await takeCardNumber(tx, scope.programId, body, scope.nowMs);
+
+  const token = newToken();
+  await store.insert(tx, {
+    program_id: scope.programId,
+    token,
+    account_token: account.token,
+    card_program_token,
+    type: body.type,
+    state: initialCardState(body.type, body.state),
+    pan_encrypted: secrets.encrypt(pan),
+    pan_lookup_hash: secrets.lookupHash(pan),
+    last_four: pan.slice(-4),
+    cvv_encrypted: secrets.encrypt(randomCvv()),
+    ...expiry,
+    pin_hash: pin === undefined ? null : pinHash(secrets, token, pin),
+    pin_status: pin === undefined ? 'NOT_SET' : 'OK',
+    pin_failed_attempts: 0,
+    spend_limit_cents: body.spend_limit ?? 0,
+    spend_limit_duration: body.spend_limit_duration ?? DEFAULT_SPEND_LIMIT_DURATION,
+    memo: body.memo ?? '',
+    comment: null,
+    substatus: null,
+    digital_card_art_token: body.digital_card_art_token ?? null,
+    product_id: body.product_id ?? null,
+    replacement_for: body.replacement_for ?? null,
+    shipping:
+      body.type === 'PHYSICAL'
+        ? JSON.stringify({ shipping_address: body.shipping_address, shipping_method: body.shipping_method ?? 'STANDARD', carrier: body.carrier ?? null })
+        : null,
+    hostname: '',
+    locked_merchant_acceptor_id: null,
+    first_approved_ms: null,
+    created_ms: scope.nowMs,
+    updated_ms: scope.nowMs,
+  });
+  if (replaced) await markReplaced(db, tx, scope.programId, replaced.token, body, scope.nowMs);
+  return get(tx, scope, secrets, token);
+}
+
+// ---- update -------------------------------------------------------------------------------------
+
+/** What an update body changes, checked against the card as it is (spec 3.1, 3.2, 4.7). */
+function cardChanges(card: store.CardRow, body: UpdateCardBody, secrets: Secrets): store.CardChanges {
+  const changes: store.CardChanges = {};
+  if (body.pin !== undefined) {
+    checkPinAllowed('pin', card.type);
+    Object.assign(changes, { pin_hash: pinHash(secrets, card.token, parsePinBlock('pin', body.pin)), pin_status: 'OK', pin_failed_attempts: 0 });
+  } else if (body.pin_status === 'OK') {
+    if (card.pin_hash === null) throw new UnprocessableError('pin_status: the card has no PIN to unblock; set one with pin');
+    Object.assign(changes, { pin_status: 'OK', pin_failed_attempts: 0 });
+  }
+  if (body.state !== undefined) {
+    const refusal = cardStateChangeRefusal(card.state as CardState, body.state);
+    if (refusal !== null) throw new UnprocessableError(`state: ${refusal}`);
+    changes.state = body.state;
+  }
+  if (body.spend_limit !== undefined) changes.spend_limit_cents = body.spend_limit;
+  if (body.spend_limit_duration !== undefined) changes.spend_limit_duration = body.spend_limit_duration;
+  if (body.memo !== undefined) changes.memo = body.memo;
+  if (body.digital_card_art_token !== undefined) changes.digital_card_art_token = body.digital_card_art_token;
+  if (body.comment !== undefined) changes.comment = body.comment;
+  if (body.substatus !== undefined) changes.substatus = body.substatus;
+  return changes;
+}
+
+/**
+ * Seed 4.7: only the supplied properties change. The card row is locked first, so concurrent
+ * updates apply one after another, each to the card as the previous one left it; `updated_ms`
+ * never goes backwards.
+ */
+export async function update(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: UpdateCardBody): Promise<Card> {
+  const card = await store.lockCard(db, tx, scope.programId, token);
+  if (!card) throw notFound('card', token);
+  const changes = changedColumns(card, cardChanges(card, body, secrets));
+  if (!isEmpty(changes)) await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(card.updated_ms, scope.nowMs) });
+  return get(tx, scope, secrets, token);
+}
+
+// ---- the authorization engine's writes (see spend.ts) -------------------------------------------
+
+/**
+ * After an approved authorization on a locked card: records its first use, closes a SINGLE_USE
+ * card, and locks a MERCHANT_LOCKED card to the merchant (its descriptor becomes `hostname`).
+ */
+export async function recordApprovedAuthorization(
+  exec: Executor,
+  programId: string,
+  card: store.CardRow,
+  merchant: { acceptor_id: string; descriptor: string },
+  nowMs: number,
+): Promise<void> {
+  const changes: store.CardChanges = {};
+  if (card.first_approved_ms === null) changes.first_approved_ms = nowMs;
+  if (card.type === 'SINGLE_USE' && card.state !== 'CLOSED') changes.state = 'CLOSED';
+  if (card.type === 'MERCHANT_LOCKED' && card.locked_merchant_acceptor_id === null) {
+    Object.assign(changes, { locked_merchant_acceptor_id: merchant.acceptor_id, hostname: merchant.descriptor });
+  }
+  if (isEmpty(changes)) return;
+  await store.update(exec, programId, card.token, { ...changes, updated_ms: Math.max(card.updated_ms, nowMs) });
+}
+
+/**
+ * After a PIN was checked on a locked card: a correct PIN clears the count of incorrect ones; an
+ * incorrect one adds to it and blocks the PIN at MAX_PIN_ATTEMPTS (spec 3.2: unblocked by the client).
+ */
+export async function recordPinAttempt(exec: Executor, programId: string, card: store.CardRow, correct: boolean, nowMs: number): Promise<void> {
+  const failedAttempts = correct ? 0 : card.pin_failed_attempts + 1;
+  if (failedAttempts === card.pin_failed_attempts) return;
+  const changes: store.CardChanges = { pin_failed_attempts: failedAttempts };
+  if (pinBlockedAfter(failedAttempts)) changes.pin_status = 'BLOCKED';
+  await store.update(exec, programId, card.token, { ...changes, updated_ms: Math.max(card.updated_ms, nowMs) });
+}

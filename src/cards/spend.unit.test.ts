@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountForSpend } from '../accounts/spend.js';
+import { pinHash } from './pin.js';
+import {
+  cardSpendWindows,
+  cardUsability,
+  checkCardPin,
+  checkCardSpendLimit,
+  decideCardSpend,
+  pinBlockedAfter,
+  spendWindowStartMs,
+  type CardForSpend,
+  type CardSpendRequest,
+} from './spend.js';
+
+const at = (iso: string) => Date.parse(iso);
+const NOW = at('2024-03-15T10:30:00Z');
+const hasher = { lookupHash: (value: string) => `h(${value})` };
+
+const card: CardForSpend = {
+  token: 'card-1',
+  type: 'VIRTUAL',
+  state: 'OPEN',
+  exp_month: '03',
+  exp_year: '2024',
+  spend_limit_cents: 0,
+  spend_limit_duration: 'TRANSACTION',
+  created_ms: at('2023-01-10T00:00:00Z'),
+  first_approved_ms: null,
+  locked_merchant_acceptor_id: null,
+  pin_hash: pinHash(hasher, 'card-1', '1234'),
+  pin_status: 'OK',
+};
+const account: AccountForSpend = {
+  state: 'ACTIVE',
+  daily_spend_limit_cents: 500_000,
+  monthly_spend_limit_cents: null,
+  lifetime_spend_limit_cents: null,
+  created_ms: at('2023-01-01T00:00:00Z'),
+};
+const declined = (result: string, detail: string) => ({ approved: false, result, detailed_results: [detail] });
+
+describe('card usability', () => {
+  it('approves an OPEN card through the last day of its expiry month', () => {
+    expect(cardUsability(card, NOW)).toEqual({ approved: true });
+    expect(cardUsability(card, at('2024-03-31T23:59:59.999Z'))).toEqual({ approved: true });
+    expect(cardUsability(card, at('2024-04-01T00:00:00Z'))).toEqual(declined('DECLINED', 'CARD_EXPIRED'));
+  });
+
+  it('declines PAUSED and CLOSED cards, and a spent SINGLE_USE card as a re-attempt', () => {
+    expect(cardUsability({ ...card, state: 'PAUSED' }, NOW)).toEqual(declined('CARD_PAUSED', 'CARD_PAUSED'));
+    expect(cardUsability({ ...card, state: 'CLOSED' }, NOW)).toEqual(declined('CARD_CLOSED', 'CARD_CLOSED'));
+    const singleUse = { ...card, type: 'SINGLE_USE' };
+    expect(cardUsability({ ...singleUse, state: 'CLOSED' }, NOW)).toEqual(declined('CARD_CLOSED', 'CARD_CLOSED'));
+    expect(cardUsability({ ...singleUse, state: 'CLOSED', first_approved_ms: NOW }, NOW)).toEqual(
+      declined('SINGLE_USE_RECHARGED', 'SINGLE_USE_CARD_REATTEMPTED'),
+    );
+  });
+
+  it('lets a PHYSICAL card awaiting activation be used card-not-present only', () => {
+    for (const state of ['PENDING_FULFILLMENT', 'PENDING_ACTIVATION']) {
+      const pending = { ...card, type: 'PHYSICAL', state };
+      expect(cardUsability(pending, NOW)).toEqual({ approved: true });
+      expect(cardUsability(pending, NOW, { card_present: false })).toEqual({ approved: true });
+      expect(cardUsability(pending, NOW, { card_present: true })).toEqual(declined('DECLINED', 'CARD_NOT_ACTIVATED'));
+    }
+    expect(cardUsability(card, NOW, { card_present: true })).toEqual({ approved: true });
+  });
+
+  it('keeps a MERCHANT_LOCKED card to its merchant', () => {
+    const locked = { ...card, type: 'MERCHANT_LOCKED', locked_merchant_acceptor_id: 'M1' };
+    expect(cardUsability(locked, NOW, { merchant_acceptor_id: 'M1' })).toEqual({ approved: true });
+    expect(cardUsability(locked, NOW, { merchant_acceptor_id: 'M2' })).toEqual(
+      declined('UNAUTHORIZED_MERCHANT', 'MERCHANT_LOCKED_CARD_ATTEMPTED_ELSEWHERE'),
+    );
+    expect(cardUsability({ ...locked, locked_merchant_acceptor_id: null }, NOW, { merchant_acceptor_id: 'M2' })).toEqual({ approved: true });
+  });
+});
+
+describe('PIN checks', () => {
+  it('approves the right PIN and declines a wrong, missing or blocked one', () => {
+    expect(checkCardPin(card, '1234', hasher)).toEqual({ approved: true });
+    expect(checkCardPin(card, '4321', hasher)).toEqual(declined('INCORRECT_PIN', 'CARD_PIN_INCORRECT'));
+    expect(checkCardPin({ ...card, pin_hash: null, pin_status: 'NOT_SET' }, '1234', hasher)).toEqual(declined('INCORRECT_PIN', 'CARD_PIN_INCORRECT'));
+    expect(checkCardPin({ ...card, pin_status: 'BLOCKED' }, '1234', hasher)).toEqual(declined('INCORRECT_PIN', 'PIN_BLOCKED'));
+  });
+
+  it('blocks at the third incorrect PIN', () => {
+    expect([0, 1, 2, 3, 4].map(pinBlockedAfter)).toEqual([false, false, false, true, true]);
+  });
+});
+
+describe('spend-limit windows (spec 2.7)', () => {
+  it('has no window for TRANSACTION and the card lifetime for FOREVER', () => {
+    expect(spendWindowStartMs('TRANSACTION', NOW, card.created_ms)).toBeNull();
+    expect(spendWindowStartMs('FOREVER', NOW, card.created_ms)).toBe(card.created_ms);
+  });
+
+  it('starts MONTHLY 6 days after today one month earlier, and ANNUALLY a year ago', () => {
+    expect(spendWindowStartMs('MONTHLY', NOW, card.created_ms)).toBe(at('2024-02-21T00:00:00Z'));
+    expect(spendWindowStartMs('ANNUALLY', NOW, card.created_ms)).toBe(at('2023-03-15T10:30:00Z'));
+  });
+
+  it('gives the engine every window at once; none for a card without limit', () => {
+    expect(cardSpendWindows({ ...card, spend_limit_cents: 100, spend_limit_duration: 'MONTHLY' }, account, NOW)).toEqual({
+      card_start_ms: at('2024-02-21T00:00:00Z'),
+      account: { daily_start_ms: at('2024-03-14T10:30:00Z'), monthly_start_ms: at('2024-02-21T00:00:00Z'), lifetime_start_ms: account.created_ms },
+    });
+    expect(cardSpendWindows({ ...card, spend_limit_duration: 'MONTHLY' }, account, NOW).card_start_ms).toBeNull();
+  });
+});
+
+describe('card spend limit', () => {
+  const over = declined('USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED');
+
+  it('checks each transaction alone for TRANSACTION', () => {
+    const perTransaction = { spend_limit_cents: 1000, spend_limit_duration: 'TRANSACTION' };
+    expect(checkCardSpendLimit(perTransaction, 1000, 999_999)).toEqual({ approved: true });
+    expect(checkCardSpendLimit(perTransaction, 1001, 0)).toEqual(over);
+  });
+
+  it('adds the window’s spend for the other durations', () => {
+    for (const duration of ['MONTHLY', 'ANNUALLY', 'FOREVER']) {
+      const limited = { spend_limit_cents: 1000, spend_limit_duration: duration };
+      expect(checkCardSpendLimit(limited, 400, 600)).toEqual({ approved: true });
+      expect(checkCardSpendLimit(limited, 401, 600)).toEqual(over);
+    }
+  });
+
+  it('never limits with 0 and never limits credits', () => {
+    expect(checkCardSpendLimit({ spend_limit_cents: 0, spend_limit_duration: 'FOREVER' }, 10 ** 12, 10 ** 12)).toEqual({ approved: true });
+    expect(checkCardSpendLimit({ spend_limit_cents: 1, spend_limit_duration: 'FOREVER' }, -500, 10)).toEqual({ approved: true });
+  });
+});
+
+describe('the whole decision', () => {
+  const request = (overrides: Partial<CardSpendRequest> = {}): CardSpendRequest => ({
+    card,
+    account,
+    amount_cents: 1000,
+    now_ms: NOW,
+    spent: { card_window_cents: 0, account: { daily_cents: 0, monthly_cents: 0, lifetime_cents: 0 } },
+    ...overrides,
+  });
+
+  it('approves when nothing stands in the way', () => {
+    expect(decideCardSpend(request())).toEqual({ approved: true });
+    expect(decideCardSpend(request({ pin: { entered: '1234', hasher } }))).toEqual({ approved: true });
+  });
+
+  it('takes the first decline in order: account, card, PIN, card limit, account limits', () => {
+    const everythingWrong = request({
+      account: { ...account, state: 'PAUSED' },
+      card: { ...card, state: 'CLOSED', spend_limit_cents: 1 },
+      pin: { entered: '0000', hasher },
+      spent: { card_window_cents: 0, account: { daily_cents: 500_000, monthly_cents: 0, lifetime_cents: 0 } },
+    });
+    expect(decideCardSpend(everythingWrong)).toMatchObject({ result: 'ACCOUNT_STATE_TRANSACTION_FAIL' });
+    expect(decideCardSpend({ ...everythingWrong, account })).toMatchObject({ result: 'CARD_CLOSED' });
+    expect(decideCardSpend({ ...everythingWrong, account, card: { ...card, spend_limit_cents: 1 } })).toMatchObject({ result: 'INCORRECT_PIN' });
+    expect(decideCardSpend({ ...everythingWrong, account, card: { ...card, spend_limit_cents: 1 }, pin: undefined })).toMatchObject({
+      detailed_results: ['CARD_SPEND_LIMIT_EXCEEDED'],
+    });
+    expect(decideCardSpend({ ...everythingWrong, account, card, pin: undefined })).toMatchObject({
+      detailed_results: ['ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED'],
+    });
+  });
+
+  it('lets credits through the limits but not through a closed card', () => {
+    const limited = { ...card, spend_limit_cents: 1 };
+    expect(decideCardSpend(request({ card: limited, amount_cents: -5000 }))).toEqual({ approved: true });
+    expect(decideCardSpend(request({ card: { ...limited, state: 'CLOSED' }, amount_cents: -5000 }))).toMatchObject({ result: 'CARD_CLOSED' });
+  });
+});

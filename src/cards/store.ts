@@ -1,0 +1,134 @@
+/** SQL for cards and card programs. */
+import type { Secrets } from '../crypto/secrets.js';
+import type { Db, Executor } from '../db/database.js';
+import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { containsIgnoringCase } from '../db/text-search.js';
+import type { CardProgramsTable, CardsTable } from './tables.js';
+
+export type CardRow = CardsTable;
+export type CardProgramRow = CardProgramsTable;
+
+/** Creates the program's card program unless it exists (concurrent first cards: one wins). */
+export async function ensureCardProgram(exec: Executor, row: CardProgramRow): Promise<void> {
+  await exec
+    .insertInto('card_programs')
+    .values(row)
+    .onConflict((conflict) => conflict.column('program_id').doNothing())
+    .execute();
+}
+
+/**
+ * Takes the card program's next PAN sequence number. The increment locks the row until the
+ * transaction ends, so concurrent card creations of a program get distinct numbers.
+ */
+export async function takePanSequence(exec: Executor, programId: string): Promise<CardProgramRow & { sequence: number }> {
+  const row = await exec
+    .updateTable('card_programs')
+    .set((eb) => ({ next_pan_sequence: eb('next_pan_sequence', '+', 1) }))
+    .where('program_id', '=', programId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...row, sequence: row.next_pan_sequence - 1 };
+}
+
+export async function insert(exec: Executor, row: CardRow): Promise<void> {
+  await exec.insertInto('cards').values(row).execute();
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<CardRow | undefined> {
+  return exec.selectFrom('cards').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/**
+ * The card row, locked for the rest of the transaction: updates and authorizations of one card
+ * serialize on it (PostgreSQL `FOR UPDATE`; SQLite transactions hold the write lock).
+ */
+export function lockCard(db: Db, exec: Executor, programId: string, token: string): Promise<CardRow | undefined> {
+  return db.forUpdate(exec.selectFrom('cards').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
+/** The card with this PAN in the program, found by its keyed hash (the PAN is never stored clear). */
+export function findCardByPan(exec: Executor, secrets: Secrets, programId: string, pan: string): Promise<CardRow | undefined> {
+  return exec
+    .selectFrom('cards')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('pan_lookup_hash', '=', secrets.lookupHash(pan))
+    .executeTakeFirst();
+}
+
+/** Cards with the financial account that funds them (their account's ISSUING account). */
+function withFunding(exec: Executor, programId: string) {
+  return exec
+    .selectFrom('cards')
+    .innerJoin('accounts', (join) => join.onRef('accounts.program_id', '=', 'cards.program_id').onRef('accounts.token', '=', 'cards.account_token'))
+    .innerJoin('financial_accounts', (join) =>
+      join
+        .onRef('financial_accounts.program_id', '=', 'accounts.program_id')
+        .onRef('financial_accounts.token', '=', 'accounts.issuing_financial_account_token'),
+    )
+    .selectAll('cards')
+    .select([
+      'financial_accounts.token as funding_token',
+      'financial_accounts.created_ms as funding_created_ms',
+      'financial_accounts.account_number as funding_account_number',
+      'financial_accounts.status as funding_status',
+      'financial_accounts.type as funding_type',
+      'financial_accounts.nickname as funding_nickname',
+    ])
+    .where('cards.program_id', '=', programId);
+}
+
+export type CardWithFundingRow = CardRow & {
+  funding_token: string;
+  funding_created_ms: number;
+  funding_account_number: string;
+  funding_status: string;
+  funding_type: string;
+  funding_nickname: string | null;
+};
+
+export function findWithFunding(exec: Executor, programId: string, token: string): Promise<CardWithFundingRow | undefined> {
+  return withFunding(exec, programId).where('cards.token', '=', token).executeTakeFirst();
+}
+
+export interface ListFilters {
+  account_token?: string | undefined;
+  memo?: string | undefined;
+  state?: string | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
+export function listWithFunding(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = withFunding(exec, programId);
+  if (filters.account_token !== undefined) query = query.where('cards.account_token', '=', filters.account_token);
+  if (filters.state !== undefined) query = query.where('cards.state', '=', filters.state);
+  if (filters.memo !== undefined) query = query.where(containsIgnoringCase('cards.memo', filters.memo));
+  return keysetPage(exec, createdBetween(query, filters, 'cards'), 'cards', programId, page);
+}
+
+export type CardChanges = Partial<Omit<CardRow, 'program_id' | 'token' | 'created_ms'>>;
+
+export async function update(exec: Executor, programId: string, token: string, changes: CardChanges): Promise<void> {
+  await exec.updateTable('cards').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on. */
+export async function fulfilPhysicalCards(
+  exec: Executor,
+  programId: string,
+  step: { from: string; to: string },
+  createdBeforeMs: number,
+  nowMs: number,
+): Promise<number> {
+  const result = await exec
+    .updateTable('cards')
+    .set({ state: step.to, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('state', '=', step.from)
+    .where('type', '=', 'PHYSICAL')
+    .where('created_ms', '<', createdBeforeMs)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

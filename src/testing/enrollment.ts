@@ -1,0 +1,74 @@
+/**
+ * Valid enrollment bodies for tests, one per workflow family. Each returns a fresh object, so a
+ * test can break one field of it. Every call gets a distinct e-mail, so list filters can find it.
+ */
+import crypto from 'node:crypto';
+import type Lithic from 'lithic';
+
+export const US_ADDRESS = { address1: '5 Broad Street', city: 'New York', country: 'USA', postal_code: '10001', state: 'NY' };
+
+function uniqueEmail(name: string): string {
+  return `${name}.${crypto.randomBytes(4).toString('hex')}@example.com`;
+}
+
+export function person(name = 'jane') {
+  return {
+    address: { ...US_ADDRESS },
+    dob: '1990-04-12',
+    email: uniqueEmail(name),
+    first_name: 'Jane',
+    last_name: 'Doe',
+    government_id: '123-45-6789',
+    phone_number: '+15555550100',
+  };
+}
+
+export function kycBody(workflow: 'KYC_BASIC' | 'KYC_BYO' = 'KYC_BASIC') {
+  return {
+    workflow,
+    tos_timestamp: '2024-01-01T00:00:00Z',
+    individual: person(),
+    ...(workflow === 'KYC_BYO' ? { kyc_passed_timestamp: '2024-01-02T00:00:00Z' } : {}),
+  };
+}
+
+export function kybBody(workflow: 'KYB_BASIC' | 'KYB_BYO' = 'KYB_BASIC') {
+  return {
+    workflow,
+    tos_timestamp: '2024-01-01T00:00:00Z',
+    nature_of_business: 'Software for restaurants',
+    website_url: 'https://www.example.com',
+    business_entity: {
+      address: { ...US_ADDRESS, address1: '1 Market Street', postal_code: '94105', city: 'San Francisco', state: 'CA' },
+      government_id: '12-3456789',
+      legal_business_name: 'Busy Business, Inc.',
+      phone_numbers: ['+15555550101'],
+    },
+    control_person: { ...person('tom'), first_name: 'Tom', government_id: '111-22-3333' },
+    beneficial_owner_individuals: [{ ...person('tim'), first_name: 'Tim', government_id: '222334444' }],
+    ...(workflow === 'KYB_BYO' ? { kyb_passed_timestamp: '2024-01-02T00:00:00Z' } : {}),
+  };
+}
+
+export function kycExemptBody(type: 'AUTHORIZED_USER' | 'PREPAID_CARD_USER' = 'PREPAID_CARD_USER') {
+  return {
+    workflow: 'KYC_EXEMPT' as const,
+    kyc_exemption_type: type,
+    first_name: 'Pat',
+    last_name: 'Lee',
+    email: uniqueEmail('pat'),
+    phone_number: '+15555550102',
+    address: { ...US_ADDRESS },
+  };
+}
+
+/** Enrolls a holder (any body above) and returns the create response. */
+export function enroll(client: Lithic, body: object) {
+  return client.accountHolders.create(body as Lithic.AccountHolderCreateParams);
+}
+
+/** A KYC_BASIC holder that is ACCEPTED: its account can get cards. */
+export async function acceptedAccountToken(client: Lithic): Promise<string> {
+  const holder = await enroll(client, kycBody());
+  return holder.account_token;
+}
