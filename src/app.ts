@@ -13,12 +13,14 @@ import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { bookTransferRoutes } from './book_transfers/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
+import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { version } from './version.js';
@@ -27,7 +29,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
-const resources = [programRoutes, financialAccountRoutes];
+const resources = [programRoutes, financialAccountRoutes, bookTransferRoutes, managementOperationRoutes];
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];

@@ -7,9 +7,11 @@
 import { Migrator, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
+import * as m0003 from './migrations/0003_money_movement.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0003_money_movement': m0003,
 };
 
 export async function migrateToLatest(db: Db): Promise<void> {

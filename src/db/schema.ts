@@ -3,9 +3,14 @@
  * own rows in its folder's `tables.ts`; add a line here when a resource adds tables.
  */
 import type { AccountTables } from '../accounts/tables.js';
+import type { BookTransferTables } from '../book_transfers/tables.js';
+import type { ExternalBankAccountTables } from '../external_bank_accounts/tables.js';
+import type { ExternalPaymentTables } from '../external_payments/tables.js';
 import type { FinancialAccountTables } from '../financial_accounts/tables.js';
 import type { IdempotencyTables } from '../http/idempotency-tables.js';
 import type { LedgerTables } from '../ledger/tables.js';
+import type { ManagementOperationTables } from '../management_operations/tables.js';
+import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
 
 export interface Database
@@ -13,4 +18,9 @@ export interface Database
     IdempotencyTables,
     AccountTables,
     FinancialAccountTables,
-    LedgerTables {}
+    LedgerTables,
+    MoneyEventTables,
+    BookTransferTables,
+    ExternalPaymentTables,
+    ManagementOperationTables,
+    ExternalBankAccountTables {}
