@@ -14,6 +14,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { bookTransferRoutes } from './book_transfers/routes.js';
+import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest } from './http/auth.js';
@@ -30,7 +31,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
-const resources = [programRoutes, financialAccountRoutes, bookTransferRoutes, managementOperationRoutes, externalPaymentRoutes];
+const resources = [programRoutes, financialAccountRoutes, bookTransferRoutes, managementOperationRoutes, externalPaymentRoutes, externalBankAccountRoutes];
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];

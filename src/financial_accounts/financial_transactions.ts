@@ -82,8 +82,18 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const journals = await accountJournals(exec, scope.programId, financialAccountToken);
   const events = await eventsOf(exec, scope.programId, [...new Set(journals.map((journal) => journal.transaction_token))]);
   const eventTypes = new Map<string, string>();
-  for (const group of events.values()) for (const event of group) eventTypes.set(event.token, event.type);
-  return deriveTransactions(journals, eventTypes);
+  const eventSeq = new Map<string, number>();
+  for (const group of events.values()) {
+    for (const event of group) {
+      eventTypes.set(event.token, event.type);
+      eventSeq.set(event.token, event.seq);
+    }
+  }
+  // Journals of one request share a millisecond: the resource's event order breaks the tie.
+  const ordered = [...journals].sort(
+    (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
+  );
+  return deriveTransactions(ordered, eventTypes);
 }
 
 /** Applies the list filters and cursors; the list is not paged (Lithic answers it whole, has_more false). */
