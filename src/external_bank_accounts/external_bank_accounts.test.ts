@@ -3,16 +3,14 @@ import Lithic from 'lithic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
+import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
 
-const START_MS = Date.parse('2031-06-01T12:00:00.000Z');
-const REAL_START_MS = Date.now();
-let shiftMs = 0;
-const wall = { nowMs: () => START_MS + (Date.now() - REAL_START_MS) + shiftMs };
+const { wall, advance } = movableWallClock('2031-06-01T12:00:00.000Z');
 
 describeWithDb('external bank accounts', () => {
   let server: TestServer;
@@ -168,7 +166,7 @@ describeWithDb('external bank accounts', () => {
     expect(created.verification_state).toBe('PENDING');
     const retried = await client.externalBankAccounts.retryPrenote(created.token, {});
     expect(retried.verification_state).toBe('PENDING');
-    shiftMs += 3 * MS_PER_DAY;
+    advance(3 * MS_PER_DAY);
     expect((await client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('ENABLED');
     expect(await expectError(client.externalBankAccounts.retryPrenote(created.token, {}), 422)).toContain('ENABLED');
   });

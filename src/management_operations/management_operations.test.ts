@@ -3,6 +3,7 @@ import Lithic from 'lithic';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
+import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
@@ -10,14 +11,7 @@ import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } fro
 type Operation = Lithic.ManagementOperationTransaction;
 type CreateParams = Lithic.ManagementOperationCreateParams;
 
-/**
- * A wall clock that runs at real speed from noon of a fixed day and that the test can also push
- * forward (`shiftMs`), so that "the real clock reaches the effective date" needs no waiting.
- */
-const START_MS = Date.parse('2031-03-10T12:00:00.000Z');
-const REAL_START_MS = Date.now();
-let shiftMs = 0;
-const wall = { nowMs: () => START_MS + (Date.now() - REAL_START_MS) + shiftMs };
+const { wall, advance } = movableWallClock('2031-03-10T12:00:00.000Z');
 const day = (offsetDays: number) => new Date(wall.nowMs() + offsetDays * MS_PER_DAY).toISOString().slice(0, 10);
 
 describeWithDb('management operations', () => {
@@ -139,7 +133,7 @@ describeWithDb('management operations', () => {
         event_type: 'CASH_BACK',
         financial_account_token: account,
       });
-      shiftMs += MS_PER_DAY;
+      advance(MS_PER_DAY);
       expect(await balanceOf(reader.client, account)).toEqual({ available: 90, pending: 0, total: 90 });
       expect((await reader.client.managementOperations.list({ status: 'SETTLED' })).data.map((operation) => operation.token)).toEqual([pending.token]);
     });
@@ -148,7 +142,7 @@ describeWithDb('management operations', () => {
       const account = await newAccount(client);
       const debit = await operate(account, 100, { direction: 'DEBIT', effective_date: day(1) });
       expect(debit.status).toBe('PENDING');
-      shiftMs += MS_PER_DAY;
+      advance(MS_PER_DAY);
       const declined = await client.managementOperations.retrieve(debit.token);
       expect(declined).toMatchObject({ status: 'DECLINED', result: 'DECLINED', pending_amount: 0 });
       expect(declined.events?.map((event) => [event.result, event.detailed_results])).toEqual([
@@ -162,7 +156,7 @@ describeWithDb('management operations', () => {
       const from = await newAccount(client);
       const to = await newAccount(client);
       await operate(from, 500, { effective_date: day(1) });
-      shiftMs += MS_PER_DAY;
+      advance(MS_PER_DAY);
       const transfer = await client.bookTransfers.create({
         amount: 500,
         category: 'TRANSFER',
@@ -180,7 +174,7 @@ describeWithDb('management operations', () => {
       const reversed = await client.managementOperations.reverse(pending.token, { effective_date: day(0), memo: 'cancelled' });
       expect(reversed).toMatchObject({ status: 'REVERSED', pending_amount: 0, settled_amount: 0 });
       expect(reversed.events?.[1]).toMatchObject({ type: 'PROVISIONAL_CREDIT_REVERSAL', memo: 'cancelled', effective_date: day(0) });
-      shiftMs += 2 * MS_PER_DAY;
+      advance(2 * MS_PER_DAY);
       expect((await client.managementOperations.retrieve(pending.token)).status).toBe('REVERSED');
       expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
     });
