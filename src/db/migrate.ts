@@ -4,7 +4,7 @@
  * several servers may start against one PostgreSQL at once. To add a migration: create
  * `migrations/NNNN_name.ts` exporting `up`, and list it below. Never edit an applied migration.
  */
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0003 from './migrations/0003_money_movement.js';
@@ -14,8 +14,24 @@ const migrations: Record<string, Migration> = {
   '0003_money_movement': m0003,
 };
 
+/**
+ * On PostgreSQL the bookkeeping tables are named in the current schema explicitly: Kysely otherwise
+ * decides whether they exist by looking through every schema, so a server in one schema (each test
+ * server has its own) could see another's `kysely_migration_lock`, skip creating its own, and fail.
+ */
+async function migrationTableSchema(db: Db): Promise<string | undefined> {
+  if (db.engine !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely);
+  return rows[0]?.schema;
+}
+
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const schema = await migrationTableSchema(db);
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: { getMigrations: async () => migrations },
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
