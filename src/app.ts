@@ -56,6 +56,12 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
 
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, response: { ...(route.schema?.response as object), '4xx': ErrorBody, '5xx': ErrorBody } };
+    if (bodyIsOptional(route.schema?.body)) {
+      const defaultBody = async (request: { body: unknown }) => {
+        request.body ??= {};
+      };
+      route.preValidation = [...[route.preValidation ?? []].flat(), defaultBody];
+    }
     const arrays = arrayQueryParameters(route.schema);
     if (arrays.length > 0) {
       const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
@@ -99,4 +105,13 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
+}
+
+/**
+ * A body whose fields are all optional (reverse a transfer with no memo, retry a verification) may
+ * be left out entirely, with or without a Content-Type: it is validated as `{}`.
+ */
+function bodyIsOptional(schema: unknown): boolean {
+  const body = schema as { type?: unknown; required?: unknown[] } | undefined;
+  return body?.type === 'object' && (body.required === undefined || body.required.length === 0);
 }

@@ -146,6 +146,14 @@ describeWithDb('book transfers', () => {
       expect(await balanceOf(client, from)).toEqual({ available: 100, pending: 0, total: 100 });
     });
 
+    it('takes a request without a body (the memo is optional)', async () => {
+      const [from, to] = await pair(100);
+      const created = await transfer(from, to, 100);
+      const response = await server.request('POST', `/v1/book_transfers/${created.token}/reverse`, { apiKey: program.apiKey });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as Transfer).status).toBe('REVERSED');
+    });
+
     it('validates the memo (≤ 512) and the path token', async () => {
       const [from, to] = await pair(100);
       const created = await transfer(from, to, 100);
