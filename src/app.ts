@@ -17,12 +17,16 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { cardRoutes } from './cards/routes.js';
+import { bookTransferRoutes } from './book_transfers/routes.js';
+import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
+import { externalPaymentRoutes } from './external_payments/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
+import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { version } from './version.js';
@@ -31,7 +35,17 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
-const resources = [programRoutes, financialAccountRoutes, accountHolderRoutes, accountRoutes, cardRoutes];
+const resources = [
+  programRoutes,
+  financialAccountRoutes,
+  accountHolderRoutes,
+  accountRoutes,
+  cardRoutes,
+  bookTransferRoutes,
+  managementOperationRoutes,
+  externalPaymentRoutes,
+  externalBankAccountRoutes,
+];
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];
@@ -56,6 +70,12 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
 
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, response: { ...(route.schema?.response as object), '4xx': ErrorBody, '5xx': ErrorBody } };
+    if (bodyIsOptional(route.schema?.body)) {
+      const defaultBody = async (request: { body: unknown }) => {
+        request.body ??= {};
+      };
+      route.preValidation = [...[route.preValidation ?? []].flat(), defaultBody];
+    }
     const arrays = arrayQueryParameters(route.schema);
     if (arrays.length > 0) {
       const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
@@ -100,4 +120,13 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
+}
+
+/**
+ * A body whose fields are all optional (reverse a transfer with no memo, retry a verification) may
+ * be left out entirely, with or without a Content-Type: it is validated as `{}`.
+ */
+function bodyIsOptional(schema: unknown): boolean {
+  const body = schema as { type?: unknown; required?: unknown[] } | undefined;
+  return body?.type === 'object' && (body.required === undefined || body.required.length === 0);
 }

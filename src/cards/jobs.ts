@@ -10,7 +10,7 @@ import { isoDate, utcDayStartMs } from '../clock.js';
 import * as store from './store.js';
 import { FULFILMENT } from './state.js';
 
-export const fulfilPhysicalCards: ClockJob = async (tx, scope) => {
+export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {
   const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
   await store.fulfilPhysicalCards(tx, scope.programId, FULFILMENT, todayStartMs, scope.nowMs);
 };

@@ -4,10 +4,15 @@
  */
 import type { AccountHolderTables } from '../account_holders/tables.js';
 import type { AccountTables } from '../accounts/tables.js';
+import type { BookTransferTables } from '../book_transfers/tables.js';
+import type { ExternalBankAccountTables } from '../external_bank_accounts/tables.js';
+import type { ExternalPaymentTables } from '../external_payments/tables.js';
 import type { CardTables } from '../cards/tables.js';
 import type { FinancialAccountTables } from '../financial_accounts/tables.js';
 import type { IdempotencyTables } from '../http/idempotency-tables.js';
 import type { LedgerTables } from '../ledger/tables.js';
+import type { ManagementOperationTables } from '../management_operations/tables.js';
+import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
 
 export interface Database
@@ -17,4 +22,9 @@ export interface Database
     AccountHolderTables,
     CardTables,
     FinancialAccountTables,
-    LedgerTables {}
+    LedgerTables,
+    MoneyEventTables,
+    BookTransferTables,
+    ExternalPaymentTables,
+    ManagementOperationTables,
+    ExternalBankAccountTables {}

@@ -2,7 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { ListQuery } from '../http/pagination.js';
 import { ListOf, StringEnum, TokenParams, Type, Uuid } from '../http/schemas.js';
-import { CreateFinancialAccountBody, FinancialAccount } from './schemas.js';
+import * as balances from './balances.js';
+import * as financialTransactions from './financial_transactions.js';
+import {
+  AccountBalancesQuery,
+  CreateFinancialAccountBody,
+  FinancialAccount,
+  FinancialAccountBalance,
+  FinancialTransaction,
+  FinancialTransactionsQuery,
+  ProgramBalance,
+  ProgramBalancesQuery,
+  UpdateFinancialAccountBody,
+  UpdateFinancialAccountStatusBody,
+} from './schemas.js';
 import * as service from './service.js';
 
 const tags = ['Financial accounts'];
@@ -46,6 +59,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
         tags,
         querystring: ListQuery({
           account_token: Type.Optional(Uuid),
+          business_account_token: Type.Optional(Uuid),
           type: Type.Optional(StringEnum(['ISSUING', 'OPERATING', 'RESERVE', 'SECURITY'])),
         }),
         response: { 200: ListOf(FinancialAccount) },
@@ -55,5 +69,93 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const { page_size, starting_after, ending_before, ...filters } = request.query;
       return service.list(db.kysely, request.scope, filters, { page_size, starting_after, ending_before });
     },
+  );
+
+  app.patch(
+    '/v1/financial_accounts/:financial_account_token',
+    {
+      schema: {
+        summary: 'Update a financial account',
+        tags,
+        params: TokenParams('financial_account_token'),
+        body: UpdateFinancialAccountBody,
+        response: { 200: FinancialAccount },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, (tx) => service.update(tx, request.scope, request.params.financial_account_token, request.body ?? {})),
+  );
+
+  app.post(
+    '/v1/financial_accounts/:financial_account_token/update_status',
+    {
+      schema: {
+        summary: 'Update the status of a financial account',
+        description: 'CLOSED is final and needs a zero balance; PENDING cannot be set by a client. Refusals are 422.',
+        tags,
+        params: TokenParams('financial_account_token'),
+        body: UpdateFinancialAccountStatusBody,
+        response: { 200: FinancialAccount },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, (tx) => service.updateStatus(db, tx, request.scope, request.params.financial_account_token, request.body)),
+  );
+
+  app.get(
+    '/v1/financial_accounts/:financial_account_token/balances',
+    {
+      schema: {
+        summary: 'Get the balance of a financial account',
+        description: 'Current, or as of `balance_date`, or right after the event `last_transaction_event_token`.',
+        tags,
+        params: TokenParams('financial_account_token'),
+        querystring: AccountBalancesQuery,
+        response: { 200: ListOf(FinancialAccountBalance) },
+      },
+    },
+    async (request) => balances.accountBalances(db, request.scope, request.params.financial_account_token, request.query),
+  );
+
+  app.get(
+    '/v1/balances',
+    {
+      schema: {
+        summary: 'List the balances of the program’s financial accounts',
+        tags: ['Balances'],
+        querystring: ProgramBalancesQuery,
+        response: { 200: ListOf(ProgramBalance) },
+      },
+    },
+    async (request) => balances.programBalances(db, request.scope, request.query),
+  );
+
+  app.get(
+    '/v1/financial_accounts/:financial_account_token/financial_transactions',
+    {
+      schema: {
+        summary: 'List the financial transactions of a financial account',
+        description: 'Read from the ledger: every transaction that moved money on the account, newest first, not paged.',
+        tags,
+        params: TokenParams('financial_account_token'),
+        querystring: FinancialTransactionsQuery,
+        response: { 200: ListOf(FinancialTransaction) },
+      },
+    },
+    async (request) => financialTransactions.list(db, request.scope, request.params.financial_account_token, request.query),
+  );
+
+  app.get(
+    '/v1/financial_accounts/:financial_account_token/financial_transactions/:financial_transaction_token',
+    {
+      schema: {
+        summary: 'Get a financial transaction of a financial account',
+        tags,
+        params: Type.Object({ financial_account_token: Uuid, financial_transaction_token: Uuid }, { additionalProperties: false }),
+        response: { 200: FinancialTransaction },
+      },
+    },
+    async (request) =>
+      financialTransactions.get(db, request.scope, request.params.financial_account_token, request.params.financial_transaction_token),
   );
 };

@@ -60,3 +60,98 @@ export const CreateFinancialAccountBody = StrictObject({
 });
 export type CreateFinancialAccountBody = Static<typeof CreateFinancialAccountBody>;
 
+
+export const UpdateFinancialAccountBody = StrictObject({
+  nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+export type UpdateFinancialAccountBody = Static<typeof UpdateFinancialAccountBody>;
+
+/** Statuses a client may set (PENDING is the platform's, while an account is being opened). */
+export const SETTABLE_STATUSES = ['OPEN', 'CLOSED', 'SUSPENDED', 'PENDING'] as const;
+export const SETTABLE_SUBSTATUSES = ['CHARGED_OFF_FRAUD', 'END_USER_REQUEST', 'BANK_REQUEST', 'CHARGED_OFF_DELINQUENT'] as const;
+
+export const UpdateFinancialAccountStatusBody = StrictObject({
+  status: StringEnum(SETTABLE_STATUSES),
+  substatus: Nullable(StringEnum(SETTABLE_SUBSTATUSES)),
+});
+export type UpdateFinancialAccountStatusBody = Static<typeof UpdateFinancialAccountStatusBody>;
+
+export const BALANCE_ACCOUNT_TYPES = ['ISSUING', 'OPERATING', 'RESERVE', 'SECURITY'] as const;
+
+const balanceAmounts = {
+  currency: Type.String(),
+  available_amount: Type.Integer({ description: 'Spendable funds, cents' }),
+  pending_amount: Type.Integer({ description: 'Held for authorizations or incoming funds not yet released, cents' }),
+  total_amount: Type.Integer({ description: 'available + pending, cents' }),
+  created: DateTime,
+  updated: DateTime,
+  last_transaction_token: Nullable(Uuid),
+  last_transaction_event_token: Nullable(Uuid),
+};
+
+export const FinancialAccountBalance = Type.Object(
+  { token: Uuid, type: StringEnum(FINANCIAL_ACCOUNT_TYPES), ...balanceAmounts },
+  { description: 'Balance of a financial account' },
+);
+export type FinancialAccountBalance = Static<typeof FinancialAccountBalance>;
+
+export const ProgramBalance = Type.Object(
+  { financial_account_token: Uuid, financial_account_type: StringEnum(FINANCIAL_ACCOUNT_TYPES), ...balanceAmounts },
+  { description: 'Balance of one of the program’s financial accounts' },
+);
+export type ProgramBalance = Static<typeof ProgramBalance>;
+
+export const AccountBalancesQuery = StrictObject({
+  balance_date: Type.Optional(Type.String({ format: 'date-time', description: 'The balance as it was at this time' })),
+  last_transaction_event_token: Type.Optional(Type.String({ format: 'uuid', description: 'The balance right after this event' })),
+});
+export type AccountBalancesQuery = Static<typeof AccountBalancesQuery>;
+
+export const ProgramBalancesQuery = StrictObject({
+  account_token: Type.Optional(Uuid),
+  business_account_token: Type.Optional(Uuid),
+  financial_account_type: Type.Optional(StringEnum(BALANCE_ACCOUNT_TYPES)),
+  balance_date: Type.Optional(Type.String({ format: 'date-time', description: 'The balances as they were at this time' })),
+});
+export type ProgramBalancesQuery = Static<typeof ProgramBalancesQuery>;
+
+export const FINANCIAL_TRANSACTION_CATEGORIES = ['ACH', 'CARD', 'INTERNAL', 'TRANSFER'] as const;
+export const FINANCIAL_TRANSACTION_STATUSES = ['DECLINED', 'EXPIRED', 'PENDING', 'RETURNED', 'SETTLED', 'VOIDED'] as const;
+export type FinancialTransactionStatus = (typeof FINANCIAL_TRANSACTION_STATUSES)[number];
+
+export const FinancialTransaction = Type.Object(
+  {
+    token: Uuid,
+    category: StringEnum(FINANCIAL_TRANSACTION_CATEGORIES),
+    created: DateTime,
+    updated: DateTime,
+    currency: Type.String(),
+    descriptor: Type.String(),
+    events: Type.Array(
+      Type.Object({
+        token: Uuid,
+        amount: Type.Integer({ description: 'Change to available, or to pending when available did not change, cents' }),
+        created: DateTime,
+        result: StringEnum(['APPROVED', 'DECLINED']),
+        type: Type.String(),
+      }),
+    ),
+    pending_amount: Type.Integer(),
+    settled_amount: Type.Integer(),
+    result: StringEnum(['APPROVED', 'DECLINED']),
+    status: StringEnum(FINANCIAL_TRANSACTION_STATUSES),
+  },
+  { description: 'A transaction as one financial account saw it, read from the ledger' },
+);
+export type FinancialTransaction = Static<typeof FinancialTransaction>;
+
+export const FinancialTransactionsQuery = StrictObject({
+  category: Type.Optional(StringEnum(FINANCIAL_TRANSACTION_CATEGORIES)),
+  result: Type.Optional(StringEnum(['APPROVED', 'DECLINED'])),
+  status: Type.Optional(StringEnum(FINANCIAL_TRANSACTION_STATUSES)),
+  begin: Type.Optional(Type.String({ format: 'date-time' })),
+  end: Type.Optional(Type.String({ format: 'date-time' })),
+  starting_after: Type.Optional(Type.String({ format: 'uuid' })),
+  ending_before: Type.Optional(Type.String({ format: 'uuid' })),
+});
+export type FinancialTransactionsQuery = Static<typeof FinancialTransactionsQuery>;

@@ -6,14 +6,21 @@
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
-import { notFound } from '../errors.js';
+import { notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
-import { openBalance } from '../ledger/ledger.js';
+import { lockBalances, openBalance, type Balance } from '../ledger/ledger.js';
 import type { ProgramScope } from '../programs/scope.js';
-import type { CreateFinancialAccountBody, FinancialAccount, FinancialAccountType } from './schemas.js';
+import * as operations from '../management_operations/store.js';
+import type {
+  CreateFinancialAccountBody,
+  FinancialAccount,
+  FinancialAccountType,
+  UpdateFinancialAccountBody,
+  UpdateFinancialAccountStatusBody,
+} from './schemas.js';
 import * as store from './store.js';
 
 /** A valid ABA routing number (checksum 0 mod 10) used for sandbox account numbers. */
@@ -93,6 +100,43 @@ export async function create(tx: Executor, scope: ProgramScope, body: CreateFina
   return toApi(row);
 }
 
+export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
+  const row = await store.find(tx, scope.programId, token);
+  if (!row) throw notFound('financial account', token);
+  if (body.nickname !== undefined) await store.update(tx, scope.programId, token, { nickname: body.nickname }, scope.nowMs);
+  return get(tx, scope, token);
+}
+
+/**
+ * Status changes. CLOSED is final. PENDING belongs to the platform (an account being opened): a
+ * client cannot put an account back into it. Closing needs a zero balance (available and pending)
+ * and no management operation waiting for its effective date, so money is never stranded on an
+ * account that can no longer move it; the balance is locked while this is decided (money movements
+ * re-check the status under the same lock).
+ */
+export async function updateStatus(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
+  const { programId } = scope;
+  const row = await store.find(tx, programId, token);
+  if (!row) throw notFound('financial account', token);
+  if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
+  if (body.status === 'PENDING' && row.status !== 'PENDING') {
+    throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);
+  }
+  if (body.status === 'CLOSED') {
+    const balance = (await lockBalances(db, tx, programId, [token])).get(token);
+    if (balance && (balance.available_cents !== 0 || balance.pending_cents !== 0)) {
+      throw new UnprocessableError(
+        `status: financial account '${token}' still holds money (available ${balance.available_cents}, pending ${balance.pending_cents}); move it out before closing`,
+      );
+    }
+    if (await operations.hasPendingFor(tx, programId, token)) {
+      throw new UnprocessableError(`status: financial account '${token}' has management operations waiting for their effective date`);
+    }
+  }
+  await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs);
+  return get(tx, scope, token);
+}
+
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<FinancialAccount> {
   const row = await store.find(exec, scope.programId, token);
   if (!row) throw notFound('financial account', token);
@@ -107,4 +151,35 @@ export async function list(
 ): Promise<ListResponse<FinancialAccount>> {
   const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
   return { data: rows.map(toApi), has_more };
+}
+
+export interface NamedAccount {
+  token: string;
+  /** The request field that names it, for error messages. */
+  field: string;
+}
+
+function requireOpenRows(rows: readonly store.FinancialAccountRow[], accounts: readonly NamedAccount[]): void {
+  for (const { token, field } of accounts) {
+    const row = rows.find((candidate) => candidate.token === token);
+    if (!row) throw notFound('financial account', token, field);
+    if (row.status !== 'OPEN') {
+      throw new UnprocessableError(`${field}: financial account '${token}' is ${row.status}; money moves only on OPEN accounts`);
+    }
+  }
+}
+
+/**
+ * Locks the balances of the financial accounts a money movement names and returns them. Each must
+ * exist for this program (404 naming the field) and be OPEN (422): a CLOSED, SUSPENDED or PENDING
+ * account neither sends nor receives. The status is checked again once the balances are locked:
+ * closing an account locks its balance too, so a movement never lands on an account closed while
+ * the movement waited for the lock.
+ */
+export async function lockOpenBalances(db: Db, tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
+  const tokens = accounts.map((account) => account.token);
+  requireOpenRows(await store.findMany(tx, programId, tokens), accounts);
+  const balances = await lockBalances(db, tx, programId, tokens);
+  requireOpenRows(await store.findMany(tx, programId, tokens), accounts);
+  return balances;
 }

@@ -20,12 +20,49 @@ export function find(exec: Executor, programId: string, token: string): Promise<
 
 export interface ListFilters {
   account_token?: string | undefined;
+  business_account_token?: string | undefined;
   type?: string | undefined;
 }
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId);
-  if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
+  for (const accountToken of [filters.account_token, filters.business_account_token]) {
+    if (accountToken !== undefined) query = query.where('account_token', '=', accountToken);
+  }
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   return keysetPage(exec, query, 'financial_accounts', programId, page);
+}
+
+/** The tokens of an account's financial accounts, as a subquery for list filters on other tables. */
+export function tokensOfAccount(exec: Executor, programId: string, accountToken: string) {
+  return exec.selectFrom('financial_accounts').select('token').where('program_id', '=', programId).where('account_token', '=', accountToken);
+}
+
+export function findMany(exec: Executor, programId: string, tokens: readonly string[]): Promise<FinancialAccountRow[]> {
+  if (tokens.length === 0) return Promise.resolve([]);
+  return exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId).where('token', 'in', tokens).execute();
+}
+
+export async function update(
+  exec: Executor,
+  programId: string,
+  token: string,
+  changes: Partial<Pick<FinancialAccountRow, 'nickname' | 'status' | 'substatus'>>,
+  nowMs: number,
+): Promise<number> {
+  const result = await exec
+    .updateTable('financial_accounts')
+    .set({ ...changes, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Every financial account of the program matching the filters (every account token given must match), oldest first. */
+export function listAll(exec: Executor, programId: string, filters: { account_tokens: readonly string[]; type?: string | undefined }) {
+  let query = exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId);
+  for (const accountToken of filters.account_tokens) query = query.where('account_token', '=', accountToken);
+  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  return query.orderBy('created_ms').orderBy('token').execute();
 }

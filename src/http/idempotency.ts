@@ -50,15 +50,16 @@ export function requestFingerprint(secrets: Secrets, method: string, url: string
   return secrets.lookupHash(`${method} ${url}\n${canonicalJson(body ?? null)}`);
 }
 
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+/** The request's idempotency key and the field that carried it (named in error messages). */
+function idempotencyKeyOf(request: FastifyRequest): { key: string; field: string } | undefined {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key !== undefined && key !== '') {
     if (key.length > MAX_KEY_LENGTH) throw new InvalidRequestError(`Idempotency-Key: must be at most ${MAX_KEY_LENGTH} characters`);
-    return key;
+    return { key, field: 'Idempotency-Key' };
   }
   const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
-  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return `token:${bodyToken}`;
+  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return { key: `token:${bodyToken}`, field: 'token' };
   return undefined;
 }
 
@@ -66,8 +67,9 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 export async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   request.idempotency = null;
   if (request.method !== 'POST' || request.routeOptions.config.public) return undefined;
-  const key = idempotencyKeyOf(request);
-  if (key === undefined) return undefined;
+  const found = idempotencyKeyOf(request);
+  if (found === undefined) return undefined;
+  const { key, field } = found;
 
   const { db, wall } = request.server.deps;
   const programId = request.scope.programId;
@@ -94,10 +96,10 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   const existing = await store.find(db.kysely, programId, key);
   if (!existing) {
     // The holder released it between our insert and read: the caller may simply retry.
-    throw new ConflictError('Idempotency-Key: a request with this key was just being processed; retry');
+    throw new ConflictError(`${field}: a request with this key was just being processed; retry`);
   }
   if (existing.fingerprint !== print) {
-    throw new InvalidRequestError('Idempotency-Key: this key was already used with a different request');
+    throw new InvalidRequestError(`${field}: this key was already used with a different request`);
   }
   if (existing.state === 'complete') {
     return reply
@@ -110,7 +112,7 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
     request.idempotency = { key, owner, completed: false };
     return undefined;
   }
-  throw new ConflictError('Idempotency-Key: a request with this key is still being processed');
+  throw new ConflictError(`${field}: a request with this key is still being processed`);
 }
 
 /**

@@ -18,7 +18,9 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 /** `T | null` for a primitive schema, as a type array (fast to serialise, valid OpenAPI 3.1). */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
-  const { type, ...rest } = schema as unknown as { type?: string | string[] };
+  const { type, ...rest } = schema as unknown as { type?: string | string[]; enum?: unknown[] };
+  // An enum must list null too, or a null value fails validation whatever `type` allows.
+  if (Array.isArray(rest.enum)) rest.enum = [...rest.enum, null];
   if (typeof type === 'string') return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
   return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
 }

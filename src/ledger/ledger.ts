@@ -71,6 +71,13 @@ export function totalCents(balance: Pick<Balance, 'available_cents' | 'pending_c
   return balance.available_cents + balance.pending_cents;
 }
 
+/** The available funds of a financial account whose balance `lockBalances` returned. */
+export function availableCents(locked: ReadonlyMap<string, Balance>, financialAccountToken: string): number {
+  const balance = locked.get(financialAccountToken);
+  invariant(balance !== undefined, `balance of ${financialAccountToken} was not locked before deciding on its funds`);
+  return balance.available_cents;
+}
+
 /** Throws unless the movement satisfies invariants 1 and 2. */
 export function assertBalanced(movement: Movement): void {
   invariant(movement.postings.length >= 2, `movement ${movement.kind} needs at least two postings`);
@@ -164,6 +171,47 @@ export async function getBalances(
 ): Promise<Map<string, Balance>> {
   const rows = await store.selectBalances(exec, programId, financialAccountTokens);
   return new Map(rows.map((row) => [row.financial_account_token, row]));
+}
+
+/** One journal as one financial account saw it: its net change per bucket. */
+export interface AccountJournal {
+  journal_token: string;
+  kind: string;
+  transaction_token: string;
+  event_token: string;
+  created_ms: number;
+  available_cents: number;
+  pending_cents: number;
+}
+
+/**
+ * The journals that touched a financial account, oldest first, each with the account's net change
+ * per bucket; with `throughMs`, only those written at or before that time. Balances, history and
+ * financial transactions are all read from here: the entries are the record, nothing else is kept.
+ */
+export async function accountJournals(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number): Promise<AccountJournal[]> {
+  const rows = await store.accountJournalAmounts(exec, programId, financialAccountToken, throughMs);
+  const journals = new Map<string, AccountJournal>();
+  for (const row of rows) {
+    const journal = journals.get(row.journal_token) ?? {
+      journal_token: row.journal_token,
+      kind: row.kind,
+      transaction_token: row.transaction_token,
+      event_token: row.event_token,
+      created_ms: row.created_ms,
+      available_cents: 0,
+      pending_cents: 0,
+    };
+    if (row.bucket === 'available') journal.available_cents += Number(row.amount_cents);
+    else journal.pending_cents += Number(row.amount_cents);
+    journals.set(row.journal_token, journal);
+  }
+  return [...journals.values()];
+}
+
+/** When the movement of `eventToken` on the account was written, or undefined if none touched it. */
+export function eventWrittenMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string): Promise<number | undefined> {
+  return store.eventJournalCreatedMs(exec, programId, financialAccountToken, eventToken);
 }
 
 export interface LedgerDiscrepancy {

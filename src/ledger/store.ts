@@ -94,3 +94,42 @@ export function sumEntriesByAccount(exec: Executor, programId: string) {
     .groupBy(['ledger_account', 'bucket'])
     .execute();
 }
+
+/** Per journal touching the account: the journal and the account's net amount in each bucket. */
+export function accountJournalAmounts(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number) {
+  let query = exec
+    .selectFrom('ledger_entries as e')
+    .innerJoin('journals as j', (join) => join.onRef('j.program_id', '=', 'e.program_id').onRef('j.token', '=', 'e.journal_token'))
+    .select([
+      'j.token as journal_token',
+      'j.kind',
+      'j.transaction_token',
+      'j.event_token',
+      'j.created_ms',
+      'e.bucket',
+      sql<number>`sum(e.amount_cents)`.as('amount_cents'),
+    ])
+    .where('e.program_id', '=', programId)
+    .where('e.ledger_account', '=', financialAccountToken);
+  if (throughMs !== undefined) query = query.where('e.created_ms', '<=', throughMs);
+  return query
+    .groupBy(['j.token', 'j.kind', 'j.transaction_token', 'j.event_token', 'j.created_ms', 'e.bucket'])
+    .orderBy('j.created_ms')
+    .orderBy('j.token')
+    .execute();
+}
+
+/** When the journal of `eventToken` that touched the account was written, if there is one. */
+export async function eventJournalCreatedMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string) {
+  const row = await exec
+    .selectFrom('journals as j')
+    .innerJoin('ledger_entries as e', (join) => join.onRef('e.program_id', '=', 'j.program_id').onRef('e.journal_token', '=', 'j.token'))
+    .select('j.created_ms')
+    .where('j.program_id', '=', programId)
+    .where('j.event_token', '=', eventToken)
+    .where('e.ledger_account', '=', financialAccountToken)
+    .orderBy('j.created_ms', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_ms;
+}

@@ -41,7 +41,7 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       commit(request, reply, async (tx) => {
         const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
-        await runClockJobs(tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
+        await runClockJobs(app.deps.db, tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
         return { now: isoTimestamp(nowMs) };
       }),
   );

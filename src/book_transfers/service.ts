@@ -1,0 +1,154 @@
+/**
+ * Book transfers move available funds from one financial account to another of the same program,
+ * settling at once. Lithic's rule: a transfer with a valid type and subtype fails only for lack of
+ * funds, and that failure is a stored transfer (status and result DECLINED, detailed_results
+ * FUNDS_INSUFFICIENT) answered 200 with no ledger entries (CONTRACT: business declines are not
+ * errors). A reverse moves the funds back (the receiving account may go negative: a reversal is a
+ * correction, which Lithic applies whatever the balance); reversing twice or reversing a declined
+ * transfer is a 422.
+ *
+ * Ledger: `BOOK_TRANSFER` posts from.available −amount, to.available +amount; the reversal
+ * (`BOOK_TRANSFER_REVERSAL`) posts the opposite.
+ */
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { lockOpenBalances } from '../financial_accounts/service.js';
+import type { ListResponse } from '../http/schemas.js';
+import * as ledger from '../ledger/ledger.js';
+import { applyDueOperations } from '../management_operations/service.js';
+import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import type { MoneyEventsTable } from '../money_events/tables.js';
+import type { ProgramScope } from '../programs/scope.js';
+import type { BookTransfer, CreateBookTransferBody, ListBookTransfersQuery } from './schemas.js';
+import * as store from './store.js';
+
+export const JOURNAL_KIND = 'BOOK_TRANSFER';
+export const REVERSAL_JOURNAL_KIND = 'BOOK_TRANSFER_REVERSAL';
+
+export function toApi(row: store.BookTransferRow, events: readonly MoneyEventsTable[]): BookTransfer {
+  return {
+    ...transactionBase(row),
+    category: row.category as BookTransfer['category'],
+    events: events.map((event) => ({
+      ...eventBase(event),
+      detailed_results: eventBase(event).detailed_results as BookTransfer['events'][number]['detailed_results'],
+      subtype: event.subtype ?? row.subtype,
+      type: event.type,
+    })),
+    external_id: row.external_id,
+    external_resource: null,
+    from_financial_account_token: row.from_financial_account_token,
+    to_financial_account_token: row.to_financial_account_token,
+    result: row.result,
+    status: row.status,
+    transaction_series: null,
+  };
+}
+
+/** from.available −amount, to.available +amount (or the opposite for a reversal). */
+export function transferMovement(row: store.BookTransferRow, eventToken: string, reversal: boolean): ledger.Movement {
+  const sign = reversal ? -1 : 1;
+  return {
+    kind: reversal ? REVERSAL_JOURNAL_KIND : JOURNAL_KIND,
+    transaction_token: row.token,
+    event_token: eventToken,
+    postings: [
+      { account: row.from_financial_account_token, bucket: 'available', amount_cents: -sign * row.amount_cents },
+      { account: row.to_financial_account_token, bucket: 'available', amount_cents: sign * row.amount_cents },
+    ],
+  };
+}
+
+export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBookTransferBody): Promise<BookTransfer> {
+  const { programId, nowMs } = scope;
+  const from = body.from_financial_account_token;
+  const to = body.to_financial_account_token;
+  if (from === to) throw new InvalidRequestError('to_financial_account_token: must differ from from_financial_account_token');
+  const token = await newTransactionToken(tx, programId, body.token);
+  await applyDueOperations(db, tx, scope);
+  const balances = await lockOpenBalances(db, tx, programId, [
+    { token: from, field: 'from_financial_account_token' },
+    { token: to, field: 'to_financial_account_token' },
+  ]);
+  const approved = ledger.availableCents(balances, from) >= body.amount;
+  const row: store.BookTransferRow = {
+    program_id: programId,
+    token,
+    category: body.category,
+    type: body.type,
+    subtype: body.subtype,
+    from_financial_account_token: from,
+    to_financial_account_token: to,
+    status: approved ? 'SETTLED' : 'DECLINED',
+    result: approved ? 'APPROVED' : 'DECLINED',
+    amount_cents: body.amount,
+    pending_amount_cents: 0,
+    settled_amount_cents: approved ? body.amount : 0,
+    external_id: body.external_id ?? null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  };
+  await store.insert(tx, row);
+  const event = await append(
+    tx,
+    programId,
+    token,
+    {
+      type: body.type,
+      subtype: body.subtype,
+      amount_cents: body.amount,
+      result: row.result,
+      detailed_results: approved ? APPROVED : ['FUNDS_INSUFFICIENT'],
+      memo: body.memo,
+    },
+    nowMs,
+  );
+  if (approved) await ledger.post(db, tx, programId, transferMovement(row, event.token, false), nowMs);
+  return toApi(row, [event]);
+}
+
+export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, memo: string | undefined): Promise<BookTransfer> {
+  const { programId, nowMs } = scope;
+  const row = await store.find(tx, programId, token);
+  if (!row) throw notFound('book transfer', token);
+  if ((await store.markReversed(tx, programId, token, nowMs)) === 0) {
+    const current = await store.find(tx, programId, token);
+    throw new UnprocessableError(`book transfer '${token}' is ${current?.status ?? row.status}; only a SETTLED transfer can be reversed`);
+  }
+  await applyDueOperations(db, tx, scope);
+  await lockOpenBalances(db, tx, programId, [
+    { token: row.from_financial_account_token, field: 'from_financial_account_token' },
+    { token: row.to_financial_account_token, field: 'to_financial_account_token' },
+  ]);
+  const event = await append(
+    tx,
+    programId,
+    token,
+    { type: row.type, subtype: row.subtype, amount_cents: row.amount_cents, result: 'APPROVED', detailed_results: APPROVED, memo },
+    nowMs,
+  );
+  await ledger.post(db, tx, programId, transferMovement(row, event.token, true), nowMs);
+  const reversed = await store.find(tx, programId, token);
+  invariant(reversed?.status === 'REVERSED', `book transfer ${token} must be REVERSED after its reversal`);
+  return answer(tx, programId, reversed);
+}
+
+async function answer(exec: Executor, programId: string, row: store.BookTransferRow): Promise<BookTransfer> {
+  const [transfer] = await withEvents(exec, programId, [row], toApi);
+  invariant(transfer !== undefined, 'one row gives one answer');
+  return transfer;
+}
+
+export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<BookTransfer> {
+  const row = await store.find(exec, scope.programId, token);
+  if (!row) throw notFound('book transfer', token);
+  return answer(exec, scope.programId, row);
+}
+
+export async function list(exec: Executor, scope: ProgramScope, query: ListBookTransfersQuery): Promise<ListResponse<BookTransfer>> {
+  const { page_size, starting_after, ending_before, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
+  return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+}

@@ -1,0 +1,58 @@
+/** SQL for book transfers. */
+import type { Executor } from '../db/database.js';
+import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { BookTransfersTable } from './tables.js';
+
+export type BookTransferRow = BookTransfersTable;
+
+export async function insert(exec: Executor, row: BookTransferRow): Promise<void> {
+  await exec.insertInto('book_transfers').values(row).execute();
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<BookTransferRow | undefined> {
+  return exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/**
+ * SETTLED → REVERSED, only if the transfer is still SETTLED: of concurrent reverses exactly one
+ * updates the row (the others wait for its lock, then find it REVERSED). Returns rows updated.
+ */
+export async function markReversed(exec: Executor, programId: string, token: string, nowMs: number): Promise<number> {
+  const result = await exec
+    .updateTable('book_transfers')
+    .set({ status: 'REVERSED', settled_amount_cents: 0, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .where('status', '=', 'SETTLED')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface ListFilters {
+  account_token?: string | undefined;
+  business_account_token?: string | undefined;
+  financial_account_token?: string | undefined;
+  category?: string | undefined;
+  result?: string | undefined;
+  status?: string | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
+  const faToken = filters.financial_account_token;
+  if (faToken !== undefined) {
+    query = query.where((eb) => eb.or([eb('from_financial_account_token', '=', faToken), eb('to_financial_account_token', '=', faToken)]));
+  }
+  for (const accountToken of [filters.account_token, filters.business_account_token]) {
+    if (accountToken === undefined) continue;
+    const accountFas = () => tokensOfAccount(exec, programId, accountToken);
+    query = query.where((eb) => eb.or([eb('from_financial_account_token', 'in', accountFas()), eb('to_financial_account_token', 'in', accountFas())]));
+  }
+  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
+  if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status as BookTransferRow['status']);
+  return keysetPage(exec, createdBetween(query, filters, 'book_transfers'), 'book_transfers', programId, page);
+}

@@ -1,0 +1,256 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MS_PER_DAY } from '../clock.js';
+import { verifyProgramLedger } from '../ledger/ledger.js';
+import { movableWallClock } from '../testing/clock.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { balanceOf, expectError, newAccount } from '../testing/money.js';
+
+type Eba = Lithic.ExternalBankAccountCreateResponse;
+type CreateBody = Record<string, unknown>;
+
+const { wall, advance } = movableWallClock('2031-06-01T12:00:00.000Z');
+
+describeWithDb('external bank accounts', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  let client: Lithic;
+  let operating: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ wall });
+    program = await server.newProgram();
+    client = program.client;
+    operating = await newAccount(client, 'funding');
+  });
+  afterAll(async () => server.close());
+
+  function body(extra: CreateBody = {}): CreateBody {
+    return {
+      account_number: '12345678901234567',
+      country: 'USA',
+      currency: 'USD',
+      owner: 'Ada Lovelace',
+      owner_type: 'INDIVIDUAL',
+      routing_number: '021000021',
+      type: 'CHECKING',
+      verification_method: 'MANUAL',
+      financial_account_token: operating,
+      ...extra,
+    };
+  }
+  const create = (extra: CreateBody = {}, on: Lithic = client) => on.externalBankAccounts.create(body(extra) as never) as Promise<Eba>;
+
+  it('creates a MANUAL account: ENABLED, last four only, every field echoed', async () => {
+    const address = { address1: '1 Main St', city: 'Springfield', country: 'USA', postal_code: '12345', state: 'IL' };
+    const created = await create({ name: 'Payroll', address, company_id: 'C1', dob: '1990-01-02', doing_business_as: 'Ada Co', user_defined_id: 'u1' });
+    expect(created).toMatchObject({
+      country: 'USA',
+      currency: 'USD',
+      last_four: '4567',
+      owner: 'Ada Lovelace',
+      owner_type: 'INDIVIDUAL',
+      routing_number: '021000021',
+      state: 'ENABLED',
+      type: 'CHECKING',
+      verification_attempts: 0,
+      verification_method: 'MANUAL',
+      verification_state: 'ENABLED',
+      account_token: null,
+      financial_account_token: operating,
+      name: 'Payroll',
+      address,
+      company_id: 'C1',
+      dob: '1990-01-02',
+      doing_business_as: 'Ada Co',
+      user_defined_id: 'u1',
+    });
+    expect(JSON.stringify(created)).not.toContain('12345678901234567');
+    expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+    const stored = await server.server.db.kysely.selectFrom('external_bank_accounts').selectAll().where('token', '=', created.token).executeTakeFirstOrThrow();
+    expect(stored.account_number_encrypted).not.toContain('1234567890');
+  });
+
+  it.each(['EXTERNALLY_VERIFIED', 'UNVERIFIED'])('creates a %s account without a funding account: ENABLED', async (method) => {
+    const created = await create({ verification_method: method, financial_account_token: undefined });
+    expect(created).toMatchObject({ verification_method: method, verification_state: 'ENABLED', financial_account_token: null });
+  });
+
+  it.each([
+    [{ routing_number: '021000022' }, 'routing_number: is not a valid ABA routing number'],
+    [{ routing_number: '02100002' }, 'routing_number: must match pattern'],
+    [{ account_number: '12a4' }, 'account_number: must match pattern'],
+    [{ account_number: '123' }, 'account_number: must match pattern'],
+    [{ country: 'CAN' }, 'country: must be one of USA'],
+    [{ currency: 'EUR' }, 'currency: must be one of USD'],
+    [{ owner_type: 'TRUST' }, 'owner_type: must be one of'],
+    [{ type: 'BROKERAGE' }, 'type: must be one of'],
+    [{ verification_method: 'PLAID' }, 'verification_method: must be one of'],
+    [{ verification_method: 'MICRO_DEPOSIT', financial_account_token: undefined }, 'financial_account_token: is required for verification_method MICRO_DEPOSIT'],
+    [{ owner: '' }, 'owner: must NOT have fewer than 1 characters'],
+    [{ dob: '1990-13-01' }, 'dob: must be a valid date'],
+    [{ address: { address1: 'x', city: 'y' } }, 'address.country: is required'],
+    [{ processor_token: 'p' }, 'processor_token: is not a recognised field'],
+  ])('refuses %j with 400 naming the field, and creates nothing', async (override, message) => {
+    const before = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
+    expect(await expectError(create(override), 400)).toContain(message);
+    expect((await client.externalBankAccounts.list({ page_size: 100 })).data).toHaveLength(before);
+  });
+
+  it('refuses a funding account that is not OPERATING (400) or unknown (404), and an unknown account_token (404)', async () => {
+    const issuing = (await client.financialAccounts.list({ type: 'ISSUING' })).data[0]?.token as string;
+    expect(await expectError(create({ financial_account_token: issuing }), 400)).toContain('OPERATING');
+    expect(await expectError(create({ financial_account_token: crypto.randomUUID() }), 404)).toContain('financial_account_token');
+    expect(await expectError(create({ account_token: crypto.randomUUID() }), 404)).toContain('account_token');
+  });
+
+  describe('micro-deposits', () => {
+    async function amountsOf(eba: Eba): Promise<number[]> {
+      const transaction = await client.financialAccounts.financialTransactions.retrieve(operating, eba.token);
+      expect(transaction).toMatchObject({ category: 'ACH', status: 'RETURNED', settled_amount: 0, pending_amount: 0 });
+      // The two deposits left the funding account (negative); their sum came back (positive).
+      const deposits = transaction.events.slice(-3).filter((event) => (event.amount ?? 0) < 0);
+      expect(deposits).toHaveLength(2);
+      return deposits.map((event) => -(event.amount ?? 0));
+    }
+
+    it('sends two deposits the user can read, net zero for the funding account, and verifies with them', async () => {
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      expect(created).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      const amounts = await amountsOf(created);
+      expect(amounts.every((amount) => amount >= 1 && amount <= 99)).toBe(true);
+      expect(await balanceOf(client, operating)).toEqual({ available: 0, pending: 0, total: 0 });
+      const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [...amounts].reverse() });
+      expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts }), 422)).toContain('ENABLED');
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(created.token, {}), 422)).toContain('ENABLED');
+      expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
+
+    it('counts wrong answers and fails on the third; a retry sends new amounts and starts over', async () => {
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const amounts = await amountsOf(created);
+      const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
+      const first = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong });
+      expect(first).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+      await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong });
+      const failed = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong });
+      expect(failed).toMatchObject({ verification_state: 'FAILED_VERIFICATION', verification_attempts: 3 });
+      expect(failed.verification_failed_reason).toContain('wrong');
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts }), 422)).toContain('FAILED_VERIFICATION');
+
+      const retried = await client.externalBankAccounts.retryMicroDeposits(created.token);
+      expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      expect(retried.verification_failed_reason).toBeUndefined();
+      const fresh = await amountsOf(retried as Eba);
+      expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
+    });
+
+    it.each([[[1]], [[1, 2, 3]], [[0, 5]], [[100, 5]], [[1.5, 2]]])('refuses micro_deposits %j with 400', async (micro) => {
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: micro }), 400)).toContain('micro_deposits');
+      expect((await client.externalBankAccounts.retrieve(created.token)).verification_attempts).toBe(0);
+    });
+
+    it('refuses amounts for an account that does not verify by micro-deposits (422)', async () => {
+      const manual = await create();
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(manual.token, { micro_deposits: [1, 2] }), 422)).toContain('MANUAL');
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(manual.token, {}), 422)).toContain('MANUAL');
+      expect(await expectError(client.externalBankAccounts.retryPrenote(manual.token, {}), 422)).toContain('MANUAL');
+    });
+  });
+
+  it('enables a PRENOTE account once the program clock has waited out the prenote', async () => {
+    const created = await create({ verification_method: 'PRENOTE' });
+    expect(created.verification_state).toBe('PENDING');
+    const retried = await client.externalBankAccounts.retryPrenote(created.token, {});
+    expect(retried.verification_state).toBe('PENDING');
+    advance(3 * MS_PER_DAY);
+    expect((await client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('ENABLED');
+    expect(await expectError(client.externalBankAccounts.retryPrenote(created.token, {}), 422)).toContain('ENABLED');
+  });
+
+  it('updates the editable fields and nothing else', async () => {
+    const created = await create();
+    const updated = await client.externalBankAccounts.update(created.token, { name: 'Renamed', owner: 'Grace Hopper', owner_type: 'BUSINESS', type: 'SAVINGS' });
+    expect(updated).toMatchObject({ name: 'Renamed', owner: 'Grace Hopper', owner_type: 'BUSINESS', type: 'SAVINGS', last_four: created.last_four });
+    expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(updated);
+    expect(await expectError(client.externalBankAccounts.update(created.token, { routing_number: '011000015' } as never), 400)).toContain('routing_number');
+    expect(await expectError(client.externalBankAccounts.update(created.token, { owner_type: 'TRUST' } as never), 400)).toContain('owner_type');
+    expect(await expectError(client.externalBankAccounts.update(crypto.randomUUID(), { name: 'x' }), 404)).toContain('external bank account');
+  });
+
+  describe('list (seed 4.5)', () => {
+    let lister: TestProgram;
+    let made: Eba[];
+    let accountToken: string;
+
+    beforeAll(async () => {
+      lister = await server.newProgram('lister');
+      const funding = await newAccount(lister.client);
+      accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+      const make = (extra: CreateBody) => create({ financial_account_token: funding, ...extra }, lister.client);
+      made = [
+        await make({ type: 'CHECKING', owner_type: 'INDIVIDUAL' }),
+        await make({ type: 'SAVINGS', owner_type: 'BUSINESS', account_token: accountToken }),
+        await make({ type: 'CHECKING', verification_method: 'MICRO_DEPOSIT' }),
+        await make({ type: 'SAVINGS', verification_method: 'PRENOTE', account_token: accountToken }),
+      ];
+    });
+
+    const tokens = (page: { data: { token: string }[] }) => page.data.map((item) => item.token);
+    const madeTokens = (...indexes: number[]) => indexes.map((index) => (made[index] as Eba).token);
+    const get = async (query: string) => {
+      const response = await server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
+      expect(response.status, query).toBe(200);
+      return tokens((await response.json()) as { data: { token: string }[] });
+    };
+
+    it('lists newest first and filters by every parameter', async () => {
+      expect(tokens(await lister.client.externalBankAccounts.list())).toEqual(madeTokens(3, 2, 1, 0));
+      expect(tokens(await lister.client.externalBankAccounts.list({ account_token: accountToken }))).toEqual(madeTokens(3, 1));
+      expect(tokens(await lister.client.externalBankAccounts.list({ account_types: ['SAVINGS'] }))).toEqual(madeTokens(3, 1));
+      expect(tokens(await lister.client.externalBankAccounts.list({ owner_types: ['BUSINESS'] }))).toEqual(madeTokens(1));
+      expect(tokens(await lister.client.externalBankAccounts.list({ countries: ['USA'] }))).toEqual(madeTokens(3, 2, 1, 0));
+      expect(tokens(await lister.client.externalBankAccounts.list({ countries: ['CAN'] }))).toEqual([]);
+      expect(tokens(await lister.client.externalBankAccounts.list({ states: ['ENABLED'] }))).toEqual(madeTokens(3, 2, 1, 0));
+      expect(tokens(await lister.client.externalBankAccounts.list({ states: ['PAUSED', 'CLOSED'] }))).toEqual([]);
+      expect(tokens(await lister.client.externalBankAccounts.list({ verification_states: ['PENDING'] }))).toEqual(madeTokens(3, 2));
+      expect(tokens(await lister.client.externalBankAccounts.list({ verification_states: ['PENDING', 'ENABLED'], account_types: ['CHECKING'] }))).toEqual(madeTokens(2, 0));
+    });
+
+    it('takes array filters comma-separated or repeated', async () => {
+      expect(await get('verification_states=PENDING,FAILED_VERIFICATION')).toEqual(madeTokens(3, 2));
+      expect(await get('verification_states=PENDING&verification_states=FAILED_VERIFICATION')).toEqual(madeTokens(3, 2));
+      expect(await get('account_types=SAVINGS&account_types=CHECKING&states=ENABLED')).toEqual(madeTokens(3, 2, 1, 0));
+    });
+
+    it('pages with page_size 1–100 and both cursors', async () => {
+      const page = await lister.client.externalBankAccounts.list({ page_size: 3 });
+      expect(tokens(page)).toEqual(madeTokens(3, 2, 1));
+      expect(page.has_more).toBe(true);
+      expect(await get(`page_size=3&starting_after=${(made[1] as Eba).token}`)).toEqual(madeTokens(0));
+      expect(await get(`page_size=2&ending_before=${(made[0] as Eba).token}`)).toEqual(madeTokens(2, 1));
+      const all: string[] = [];
+      for await (const item of lister.client.externalBankAccounts.list({ page_size: 1 })) all.push(item.token);
+      expect(all).toEqual(madeTokens(3, 2, 1, 0));
+    });
+
+    it.each(['page_size=0', 'page_size=101', 'page_size=x', 'states=OPEN', 'account_types=CHECKING,BROKERAGE', 'verification_states=DONE', 'owner_types=TRUST', 'account_token=nope', `starting_after=${crypto.randomUUID()}`, 'colour=red'])(
+      'refuses %s with 400',
+      async (query) => {
+        const response = await server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
+        expect(response.status).toBe(400);
+      },
+    );
+
+    it('keeps programs apart', async () => {
+      expect(tokens(await client.externalBankAccounts.list({ account_token: accountToken }))).toEqual([]);
+      await expectError(client.externalBankAccounts.retrieve((made[0] as Eba).token), 404);
+      await expectError(client.externalBankAccounts.update((made[0] as Eba).token, { name: 'x' }), 404);
+      await expectError(client.externalBankAccounts.microDeposits.create((made[2] as Eba).token, { micro_deposits: [1, 2] }), 404);
+      expect(await expectError(create({ account_token: accountToken }), 404)).toContain('account_token');
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import { ListQuery } from '../http/pagination.js';
+import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+
+export const OWNER_TYPES = ['BUSINESS', 'INDIVIDUAL'] as const;
+export const ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
+export const STATES = ['ENABLED', 'CLOSED', 'PAUSED'] as const;
+export const VERIFICATION_STATES = ['PENDING', 'ENABLED', 'FAILED_VERIFICATION', 'INSUFFICIENT_FUNDS'] as const;
+/** PLAID needs Plaid's processor token, which a self-hosted server cannot redeem: not accepted. */
+export const VERIFICATION_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNALLY_VERIFIED', 'UNVERIFIED'] as const;
+export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+
+const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+
+export const Address = StrictObject({
+  address1: Text(256),
+  address2: Type.Optional(Type.String({ maxLength: 256 })),
+  city: Text(256),
+  country: Text(64),
+  postal_code: Text(16),
+  state: Text(64),
+});
+
+export const ExternalBankAccount = Type.Object(
+  {
+    token: Uuid,
+    account_token: Nullable(Uuid),
+    financial_account_token: Nullable(Uuid),
+    country: Type.String(),
+    created: DateTime,
+    currency: Type.String(),
+    last_four: Type.String(),
+    owner: Type.String(),
+    owner_type: StringEnum(OWNER_TYPES),
+    routing_number: Type.String(),
+    state: StringEnum(STATES),
+    type: StringEnum(ACCOUNT_TYPES),
+    verification_attempts: Type.Integer(),
+    verification_method: StringEnum(VERIFICATION_METHODS),
+    verification_state: StringEnum(VERIFICATION_STATES),
+    verification_failed_reason: Type.Optional(Type.String()),
+    address: Type.Optional(Address),
+    company_id: Type.Optional(Type.String()),
+    dob: Type.Optional(IsoDate),
+    doing_business_as: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    user_defined_id: Type.Optional(Type.String()),
+  },
+  { description: 'External bank account (the account number itself is never returned)' },
+);
+export type ExternalBankAccount = Static<typeof ExternalBankAccount>;
+
+const editable = {
+  address: Type.Optional(Address),
+  company_id: Type.Optional(Text(256)),
+  dob: Type.Optional(IsoDate),
+  doing_business_as: Type.Optional(Text(256)),
+  name: Type.Optional(Text(256)),
+  user_defined_id: Type.Optional(Text(256)),
+};
+
+export const CreateExternalBankAccountBody = StrictObject({
+  account_number: Type.String({ pattern: '^[0-9]{4,17}$', description: '4 to 17 digits; stored encrypted' }),
+  country: StringEnum(['USA'], { description: 'Only US bank accounts' }),
+  currency: StringEnum(['USD']),
+  owner: Text(256),
+  owner_type: StringEnum(OWNER_TYPES),
+  routing_number: Type.String({ pattern: '^[0-9]{9}$', description: 'ABA routing number (9 digits, checksum verified)' }),
+  type: StringEnum(ACCOUNT_TYPES),
+  verification_method: StringEnum(VERIFICATION_METHODS),
+  financial_account_token: Type.Optional(Uuid),
+  account_token: Type.Optional(Uuid),
+  ...editable,
+});
+export type CreateExternalBankAccountBody = Static<typeof CreateExternalBankAccountBody>;
+
+export const UpdateExternalBankAccountBody = StrictObject({
+  ...editable,
+  owner: Type.Optional(Text(256)),
+  owner_type: Type.Optional(StringEnum(OWNER_TYPES)),
+  type: Type.Optional(StringEnum(ACCOUNT_TYPES)),
+});
+export type UpdateExternalBankAccountBody = Static<typeof UpdateExternalBankAccountBody>;
+
+export const MicroDepositsBody = StrictObject({
+  micro_deposits: Type.Array(Type.Integer({ minimum: 1, maximum: 99 }), { minItems: 2, maxItems: 2, description: 'The two amounts, in cents' }),
+});
+export type MicroDepositsBody = Static<typeof MicroDepositsBody>;
+
+export const RetryBody = StrictObject({ financial_account_token: Type.Optional(Uuid) });
+export type RetryBody = Static<typeof RetryBody>;
+
+export const ListExternalBankAccountsQuery = ListQuery({
+  account_token: Type.Optional(Uuid),
+  account_types: Type.Optional(Type.Array(StringEnum(ACCOUNT_TYPES))),
+  countries: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 3 }))),
+  owner_types: Type.Optional(Type.Array(StringEnum(OWNER_TYPES))),
+  states: Type.Optional(Type.Array(StringEnum(STATES))),
+  verification_states: Type.Optional(Type.Array(StringEnum(VERIFICATION_STATES))),
+});
+export type ListExternalBankAccountsQuery = Static<typeof ListExternalBankAccountsQuery>;

@@ -1,0 +1,278 @@
+/**
+ * External bank accounts: the program's or an account's accounts at other banks. The account
+ * number is stored encrypted and only its last four digits are ever returned; the routing number
+ * must pass the ABA checksum.
+ *
+ * Verification (`verification_state`):
+ *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once.
+ *   MICRO_DEPOSIT → PENDING. Two deposits of 1–99 cents are sent from the funding OPERATING
+ *     account and their sum is drawn back at once, all through the ledger (kind MICRO_DEPOSIT, net
+ *     zero): the amounts show as the events of the financial transaction whose token is this bank
+ *     account's, under the funding account — that is how a sandbox user learns them. Submitting
+ *     them (`micro_deposits`) makes the account ENABLED; each submission counts as an attempt, and
+ *     the third wrong one fails the verification (FAILED_VERIFICATION). `retry_micro_deposits`
+ *     sends new amounts and starts over.
+ *   PRENOTE → PENDING. A zero-amount prenote is sent; with no return after PRENOTE_WAIT_MS by the
+ *     program clock (a sandbox bank never returns one) the account becomes ENABLED: a clock job,
+ *     and reads catch up first. `retry_prenote` sends a new one.
+ * `state` is ENABLED from creation; no endpoint of the API changes it.
+ */
+import { newToken } from '../ids.js';
+import crypto from 'node:crypto';
+import { catchUp } from '../clock-jobs.js';
+import { MS_PER_DAY, isoTimestamp } from '../clock.js';
+import type { Secrets } from '../crypto/secrets.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import * as accounts from '../accounts/store.js';
+import { lockOpenBalances } from '../financial_accounts/service.js';
+import * as financialAccounts from '../financial_accounts/store.js';
+import type { ListResponse } from '../http/schemas.js';
+import * as ledger from '../ledger/ledger.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { isValidRoutingNumber } from './routing.js';
+import type {
+  CreateExternalBankAccountBody,
+  ExternalBankAccount,
+  ListExternalBankAccountsQuery,
+  MicroDepositsBody,
+  RetryBody,
+  UpdateExternalBankAccountBody,
+  VerificationMethod,
+} from './schemas.js';
+import * as store from './store.js';
+
+export const PRENOTE_WAIT_MS = 3 * MS_PER_DAY;
+export const MAX_MICRO_DEPOSIT_ATTEMPTS = 3;
+export const MICRO_DEPOSIT_JOURNAL_KIND = 'MICRO_DEPOSIT';
+
+/** Methods whose verification goes through the funding account, which they therefore need. */
+const BANK_VERIFIED: readonly VerificationMethod[] = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE'];
+
+type Row = store.ExternalBankAccountRow;
+
+export function toApi(row: Row): ExternalBankAccount {
+  const optional = {
+    verification_failed_reason: row.verification_failed_reason,
+    address: row.address === null ? null : (JSON.parse(row.address) as ExternalBankAccount['address']),
+    company_id: row.company_id,
+    dob: row.dob,
+    doing_business_as: row.doing_business_as,
+    name: row.name,
+    user_defined_id: row.user_defined_id,
+  };
+  return {
+    token: row.token,
+    account_token: row.account_token,
+    financial_account_token: row.financial_account_token,
+    country: row.country,
+    created: isoTimestamp(row.created_ms),
+    currency: row.currency,
+    last_four: row.last_four,
+    owner: row.owner,
+    owner_type: row.owner_type as ExternalBankAccount['owner_type'],
+    routing_number: row.routing_number,
+    state: row.state as ExternalBankAccount['state'],
+    type: row.type as ExternalBankAccount['type'],
+    verification_attempts: row.verification_attempts,
+    verification_method: row.verification_method as VerificationMethod,
+    verification_state: row.verification_state as ExternalBankAccount['verification_state'],
+    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)) as Partial<ExternalBankAccount>),
+  };
+}
+
+/** The funding account, when given: it must be one of the program's OPERATING accounts. */
+async function checkFundingAccount(exec: Executor, programId: string, token: string | undefined): Promise<void> {
+  if (token === undefined) return;
+  const account = await financialAccounts.find(exec, programId, token);
+  if (!account) throw notFound('financial account', token, 'financial_account_token');
+  if (account.type !== 'OPERATING') {
+    throw new InvalidRequestError(`financial_account_token: must be an OPERATING financial account (it funds verification), not ${account.type}`);
+  }
+}
+
+/**
+ * Sends two micro-deposits from the funding account and draws their sum back: three journals of
+ * kind MICRO_DEPOSIT, net zero for the account. Returns the amounts, to be stored encrypted.
+ */
+async function sendMicroDeposits(db: Db, tx: Tx, scope: ProgramScope, row: Row, fundingToken: string): Promise<[number, number]> {
+  const amounts: [number, number] = [crypto.randomInt(1, 100), crypto.randomInt(1, 100)];
+  await lockOpenBalances(db, tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
+  const move = (amountCents: number) =>
+    ledger.post(
+      db,
+      tx,
+      scope.programId,
+      {
+        kind: MICRO_DEPOSIT_JOURNAL_KIND,
+        transaction_token: row.token,
+        event_token: newToken(),
+        postings: [
+          { account: fundingToken, bucket: 'available', amount_cents: amountCents },
+          { account: ledger.SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -amountCents },
+        ],
+      },
+      scope.nowMs,
+    );
+  await move(-amounts[0]);
+  await move(-amounts[1]);
+  await move(amounts[0] + amounts[1]);
+  return amounts;
+}
+
+/** What starting (or restarting) verification by `method` sets on the row. */
+async function startVerification(db: Db, tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
+  const reset = { verification_attempts: 0, verification_failed_reason: null, micro_deposits_encrypted: null, prenote_due_ms: null };
+  switch (row.verification_method as VerificationMethod) {
+    case 'MICRO_DEPOSIT': {
+      invariant(fundingToken !== null, 'micro-deposits need a funding account');
+      const amounts = await sendMicroDeposits(db, tx, scope, row, fundingToken);
+      return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(amounts)) };
+    }
+    case 'PRENOTE':
+      return { ...reset, verification_state: 'PENDING', prenote_due_ms: scope.nowMs + PRENOTE_WAIT_MS };
+    default:
+      return { ...reset, verification_state: 'ENABLED' };
+  }
+}
+
+export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  const { programId, nowMs } = scope;
+  if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (checksum)');
+  if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
+    throw new InvalidRequestError(`financial_account_token: is required for verification_method ${body.verification_method}`);
+  }
+  if (body.account_token !== undefined && !(await accounts.find(tx, programId, body.account_token))) {
+    throw notFound('account', body.account_token, 'account_token');
+  }
+  await checkFundingAccount(tx, programId, body.financial_account_token);
+  let row: Row = {
+    program_id: programId,
+    token: newToken(),
+    account_token: body.account_token ?? null,
+    financial_account_token: body.financial_account_token ?? null,
+    country: body.country,
+    currency: body.currency,
+    account_number_encrypted: secrets.encrypt(body.account_number),
+    last_four: body.account_number.slice(-4),
+    owner: body.owner,
+    owner_type: body.owner_type,
+    routing_number: body.routing_number,
+    state: 'ENABLED',
+    type: body.type,
+    verification_attempts: 0,
+    verification_method: body.verification_method,
+    verification_state: 'PENDING',
+    verification_failed_reason: null,
+    micro_deposits_encrypted: null,
+    prenote_due_ms: null,
+    address: body.address === undefined ? null : JSON.stringify(body.address),
+    company_id: body.company_id ?? null,
+    dob: body.dob ?? null,
+    doing_business_as: body.doing_business_as ?? null,
+    name: body.name ?? null,
+    user_defined_id: body.user_defined_id ?? null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  };
+  await store.insert(tx, row);
+  const started = await startVerification(db, tx, scope, row, row.financial_account_token, secrets);
+  await store.update(tx, programId, row.token, started, nowMs);
+  row = { ...row, ...started };
+  return toApi(row);
+}
+
+async function findOrThrow(exec: Executor, programId: string, token: string): Promise<Row> {
+  const row = await store.find(exec, programId, token);
+  if (!row) throw notFound('external bank account', token);
+  return row;
+}
+
+export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  const row = await findOrThrow(tx, scope.programId, token);
+  const { address, ...rest } = body;
+  const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
+  if (Object.keys(changes).length === 0) return toApi(row);
+  await store.update(tx, scope.programId, token, changes, scope.nowMs);
+  return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
+}
+
+/** Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an error. */
+export async function verifyMicroDeposits(tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: MicroDepositsBody): Promise<ExternalBankAccount> {
+  const row = await findOrThrow(tx, scope.programId, token);
+  if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || row.micro_deposits_encrypted === null) {
+    throw new UnprocessableError(
+      `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING MICRO_DEPOSIT verification takes amounts`,
+    );
+  }
+  const expected = (JSON.parse(secrets.decrypt(row.micro_deposits_encrypted)) as number[]).sort((a, b) => a - b);
+  const given = [...body.micro_deposits].sort((a, b) => a - b);
+  const attempts = row.verification_attempts + 1;
+  let changes: store.Changes;
+  if (given.every((amount, index) => amount === expected[index])) {
+    changes = { verification_attempts: attempts, verification_state: 'ENABLED', micro_deposits_encrypted: null };
+  } else if (attempts >= MAX_MICRO_DEPOSIT_ATTEMPTS) {
+    changes = {
+      verification_attempts: attempts,
+      verification_state: 'FAILED_VERIFICATION',
+      verification_failed_reason: `micro-deposit amounts were wrong ${attempts} times`,
+      micro_deposits_encrypted: null,
+    };
+  } else {
+    changes = { verification_attempts: attempts };
+  }
+  if ((await store.update(tx, scope.programId, token, changes, scope.nowMs, 'PENDING')) === 0) {
+    throw new UnprocessableError(`external bank account '${token}' changed verification state concurrently; retry`);
+  }
+  return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
+}
+
+/** retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over. */
+export async function retry(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  secrets: Secrets,
+  token: string,
+  method: 'MICRO_DEPOSIT' | 'PRENOTE',
+  body: RetryBody,
+): Promise<ExternalBankAccount> {
+  const row = await findOrThrow(tx, scope.programId, token);
+  if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
+    throw new UnprocessableError(
+      `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,
+    );
+  }
+  await checkFundingAccount(tx, scope.programId, body.financial_account_token);
+  const fundingToken = body.financial_account_token ?? row.financial_account_token;
+  const started = { ...(await startVerification(db, tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
+  if ((await store.update(tx, scope.programId, token, started, scope.nowMs, row.verification_state)) === 0) {
+    throw new UnprocessableError(`external bank account '${token}' changed verification state concurrently; retry`);
+  }
+  return toApi({ ...row, ...started, updated_ms: scope.nowMs });
+}
+
+/** The clock job: PENDING prenotes whose wait is over become ENABLED. Idempotent (conditional update). */
+export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  for (const token of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
+    await store.update(tx, scope.programId, token, { verification_state: 'ENABLED', prenote_due_ms: null }, scope.nowMs, 'PENDING');
+  }
+}
+
+async function hasDuePrenotes(exec: Executor, scope: ProgramScope): Promise<boolean> {
+  return (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0;
+}
+
+export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {
+  await catchUp(db, scope, hasDuePrenotes, applyDuePrenotes);
+  return toApi(await findOrThrow(db.kysely, scope.programId, token));
+}
+
+export async function list(db: Db, scope: ProgramScope, query: ListExternalBankAccountsQuery): Promise<ListResponse<ExternalBankAccount>> {
+  await catchUp(db, scope, hasDuePrenotes, applyDuePrenotes);
+  const { page_size, starting_after, ending_before, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const { rows, has_more } = await store.list(db.kysely, scope.programId, filters, page);
+  return { data: rows.map(toApi), has_more };
+}

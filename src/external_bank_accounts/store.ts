@@ -1,0 +1,63 @@
+/** SQL for external bank accounts. */
+import type { Executor } from '../db/database.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
+import type { ExternalBankAccountsTable } from './tables.js';
+
+export type ExternalBankAccountRow = ExternalBankAccountsTable;
+export type Changes = Partial<Omit<ExternalBankAccountRow, 'program_id' | 'token' | 'created_ms' | 'updated_ms'>>;
+
+export async function insert(exec: Executor, row: ExternalBankAccountRow): Promise<void> {
+  await exec.insertInto('external_bank_accounts').values(row).execute();
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<ExternalBankAccountRow | undefined> {
+  return exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** Applies `changes` only if the verification state is still `expectedState` (when given). Returns rows updated. */
+export async function update(exec: Executor, programId: string, token: string, changes: Changes, nowMs: number, expectedState?: string): Promise<number> {
+  let query = exec
+    .updateTable('external_bank_accounts')
+    .set({ ...changes, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('token', '=', token);
+  if (expectedState !== undefined) query = query.where('verification_state', '=', expectedState);
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
+/** Tokens of PENDING prenotes whose waiting time is over. */
+export async function duePrenotes(exec: Executor, programId: string, nowMs: number, limit?: number): Promise<string[]> {
+  let query = exec
+    .selectFrom('external_bank_accounts')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('verification_state', '=', 'PENDING')
+    .where('prenote_due_ms', '<=', nowMs);
+  if (limit !== undefined) query = query.limit(limit);
+  return (await query.execute()).map((row) => row.token);
+}
+
+export interface ListFilters {
+  account_token?: string | undefined;
+  account_types?: string[] | undefined;
+  countries?: string[] | undefined;
+  owner_types?: string[] | undefined;
+  states?: string[] | undefined;
+  verification_states?: string[] | undefined;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId);
+  if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
+  const anyOf = [
+    ['type', filters.account_types],
+    ['country', filters.countries],
+    ['owner_type', filters.owner_types],
+    ['state', filters.states],
+    ['verification_state', filters.verification_states],
+  ] as const;
+  for (const [column, values] of anyOf) {
+    if (values !== undefined && values.length > 0) query = query.where(column, 'in', values);
+  }
+  return keysetPage(exec, query, 'external_bank_accounts', programId, page);
+}

@@ -1,0 +1,221 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyProgramLedger } from '../ledger/ledger.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
+
+type Payment = Lithic.ExternalPayment;
+type Action = 'settle' | 'release' | 'cancel' | 'reverse';
+const TODAY = new Date().toISOString().slice(0, 10);
+
+describeWithDb('external payments', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  let client: Lithic;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+    client = program.client;
+  });
+  afterAll(async () => server.close());
+
+  function pay(account: string, paymentType: 'DEPOSIT' | 'WITHDRAWAL', amount: number, extra: Partial<Lithic.ExternalPaymentCreateParams> = {}) {
+    return client.externalPayments.create({
+      amount,
+      category: 'EXTERNAL_WIRE',
+      effective_date: TODAY,
+      financial_account_token: account,
+      payment_type: paymentType,
+      ...extra,
+    });
+  }
+
+  function act(payment: Payment, action: Action, body: { memo?: string; progress_to?: 'SETTLED' | 'RELEASED' } = {}) {
+    const params = { effective_date: TODAY, ...body };
+    return client.externalPayments[action](payment.token, params as never);
+  }
+
+  async function expectLedgerConsistent() {
+    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  }
+
+  const types = (payment: Payment) => (payment.events ?? []).map((event) => event.type);
+
+  it('a deposit waits in pending until released (seed 4.8), then is available', async () => {
+    const account = await newAccount(client);
+    const created = await pay(account, 'DEPOSIT', 5_000, { memo: 'wire in', user_defined_id: 'u-1' });
+    expect(created).toMatchObject({
+      status: 'PENDING',
+      result: 'APPROVED',
+      family: 'EXTERNAL_PAYMENT',
+      category: 'EXTERNAL_WIRE',
+      payment_type: 'DEPOSIT',
+      pending_amount: 5_000,
+      settled_amount: 0,
+      currency: 'USD',
+      user_defined_id: 'u-1',
+      financial_account_token: account,
+    });
+    expect(created.events?.[0]).toMatchObject({ type: 'EXTERNAL_WIRE_INITIATED', amount: 5_000, memo: 'wire in', effective_date: TODAY, result: 'APPROVED', detailed_results: ['APPROVED'] });
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 5_000, total: 5_000 });
+
+    const released = await client.externalPayments.release(created.token, { effective_date: '2030-01-02', memo: 'cleared' });
+    expect(released).toMatchObject({ status: 'SETTLED', pending_amount: 0, settled_amount: 5_000 });
+    expect(types(released)).toEqual(['EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_SETTLED', 'EXTERNAL_WIRE_RELEASED']);
+    expect(released.events?.[2]).toMatchObject({ memo: 'cleared', effective_date: '2030-01-02', amount: 5_000 });
+    expect(await balanceOf(client, account)).toEqual({ available: 5_000, pending: 0, total: 5_000 });
+    expect(await client.externalPayments.retrieve(created.token)).toEqual(released);
+
+    expect(await expectError(client.externalPayments.release(created.token, { effective_date: TODAY }), 422)).toContain('PENDING');
+    await expectLedgerConsistent();
+  });
+
+  it('a withdrawal holds the funds, then releases them out of the account', async () => {
+    const account = await newAccount(client);
+    await fund(client, account, 3_000);
+    const created = await pay(account, 'WITHDRAWAL', 1_000, { category: 'EXTERNAL_ACH' });
+    expect(await balanceOf(client, account)).toEqual({ available: 2_000, pending: 1_000, total: 3_000 });
+    const settled = await act(created, 'settle');
+    expect(settled).toMatchObject({ status: 'PENDING', pending_amount: 1_000 });
+    expect(types(settled)).toEqual(['EXTERNAL_ACH_INITIATED', 'EXTERNAL_ACH_SETTLED']);
+    expect(await expectError(act(settled, 'settle'), 422)).toContain('already settled');
+    const released = await act(settled, 'release');
+    expect(types(released)).toEqual(['EXTERNAL_ACH_INITIATED', 'EXTERNAL_ACH_SETTLED', 'EXTERNAL_ACH_RELEASED']);
+    expect(await balanceOf(client, account)).toEqual({ available: 2_000, pending: 0, total: 2_000 });
+    const reversed = await act(released, 'reverse', { memo: 'returned R01' });
+    expect(reversed).toMatchObject({ status: 'REVERSED', settled_amount: 0, pending_amount: 0 });
+    expect(await balanceOf(client, account)).toEqual({ available: 3_000, pending: 0, total: 3_000 });
+    await expectLedgerConsistent();
+  });
+
+  it('declines a withdrawal without the funds (200, INSUFFICIENT_FUNDS) and moves nothing', async () => {
+    const account = await newAccount(client);
+    await fund(client, account, 100);
+    const declined = await pay(account, 'WITHDRAWAL', 101, { progress_to: 'RELEASED' });
+    expect(declined).toMatchObject({ status: 'DECLINED', result: 'DECLINED', pending_amount: 0, settled_amount: 0 });
+    expect(declined.events).toHaveLength(1);
+    expect(declined.events?.[0]).toMatchObject({ result: 'DECLINED', detailed_results: ['INSUFFICIENT_FUNDS'] });
+    expect(await balanceOf(client, account)).toEqual({ available: 100, pending: 0, total: 100 });
+    for (const action of ['settle', 'release', 'cancel', 'reverse'] as const) await expectError(act(declined, action), 422);
+  });
+
+  it.each(['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const)('runs %s to RELEASED in one call with progress_to', async (category) => {
+    const account = await newAccount(client);
+    const deposit = await pay(account, 'DEPOSIT', 700, { category, progress_to: 'RELEASED' });
+    expect(deposit.status).toBe('SETTLED');
+    expect(types(deposit)).toEqual([`${category}_INITIATED`, `${category}_SETTLED`, `${category}_RELEASED`]);
+    const withdrawal = await pay(account, 'WITHDRAWAL', 200, { category, progress_to: 'SETTLED' });
+    expect(withdrawal).toMatchObject({ status: 'PENDING' });
+    expect(types(withdrawal)).toEqual([`${category}_INITIATED`, `${category}_SETTLED`]);
+    const released = await act(withdrawal, 'settle', {}).catch(() => act(withdrawal, 'release'));
+    expect(released.status).toBe('SETTLED');
+    expect(await balanceOf(client, account)).toEqual({ available: 500, pending: 0, total: 500 });
+  });
+
+  it('settle with progress_to RELEASED releases too', async () => {
+    const account = await newAccount(client);
+    const created = await pay(account, 'DEPOSIT', 40);
+    const done = await act(created, 'settle', { progress_to: 'RELEASED' });
+    expect(done.status).toBe('SETTLED');
+    expect(types(done)).toEqual(['EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_SETTLED', 'EXTERNAL_WIRE_RELEASED']);
+  });
+
+  describe('transitions', () => {
+    // [payment type, steps to get there, action, expected status or 422]
+    const cases: [string, 'DEPOSIT' | 'WITHDRAWAL', Action[], Action, string | 422][] = [
+      ['cancel a pending deposit', 'DEPOSIT', [], 'cancel', 'CANCELED'],
+      ['cancel a settled-not-released withdrawal', 'WITHDRAWAL', ['settle'], 'cancel', 'CANCELED'],
+      ['cancel a released payment', 'DEPOSIT', ['release'], 'cancel', 422],
+      ['reverse a pending payment', 'DEPOSIT', [], 'reverse', 422],
+      ['reverse a released deposit', 'DEPOSIT', ['release'], 'reverse', 'REVERSED'],
+      ['reverse twice', 'DEPOSIT', ['release', 'reverse'], 'reverse', 422],
+      ['release a canceled payment', 'WITHDRAWAL', ['cancel'], 'release', 422],
+      ['settle a released payment', 'DEPOSIT', ['release'], 'settle', 422],
+      ['settle a canceled payment', 'DEPOSIT', ['cancel'], 'settle', 422],
+      ['release a reversed payment', 'WITHDRAWAL', ['release', 'reverse'], 'release', 422],
+    ];
+    it.each(cases)('%s', async (_name, paymentType, setup, action, expected) => {
+      const account = await newAccount(client);
+      await fund(client, account, 1_000);
+      let payment = await pay(account, paymentType, 250);
+      for (const step of setup) payment = await act(payment, step);
+      const before = await balanceOf(client, account);
+      if (expected === 422) {
+        await expectError(act(payment, action), 422);
+        expect(await balanceOf(client, account)).toEqual(before);
+        expect((await client.externalPayments.retrieve(payment.token)).events).toHaveLength(payment.events?.length ?? 0);
+      } else {
+        expect((await act(payment, action)).status).toBe(expected);
+      }
+      // Every undo brings the account back to where it started.
+      if (expected === 'CANCELED' || expected === 'REVERSED') expect(await balanceOf(client, account)).toEqual({ available: 1_000, pending: 0, total: 1_000 });
+    });
+  });
+
+  it.each([
+    [{ amount: 0 }, 'amount: must be >= 1'],
+    [{ amount: -5 }, 'amount: must be >= 1'],
+    [{ category: 'EXTERNAL_CASH' }, 'category: must be one of'],
+    [{ payment_type: 'REFUND' }, 'payment_type: must be one of'],
+    [{ effective_date: '2024-02-30' }, 'effective_date: must be a valid date'],
+    [{ effective_date: undefined }, 'effective_date: is required'],
+    [{ progress_to: 'DONE' }, 'progress_to: must be one of'],
+    [{ memo: 'x'.repeat(513) }, 'memo'],
+    [{ token: '123' }, 'token: must be a valid uuid'],
+  ])('refuses %j with 400 naming the field', async (override, message) => {
+    const account = await newAccount(client);
+    const body = { amount: 10, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT', ...override };
+    expect(await expectError(client.externalPayments.create(body as never), 400)).toContain(message);
+    expect((await client.externalPayments.list({ financial_account_token: account })).data).toEqual([]);
+  });
+
+  it('refuses actions without effective_date (400) and unknown payments (404)', async () => {
+    const account = await newAccount(client);
+    const created = await pay(account, 'DEPOSIT', 10);
+    expect(await expectError(client.externalPayments.release(created.token, {} as never), 400)).toContain('effective_date');
+    expect(await expectError(client.externalPayments.release(crypto.randomUUID(), { effective_date: TODAY }), 404)).toContain('external payment');
+    expect(await expectError(pay(crypto.randomUUID(), 'DEPOSIT', 1), 404)).toContain('financial_account_token');
+  });
+
+  it('is idempotent on the body token', async () => {
+    const account = await newAccount(client);
+    const token = crypto.randomUUID();
+    const first = await pay(account, 'DEPOSIT', 10, { token });
+    expect(first.token).toBe(token);
+    expect(await pay(account, 'DEPOSIT', 10, { token })).toEqual(first);
+    expect(await expectError(pay(account, 'DEPOSIT', 11, { token }), 400)).toContain('token');
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 10, total: 10 });
+  });
+
+  it('lists with every filter, newest first, and keeps programs apart', async () => {
+    const lister = await server.newProgram('lister');
+    const a = await newAccount(lister.client);
+    const b = await newAccount(lister.client);
+    const make = (account: string, category: Lithic.ExternalPaymentCreateParams['category'], paymentType: 'DEPOSIT' | 'WITHDRAWAL') =>
+      lister.client.externalPayments.create({ amount: 5, category, effective_date: TODAY, financial_account_token: account, payment_type: paymentType });
+    const p0 = await make(a, 'EXTERNAL_ACH', 'DEPOSIT');
+    const p1 = await make(b, 'EXTERNAL_WIRE', 'DEPOSIT');
+    const p2 = await make(a, 'EXTERNAL_WIRE', 'WITHDRAWAL');
+    const p3 = await lister.client.externalPayments.release(p1.token, { effective_date: TODAY });
+    const tokens = (page: { data: Payment[] }) => page.data.map((payment) => payment.token);
+    expect(tokens(await lister.client.externalPayments.list())).toEqual([p2.token, p1.token, p0.token]);
+    expect(tokens(await lister.client.externalPayments.list({ financial_account_token: a }))).toEqual([p2.token, p0.token]);
+    expect(tokens(await lister.client.externalPayments.list({ category: 'EXTERNAL_WIRE' }))).toEqual([p2.token, p1.token]);
+    expect(tokens(await lister.client.externalPayments.list({ result: 'DECLINED' }))).toEqual([p2.token]);
+    expect(tokens(await lister.client.externalPayments.list({ status: 'SETTLED' }))).toEqual([p3.token]);
+    expect(tokens(await lister.client.externalPayments.list({ status: 'PENDING' }))).toEqual([p0.token]);
+    expect(tokens(await lister.client.externalPayments.list({ end: p0.created }))).toEqual([]);
+    expect(tokens(await lister.client.externalPayments.list({ begin: p0.created, page_size: 1 }))).toHaveLength(1);
+    expect(tokens(await lister.client.externalPayments.list({ starting_after: p2.token }))).toEqual([p1.token, p0.token]);
+    const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+    expect(tokens(await lister.client.externalPayments.list({ business_account_token: accountToken }))).toEqual([]);
+    for (const query of ['status=OPEN', 'category=CASH', 'result=MAYBE', 'page_size=500', 'financial_account_token=x']) {
+      expect((await server.request('GET', `/v1/external_payments?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
+    }
+    expect(tokens(await client.externalPayments.list({ financial_account_token: a }))).toEqual([]);
+    await expectError(client.externalPayments.retrieve(p0.token), 404);
+    await expectError(client.externalPayments.release(p0.token, { effective_date: TODAY }), 404);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * External payments: money that moved between a financial account and a bank outside Cardwright
+ * (wire, ACH, check, transfer), booked against the account. Lithic publishes only the names of the
+ * steps; the lifecycle below (reference 07) keeps its rule that incoming money waits in pending
+ * until released. Every action appends one event `<CATEGORY>_<STEP>` and is legal only from the
+ * states named (else 422):
+ *
+ *   create   → INITIATED, status PENDING, pending_amount = amount. A DEPOSIT's money arrives in
+ *              pending; a WITHDRAWAL holds it (available → pending), or is DECLINED with
+ *              INSUFFICIENT_FUNDS (200, no entries) when the funds are not available.
+ *   settle   PENDING, not settled yet → SETTLED event; the status stays PENDING (money stays held).
+ *   release  PENDING (seed 4.8) → a SETTLED event first if missing, then RELEASED; status SETTLED,
+ *              settled_amount = amount: a deposit's money becomes available, a withdrawal's leaves.
+ *   cancel   PENDING → CANCELED; the pending money goes back where it came from.
+ *   reverse  SETTLED → REVERSED; the released effect is undone (a reversed deposit may leave the
+ *              account negative: the bank took the money back).
+ * `progress_to` on create and settle runs the later steps in the same call.
+ *
+ * Ledger (counterparty: the EXTERNAL_BANKS system account), amounts positive:
+ *   DEPOSIT     INITIATED pending +a, banks −a   RELEASED pending −a, available +a
+ *               CANCELED  pending −a, banks +a   REVERSED available −a, banks +a
+ *   WITHDRAWAL  INITIATED available −a, pending +a   RELEASED pending −a, banks +a
+ *               CANCELED  pending −a, available +a   REVERSED available +a, banks −a
+ */
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { lockOpenBalances } from '../financial_accounts/service.js';
+import type { ListResponse } from '../http/schemas.js';
+import * as ledger from '../ledger/ledger.js';
+import { applyDueOperations } from '../management_operations/service.js';
+import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import type { MoneyEventsTable } from '../money_events/tables.js';
+import type { ProgramScope } from '../programs/scope.js';
+import type {
+  CreateExternalPaymentBody,
+  ExternalPayment,
+  ListExternalPaymentsQuery,
+  PaymentActionBody,
+  SettleExternalPaymentBody,
+  Step,
+} from './schemas.js';
+import * as store from './store.js';
+
+export const JOURNAL_KIND_PREFIX = 'EXTERNAL_PAYMENT_';
+
+type Row = store.ExternalPaymentRow;
+type ApiEvent = ExternalPayment['events'][number];
+type Bucket = ledger.Bucket | 'banks';
+
+export function toApi(row: Row, events: readonly MoneyEventsTable[]): ExternalPayment {
+  return {
+    ...transactionBase(row),
+    family: 'EXTERNAL_PAYMENT',
+    category: row.category as ExternalPayment['category'],
+    events: events.map((event) => ({
+      ...eventBase(event),
+      detailed_results: eventBase(event).detailed_results as ApiEvent['detailed_results'],
+      effective_date: event.effective_date ?? '',
+      type: event.type as ApiEvent['type'],
+    })),
+    financial_account_token: row.financial_account_token,
+    payment_type: row.payment_type,
+    result: row.result,
+    status: row.status,
+    ...(row.user_defined_id === null ? {} : { user_defined_id: row.user_defined_id }),
+  };
+}
+
+/** Where each step takes the money from and puts it (see the table above). */
+const FLOWS: Record<Row['payment_type'], Partial<Record<Step, { from: Bucket; to: Bucket }>>> = {
+  DEPOSIT: {
+    INITIATED: { from: 'banks', to: 'pending' },
+    RELEASED: { from: 'pending', to: 'available' },
+    CANCELED: { from: 'pending', to: 'banks' },
+    REVERSED: { from: 'available', to: 'banks' },
+  },
+  WITHDRAWAL: {
+    INITIATED: { from: 'available', to: 'pending' },
+    RELEASED: { from: 'pending', to: 'banks' },
+    CANCELED: { from: 'pending', to: 'available' },
+    REVERSED: { from: 'banks', to: 'available' },
+  },
+};
+
+/** The ledger movement of a step, or null for a step that moves no money (SETTLED). */
+export function stepMovement(row: Row, step: Step, eventToken: string): ledger.Movement | null {
+  const flow = FLOWS[row.payment_type][step];
+  if (!flow) return null;
+  const posting = (bucket: Bucket, amountCents: number): ledger.Posting =>
+    bucket === 'banks'
+      ? { account: ledger.SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: amountCents }
+      : { account: row.financial_account_token, bucket, amount_cents: amountCents };
+  return {
+    kind: `${JOURNAL_KIND_PREFIX}${step}`,
+    transaction_token: row.token,
+    event_token: eventToken,
+    postings: [posting(flow.from, -row.amount_cents), posting(flow.to, row.amount_cents)],
+  };
+}
+
+/** Appends the step's event and posts its movement. */
+async function record(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: Step, body: PaymentActionBody): Promise<void> {
+  const event = await append(
+    tx,
+    scope.programId,
+    row.token,
+    { type: `${row.category}_${step}`, amount_cents: row.amount_cents, result: 'APPROVED', detailed_results: APPROVED, memo: body.memo, effective_date: body.effective_date },
+    scope.nowMs,
+  );
+  const movement = stepMovement(row, step, event.token);
+  if (movement) await ledger.post(db, tx, scope.programId, movement, scope.nowMs);
+}
+
+function refuse(row: Row, action: string, allowed: string): never {
+  const state = row.status === 'PENDING' && row.is_settled === 1 ? 'PENDING (already settled)' : row.status;
+  throw new UnprocessableError(`external payment '${row.token}' is ${state}; only ${allowed} payment can be ${action}`);
+}
+
+async function settleStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
+  if (row.status !== 'PENDING' || row.is_settled === 1) refuse(row, 'settled', 'a PENDING, not yet settled');
+  if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING', is_settled: 0 }, { is_settled: 1 }, scope.nowMs)) === 0) {
+    refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'settled', 'a PENDING, not yet settled');
+  }
+  await record(db, tx, scope, row, 'SETTLED', body);
+  return { ...row, is_settled: 1, updated_ms: scope.nowMs };
+}
+
+async function releaseStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
+  if (row.status !== 'PENDING') refuse(row, 'released', 'a PENDING');
+  const changes = { status: 'SETTLED', is_settled: 1, pending_amount_cents: 0, settled_amount_cents: row.amount_cents } as const;
+  if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING' }, changes, scope.nowMs)) === 0) {
+    refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'released', 'a PENDING');
+  }
+  await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
+  if (row.is_settled === 0) await record(db, tx, scope, row, 'SETTLED', body);
+  await record(db, tx, scope, row, 'RELEASED', body);
+  return { ...row, ...changes, updated_ms: scope.nowMs };
+}
+
+/** cancel (PENDING → CANCELED) and reverse (SETTLED → REVERSED): undo what the payment did. */
+async function undoStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: 'CANCELED' | 'REVERSED', body: PaymentActionBody): Promise<Row> {
+  const from = step === 'CANCELED' ? 'PENDING' : 'SETTLED';
+  const action = step === 'CANCELED' ? 'canceled' : 'reversed';
+  if (row.status !== from) refuse(row, action, `a ${from}`);
+  const changes = { status: step, pending_amount_cents: 0, settled_amount_cents: 0 } as const;
+  if ((await store.transition(tx, scope.programId, row.token, { status: from }, changes, scope.nowMs)) === 0) {
+    refuse((await store.find(tx, scope.programId, row.token)) ?? row, action, `a ${from}`);
+  }
+  await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
+  await record(db, tx, scope, row, step, body);
+  return { ...row, ...changes, updated_ms: scope.nowMs };
+}
+
+async function progress(db: Db, tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | 'RELEASED' | undefined, body: PaymentActionBody): Promise<Row> {
+  let current = row;
+  if (to !== undefined && current.is_settled === 0) current = await settleStep(db, tx, scope, current, body);
+  if (to === 'RELEASED') current = await releaseStep(db, tx, scope, current, body);
+  return current;
+}
+
+export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateExternalPaymentBody): Promise<ExternalPayment> {
+  const { programId, nowMs } = scope;
+  const token = await newTransactionToken(tx, programId, body.token);
+  await applyDueOperations(db, tx, scope);
+  const balances = await lockOpenBalances(db, tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
+  const approved = body.payment_type === 'DEPOSIT' || ledger.availableCents(balances, body.financial_account_token) >= body.amount;
+  const row: Row = {
+    program_id: programId,
+    token,
+    category: body.category,
+    payment_type: body.payment_type,
+    financial_account_token: body.financial_account_token,
+    status: approved ? 'PENDING' : 'DECLINED',
+    result: approved ? 'APPROVED' : 'DECLINED',
+    is_settled: 0,
+    amount_cents: body.amount,
+    pending_amount_cents: approved ? body.amount : 0,
+    settled_amount_cents: 0,
+    user_defined_id: body.user_defined_id ?? null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  };
+  await store.insert(tx, row);
+  if (approved) {
+    await record(db, tx, scope, row, 'INITIATED', body);
+    const progressed = await progress(db, tx, scope, row, body.progress_to, body);
+    return answer(tx, programId, progressed);
+  }
+  await append(
+    tx,
+    programId,
+    token,
+    {
+      type: `${body.category}_INITIATED`,
+      amount_cents: body.amount,
+      result: 'DECLINED',
+      detailed_results: ['INSUFFICIENT_FUNDS'],
+      memo: body.memo,
+      effective_date: body.effective_date,
+    },
+    nowMs,
+  );
+  return answer(tx, programId, row);
+}
+
+export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
+
+/** Runs one action on a payment (see the lifecycle at the top). */
+export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
+  await applyDueOperations(db, tx, scope);
+  const row = await store.find(tx, scope.programId, token);
+  if (!row) throw notFound('external payment', token);
+  let updated: Row;
+  switch (action) {
+    case 'settle':
+      updated = await settleStep(db, tx, scope, row, body);
+      if (body.progress_to === 'RELEASED') updated = await releaseStep(db, tx, scope, updated, body);
+      break;
+    case 'release':
+      updated = await releaseStep(db, tx, scope, row, body);
+      break;
+    case 'cancel':
+      updated = await undoStep(db, tx, scope, row, 'CANCELED', body);
+      break;
+    case 'reverse':
+      updated = await undoStep(db, tx, scope, row, 'REVERSED', body);
+      break;
+  }
+  return answer(tx, scope.programId, updated);
+}
+
+async function answer(exec: Executor, programId: string, row: Row): Promise<ExternalPayment> {
+  const [payment] = await withEvents(exec, programId, [row], toApi);
+  invariant(payment !== undefined, 'one row gives one answer');
+  return payment;
+}
+
+export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<ExternalPayment> {
+  const row = await store.find(exec, scope.programId, token);
+  if (!row) throw notFound('external payment', token);
+  return answer(exec, scope.programId, row);
+}
+
+export async function list(exec: Executor, scope: ProgramScope, query: ListExternalPaymentsQuery): Promise<ListResponse<ExternalPayment>> {
+  const { page_size, starting_after, ending_before, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
+  return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+}

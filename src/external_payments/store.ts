@@ -1,0 +1,60 @@
+/** SQL for external payments. */
+import type { Executor } from '../db/database.js';
+import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { ExternalPaymentsTable } from './tables.js';
+
+export type ExternalPaymentRow = ExternalPaymentsTable;
+type Status = ExternalPaymentRow['status'];
+
+export async function insert(exec: Executor, row: ExternalPaymentRow): Promise<void> {
+  await exec.insertInto('external_payments').values(row).execute();
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<ExternalPaymentRow | undefined> {
+  return exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/**
+ * Applies `changes` only if the payment is still as `expected` says (status, and whether it has
+ * settled): of concurrent actions on one payment exactly one updates it. Returns rows updated.
+ */
+export async function transition(
+  exec: Executor,
+  programId: string,
+  token: string,
+  expected: { status: Status; is_settled?: number },
+  changes: Partial<Pick<ExternalPaymentRow, 'status' | 'is_settled' | 'pending_amount_cents' | 'settled_amount_cents'>>,
+  nowMs: number,
+): Promise<number> {
+  let query = exec
+    .updateTable('external_payments')
+    .set({ ...changes, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .where('status', '=', expected.status);
+  if (expected.is_settled !== undefined) query = query.where('is_settled', '=', expected.is_settled);
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
+export interface ListFilters {
+  business_account_token?: string | undefined;
+  financial_account_token?: string | undefined;
+  category?: string | undefined;
+  result?: string | undefined;
+  status?: string | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId);
+  if (filters.financial_account_token !== undefined) query = query.where('financial_account_token', '=', filters.financial_account_token);
+  if (filters.business_account_token !== undefined) {
+    query = query.where('financial_account_token', 'in', tokensOfAccount(exec, programId, filters.business_account_token));
+  }
+  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
+  if (filters.result !== undefined) query = query.where('result', '=', filters.result as ExternalPaymentRow['result']);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
+  return keysetPage(exec, createdBetween(query, filters, 'external_payments'), 'external_payments', programId, page);
+}

@@ -1,0 +1,134 @@
+/**
+ * Financial transactions: what each transaction (a book transfer, a payment, a management
+ * operation, later a card transaction) did to one financial account, read from the ledger's journals
+ * rather than kept a second time. A transaction is the journals that share its `transaction_token`;
+ * each journal is one event. From the account's entries:
+ *   pending_amount = Σ pending, settled_amount = Σ available (negative when money left),
+ *   status PENDING while anything is pending, SETTLED when money stayed, and once everything was
+ *   undone RETURNED (it had settled) or VOIDED (it never had).
+ * A declined movement wrote no entries, so it is not a financial transaction of the account; it is
+ * listed with its own resource (book transfers, payments, operations), status DECLINED.
+ */
+import { isoTimestamp } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { InvalidRequestError, notFound } from '../errors.js';
+import type { ListResponse } from '../http/schemas.js';
+import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
+import { catchUpDueOperations } from '../management_operations/service.js';
+import { CURRENCY, eventsOf } from '../money_events/events.js';
+import type { ProgramScope } from '../programs/scope.js';
+import type { FinancialTransaction, FinancialTransactionsQuery, FinancialTransactionStatus } from './schemas.js';
+import * as store from './store.js';
+
+/** The event name of a journal: the type of the resource event that caused it, else the journal kind. */
+type EventTypes = ReadonlyMap<string, string>;
+
+export function categoryOf(kind: string, eventType: string): FinancialTransaction['category'] {
+  if (kind.startsWith('CARD')) return 'CARD';
+  if (kind.startsWith('BOOK_TRANSFER')) return 'TRANSFER';
+  if (kind.startsWith('MICRO_DEPOSIT')) return 'ACH';
+  if (kind.startsWith('EXTERNAL_PAYMENT')) return eventType.startsWith('EXTERNAL_ACH') ? 'ACH' : 'TRANSFER';
+  return 'INTERNAL';
+}
+
+export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
+  const pending = journals.reduce((sum, journal) => sum + journal.pending_cents, 0);
+  const settled = journals.reduce((sum, journal) => sum + journal.available_cents, 0);
+  if (pending !== 0) return 'PENDING';
+  if (settled !== 0) return 'SETTLED';
+  return journals.some((journal) => journal.available_cents !== 0) ? 'RETURNED' : 'VOIDED';
+}
+
+/** Groups an account's journals (oldest first) into its financial transactions, newest first. */
+export function deriveTransactions(journals: readonly AccountJournal[], eventTypes: EventTypes): FinancialTransaction[] {
+  const byTransaction = new Map<string, AccountJournal[]>();
+  for (const journal of journals) {
+    const group = byTransaction.get(journal.transaction_token) ?? [];
+    group.push(journal);
+    byTransaction.set(journal.transaction_token, group);
+  }
+  const transactions = [...byTransaction.entries()].map(([token, group]) => {
+    const typeOf = (journal: AccountJournal) => eventTypes.get(journal.event_token) ?? journal.kind;
+    const first = group[0] as AccountJournal;
+    const last = group[group.length - 1] as AccountJournal;
+    return {
+      token,
+      category: categoryOf(first.kind, typeOf(first)),
+      created: isoTimestamp(first.created_ms),
+      updated: isoTimestamp(last.created_ms),
+      currency: CURRENCY,
+      descriptor: typeOf(first),
+      events: group.map((journal) => ({
+        token: journal.event_token,
+        amount: journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents,
+        created: isoTimestamp(journal.created_ms),
+        result: 'APPROVED' as const,
+        type: typeOf(journal),
+      })),
+      pending_amount: group.reduce((sum, journal) => sum + journal.pending_cents, 0),
+      settled_amount: group.reduce((sum, journal) => sum + journal.available_cents, 0),
+      result: 'APPROVED' as const,
+      status: statusOf(group),
+    };
+  });
+  return transactions.sort((a, b) => (a.created === b.created ? (a.token < b.token ? 1 : -1) : a.created < b.created ? 1 : -1));
+}
+
+/** The account's financial transactions, after applying what has fallen due by the program clock. */
+async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string): Promise<FinancialTransaction[]> {
+  await catchUpDueOperations(db, scope);
+  const exec = db.kysely;
+  if (!(await store.find(exec, scope.programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
+  const journals = await accountJournals(exec, scope.programId, financialAccountToken);
+  const events = await eventsOf(exec, scope.programId, [...new Set(journals.map((journal) => journal.transaction_token))]);
+  const eventTypes = new Map<string, string>();
+  const eventSeq = new Map<string, number>();
+  for (const group of events.values()) {
+    for (const event of group) {
+      eventTypes.set(event.token, event.type);
+      eventSeq.set(event.token, event.seq);
+    }
+  }
+  // Journals of one request share a millisecond: the resource's event order breaks the tie.
+  const ordered = [...journals].sort(
+    (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
+  );
+  return deriveTransactions(ordered, eventTypes);
+}
+
+/** Applies the list filters and cursors; the list is not paged (Lithic answers it whole, has_more false). */
+export function filterTransactions(transactions: readonly FinancialTransaction[], query: FinancialTransactionsQuery): FinancialTransaction[] {
+  if (query.starting_after !== undefined && query.ending_before !== undefined) {
+    throw new InvalidRequestError('starting_after, ending_before: use one cursor at a time');
+  }
+  let selected = transactions.filter(
+    (transaction) =>
+      (query.category === undefined || transaction.category === query.category) &&
+      (query.result === undefined || transaction.result === query.result) &&
+      (query.status === undefined || transaction.status === query.status) &&
+      (query.begin === undefined || Date.parse(transaction.created) > Date.parse(query.begin)) &&
+      (query.end === undefined || Date.parse(transaction.created) < Date.parse(query.end)),
+  );
+  for (const [field, cursor] of [['starting_after', query.starting_after], ['ending_before', query.ending_before]] as const) {
+    if (cursor === undefined) continue;
+    const index = selected.findIndex((transaction) => transaction.token === cursor);
+    if (index < 0) throw new InvalidRequestError(`${field}: no item with token '${cursor}' in this list`);
+    selected = field === 'starting_after' ? selected.slice(index + 1) : selected.slice(0, index);
+  }
+  return selected;
+}
+
+export async function list(
+  db: Db,
+  scope: ProgramScope,
+  financialAccountToken: string,
+  query: FinancialTransactionsQuery,
+): Promise<ListResponse<FinancialTransaction>> {
+  return { data: filterTransactions(await transactionsOf(db, scope, financialAccountToken), query), has_more: false };
+}
+
+export async function get(db: Db, scope: ProgramScope, financialAccountToken: string, token: string): Promise<FinancialTransaction> {
+  const found = (await transactionsOf(db, scope, financialAccountToken)).find((transaction) => transaction.token === token);
+  if (!found) throw notFound('financial transaction', token);
+  return found;
+}

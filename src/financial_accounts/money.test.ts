@@ -1,0 +1,198 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
+
+const TODAY = new Date().toISOString().slice(0, 10);
+
+describeWithDb('financial accounts: updates, status, balances, financial transactions', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  let client: Lithic;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    program = await server.newProgram();
+    client = program.client;
+  });
+  afterAll(async () => server.close());
+
+  const transfer = (from: string, to: string, amount: number) =>
+    client.bookTransfers.create({ amount, category: 'TRANSFER', type: 'TRANSFER', subtype: 's', from_financial_account_token: from, to_financial_account_token: to });
+
+  describe('PATCH', () => {
+    it('renames an account and stamps updated', async () => {
+      const created = await client.financialAccounts.create({ nickname: 'Old', type: 'OPERATING' });
+      const updated = await client.financialAccounts.update(created.token, { nickname: 'New' });
+      expect(updated).toMatchObject({ token: created.token, nickname: 'New', created: created.created });
+      expect(Date.parse(updated.updated)).toBeGreaterThanOrEqual(Date.parse(created.updated));
+      expect(await client.financialAccounts.retrieve(created.token)).toEqual(updated);
+      expect(await client.financialAccounts.update(created.token, {})).toMatchObject({ nickname: 'New' });
+    });
+
+    it.each([
+      [{ nickname: '' }, 'nickname: must NOT have fewer than 1 characters'],
+      [{ nickname: 'x'.repeat(257) }, 'nickname: must NOT have more than 256 characters'],
+      [{ type: 'ISSUING' }, 'type: is not a recognised field'],
+    ])('refuses %j with 400', async (body, message) => {
+      const created = await client.financialAccounts.create({ nickname: 'Keep', type: 'OPERATING' });
+      expect(await expectError(client.financialAccounts.update(created.token, body as never), 400)).toContain(message);
+      expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe('Keep');
+    });
+
+    it('answers 404 for another program’s account', async () => {
+      const other = await server.newProgram('other');
+      const created = await client.financialAccounts.create({ nickname: 'Mine', type: 'OPERATING' });
+      await expectError(other.client.financialAccounts.update(created.token, { nickname: 'Theirs' }), 404);
+      await expectError(other.client.financialAccounts.updateStatus(created.token, { status: 'SUSPENDED', substatus: null }), 404);
+      await expectError(other.client.financialAccounts.balances.list(created.token), 404);
+      await expectError(other.client.financialAccounts.financialTransactions.list(created.token), 404);
+    });
+  });
+
+  describe('update_status', () => {
+    const cases: [string, ('OPEN' | 'SUSPENDED' | 'CLOSED')[], 'OPEN' | 'SUSPENDED' | 'CLOSED' | 'PENDING', string | 422][] = [
+      ['OPEN → SUSPENDED', [], 'SUSPENDED', 'SUSPENDED'],
+      ['SUSPENDED → OPEN', ['SUSPENDED'], 'OPEN', 'OPEN'],
+      ['OPEN → CLOSED (empty)', [], 'CLOSED', 'CLOSED'],
+      ['SUSPENDED → CLOSED (empty)', ['SUSPENDED'], 'CLOSED', 'CLOSED'],
+      ['OPEN → OPEN (substatus only)', [], 'OPEN', 'OPEN'],
+      ['CLOSED → OPEN', ['CLOSED'], 'OPEN', 422],
+      ['CLOSED → CLOSED', ['CLOSED'], 'CLOSED', 422],
+      ['OPEN → PENDING', [], 'PENDING', 422],
+    ];
+    it.each(cases)('%s', async (_name, setup, target, expected) => {
+      const account = await newAccount(client);
+      for (const status of setup) await client.financialAccounts.updateStatus(account, { status, substatus: 'END_USER_REQUEST' });
+      const call = client.financialAccounts.updateStatus(account, { status: target, substatus: 'BANK_REQUEST' });
+      if (expected === 422) {
+        await expectError(call, 422);
+        expect((await client.financialAccounts.retrieve(account)).substatus).toBe(setup.length > 0 ? 'END_USER_REQUEST' : null);
+      } else {
+        expect(await call).toMatchObject({ status: expected, substatus: 'BANK_REQUEST' });
+      }
+    });
+
+    it('refuses to close an account that still holds money, pending included', async () => {
+      const account = await newAccount(client);
+      await fund(client, account, 10);
+      expect(await expectError(client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null }), 422)).toContain('available 10');
+      const other = await newAccount(client);
+      await transfer(account, other, 10);
+      const deposit = await client.externalPayments.create({ amount: 5, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      expect(await expectError(client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null }), 422)).toContain('pending 5');
+      await client.externalPayments.cancel(deposit.token, { effective_date: TODAY });
+      expect((await client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null })).status).toBe('CLOSED');
+      expect(await expectError(transfer(other, account, 1), 422)).toContain('CLOSED');
+    });
+
+    it.each([
+      [{ status: 'GONE', substatus: null }, 'status: must be one of'],
+      [{ status: 'OPEN', substatus: 'DELINQUENT' }, 'substatus: must be one of'],
+      [{ status: 'OPEN' }, 'substatus: is required'],
+    ])('refuses %j with 400', async (body, message) => {
+      const account = await newAccount(client);
+      expect(await expectError(client.financialAccounts.updateStatus(account, body as never), 400)).toContain(message);
+    });
+  });
+
+  describe('balances', () => {
+    it('reports available, pending and total for one account, now or at an earlier time', async () => {
+      const account = await newAccount(client);
+      const fresh = (await client.financialAccounts.balances.list(account)).data;
+      expect(fresh).toEqual([
+        expect.objectContaining({ token: account, type: 'OPERATING', currency: 'USD', available_amount: 0, pending_amount: 0, total_amount: 0, last_transaction_token: null }),
+      ]);
+      await fund(client, account, 1_000);
+      const deposit = await client.externalPayments.create({ amount: 300, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      const [now] = (await client.financialAccounts.balances.list(account)).data;
+      expect(now).toMatchObject({ available_amount: 1_000, pending_amount: 300, total_amount: 1_300, last_transaction_token: deposit.token });
+      expect(now?.last_transaction_event_token).toBe(deposit.events?.[0]?.token);
+
+      const before = new Date(Date.parse(deposit.created) - 1).toISOString();
+      const [then] = (await client.financialAccounts.balances.list(account, { balance_date: before })).data;
+      expect(then).toMatchObject({ available_amount: 1_000, pending_amount: 0, total_amount: 1_000 });
+      const [past] = (await client.financialAccounts.balances.list(account, { balance_date: '2000-01-01T00:00:00Z' })).data;
+      expect(past).toMatchObject({ available_amount: 0, pending_amount: 0, last_transaction_token: null });
+    });
+
+    it('reports the balance right after a given event', async () => {
+      const account = await newAccount(client);
+      const other = await newAccount(client);
+      await fund(client, account, 500);
+      const first = await transfer(account, other, 100);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await transfer(account, other, 50);
+      const [after] = (await client.financialAccounts.balances.list(account, { last_transaction_event_token: first.events[0]?.token })).data;
+      expect(after).toMatchObject({ available_amount: 400, last_transaction_token: first.token });
+      expect(await expectError(client.financialAccounts.balances.list(account, { last_transaction_event_token: crypto.randomUUID() }), 404)).toContain(
+        'last_transaction_event_token',
+      );
+      expect(await expectError(client.financialAccounts.balances.list(account, { balance_date: 'yesterday' }), 400)).toContain('balance_date');
+    });
+
+    it('lists every account’s balance with GET /v1/balances and its filters', async () => {
+      const lister = await server.newProgram('balances');
+      const account = await newAccount(lister.client);
+      await fund(lister.client, account, 42);
+      const all = (await lister.client.balances.list()).data;
+      expect(all.map((balance) => balance.financial_account_type).sort()).toEqual(['ISSUING', 'OPERATING', 'OPERATING', 'RESERVE']);
+      expect(all.find((balance) => balance.financial_account_token === account)).toMatchObject({ available_amount: 42, total_amount: 42, currency: 'USD' });
+      expect((await lister.client.balances.list({ financial_account_type: 'RESERVE' })).data).toHaveLength(1);
+      const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+      expect((await lister.client.balances.list({ account_token: accountToken })).data).toEqual([]);
+      const owned = await lister.client.financialAccounts.create({ nickname: 'owned', type: 'OPERATING', account_token: accountToken });
+      expect((await lister.client.balances.list({ business_account_token: accountToken })).data.map((balance) => balance.financial_account_token)).toEqual([owned.token]);
+      const [old] = (await lister.client.balances.list({ financial_account_type: 'OPERATING', balance_date: '2000-01-01T00:00:00Z' })).data;
+      expect(old?.available_amount).toBe(0);
+      expect((await server.request('GET', '/v1/balances?financial_account_type=CARD', { apiKey: lister.apiKey })).status).toBe(400);
+    });
+  });
+
+  describe('financial transactions', () => {
+    it('reads every movement of an account from the ledger, newest first, with filters', async () => {
+      const account = await newAccount(client);
+      const other = await newAccount(client);
+      await fund(client, account, 1_000);
+      const sent = await transfer(account, other, 200);
+      const deposit = await client.externalPayments.create({ amount: 70, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      const wire = await client.externalPayments.create({ amount: 30, category: 'EXTERNAL_WIRE', effective_date: TODAY, financial_account_token: account, payment_type: 'WITHDRAWAL', progress_to: 'RELEASED' });
+      const undone = await transfer(account, other, 5);
+      await client.bookTransfers.reverse(undone.token, {});
+      await transfer(account, other, 1_000_000);
+
+      const list = (await client.financialAccounts.financialTransactions.list(account)).data;
+      expect(list.map((transaction) => transaction.token).slice(0, 4)).toEqual([undone.token, wire.token, deposit.token, sent.token]);
+      expect(list).toHaveLength(5);
+      const byToken = new Map(list.map((transaction) => [transaction.token, transaction]));
+      expect(byToken.get(sent.token)).toMatchObject({ category: 'TRANSFER', status: 'SETTLED', settled_amount: -200, pending_amount: 0, result: 'APPROVED', currency: 'USD' });
+      expect(byToken.get(deposit.token)).toMatchObject({ category: 'ACH', status: 'PENDING', pending_amount: 70, settled_amount: 0 });
+      expect(byToken.get(deposit.token)?.events).toEqual([expect.objectContaining({ type: 'EXTERNAL_ACH_INITIATED', amount: 70, result: 'APPROVED' })]);
+      expect(byToken.get(wire.token)).toMatchObject({ category: 'TRANSFER', status: 'SETTLED', settled_amount: -30, pending_amount: 0 });
+      expect(byToken.get(wire.token)?.events.map((event) => [event.type, event.amount])).toEqual([
+        ['EXTERNAL_WIRE_INITIATED', -30],
+        ['EXTERNAL_WIRE_RELEASED', -30],
+      ]);
+      expect(byToken.get(undone.token)).toMatchObject({ status: 'RETURNED', settled_amount: 0 });
+      const received = (await client.financialAccounts.financialTransactions.list(other)).data.find((transaction) => transaction.token === sent.token);
+      expect(received).toMatchObject({ settled_amount: 200 });
+
+      const tokens = async (query: Lithic.FinancialAccounts.FinancialTransactionListParams) =>
+        (await client.financialAccounts.financialTransactions.list(account, query)).data.map((transaction) => transaction.token);
+      expect(await tokens({ category: 'ACH' })).toEqual([deposit.token]);
+      expect(await tokens({ status: 'PENDING' })).toEqual([deposit.token]);
+      expect(await tokens({ status: 'RETURNED' })).toEqual([undone.token]);
+      expect(await tokens({ result: 'DECLINED' })).toEqual([]);
+      expect(await tokens({ begin: sent.created, end: new Date(Date.parse(undone.created) + 1).toISOString() })).not.toContain(sent.token);
+      expect(await tokens({ starting_after: wire.token })).toEqual([deposit.token, sent.token, (list[4] as { token: string }).token]);
+      expect(await tokens({ ending_before: deposit.token })).toEqual([undone.token, wire.token]);
+      expect(await client.financialAccounts.financialTransactions.retrieve(account, sent.token)).toEqual(byToken.get(sent.token));
+      await expectError(client.financialAccounts.financialTransactions.retrieve(account, crypto.randomUUID()), 404);
+      for (const query of ['category=WIRE', 'status=OK', `starting_after=${crypto.randomUUID()}`]) {
+        expect((await server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey: program.apiKey })).status, query).toBe(400);
+      }
+      expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
+    });
+  });
+});

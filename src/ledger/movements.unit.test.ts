@@ -1,0 +1,99 @@
+/**
+ * Every movement the money resources post balances (ledger invariant 1) and moves the buckets the
+ * lifecycle tables in their services describe.
+ */
+import { describe, expect, it } from 'vitest';
+import { transferMovement } from '../book_transfers/service.js';
+import type { BookTransferRow } from '../book_transfers/store.js';
+import { stepMovement } from '../external_payments/service.js';
+import type { ExternalPaymentRow } from '../external_payments/store.js';
+import { statusOf } from '../financial_accounts/financial_transactions.js';
+import { operationMovement, reversalEventType } from '../management_operations/service.js';
+import type { ManagementOperationRow } from '../management_operations/store.js';
+import { assertBalanced, SystemAccount, type Movement } from './ledger.js';
+
+const FA = 'fa-1';
+
+/** Net change per account and bucket. */
+function effect(movement: Movement): Record<string, number> {
+  assertBalanced(movement);
+  const net: Record<string, number> = {};
+  for (const posting of movement.postings) {
+    const key = posting.account === FA ? posting.bucket : posting.account.startsWith('system:') ? posting.account : `${posting.account}.${posting.bucket}`;
+    net[key] = (net[key] ?? 0) + posting.amount_cents;
+  }
+  return net;
+}
+
+const payment = (payment_type: 'DEPOSIT' | 'WITHDRAWAL') =>
+  ({ token: 'p', financial_account_token: FA, payment_type, amount_cents: 100 }) as ExternalPaymentRow;
+
+describe('external payment steps', () => {
+  it.each([
+    ['DEPOSIT', 'INITIATED', { pending: 100, [SystemAccount.EXTERNAL_BANKS]: -100 }],
+    ['DEPOSIT', 'RELEASED', { pending: -100, available: 100 }],
+    ['DEPOSIT', 'CANCELED', { pending: -100, [SystemAccount.EXTERNAL_BANKS]: 100 }],
+    ['DEPOSIT', 'REVERSED', { available: -100, [SystemAccount.EXTERNAL_BANKS]: 100 }],
+    ['WITHDRAWAL', 'INITIATED', { available: -100, pending: 100 }],
+    ['WITHDRAWAL', 'RELEASED', { pending: -100, [SystemAccount.EXTERNAL_BANKS]: 100 }],
+    ['WITHDRAWAL', 'CANCELED', { pending: -100, available: 100 }],
+    ['WITHDRAWAL', 'REVERSED', { available: 100, [SystemAccount.EXTERNAL_BANKS]: -100 }],
+  ] as const)('%s %s', (type, step, expected) => {
+    const movement = stepMovement(payment(type), step, 'e');
+    expect(movement && effect(movement)).toEqual(expected);
+    expect(movement?.kind).toBe(`EXTERNAL_PAYMENT_${step}`);
+  });
+
+  it('SETTLED moves no money', () => {
+    expect(stepMovement(payment('DEPOSIT'), 'SETTLED', 'e')).toBeNull();
+  });
+});
+
+describe('management operations', () => {
+  const operation = (direction: 'CREDIT' | 'DEBIT') => ({ token: 'o', financial_account_token: FA, direction, amount_cents: 7 }) as ManagementOperationRow;
+  it.each([
+    ['CREDIT', false, 7],
+    ['DEBIT', false, -7],
+    ['CREDIT', true, -7],
+    ['DEBIT', true, 7],
+  ] as const)('%s (reversal %s) moves the account by %i against PROGRAM', (direction, reversal, cents) => {
+    expect(effect(operationMovement(operation(direction), 'e', reversal))).toEqual({ available: cents, [SystemAccount.PROGRAM]: -cents });
+  });
+
+  it.each([
+    ['CASH_BACK', 'CASH_BACK_REVERSAL'],
+    ['CASH_BACK_REVERSAL', 'CASH_BACK'],
+    ['DISBURSE', 'DISBURSE_REVERSAL'],
+    ['LOSS_WRITE_OFF', 'LOSS_WRITE_OFF'],
+  ] as const)('reverses %s with %s', (type, partner) => {
+    expect(reversalEventType(type)).toBe(partner);
+  });
+});
+
+describe('book transfers', () => {
+  it('moves available from one account to the other, and back on reversal', () => {
+    const row = { token: 't', from_financial_account_token: FA, to_financial_account_token: 'fa-2', amount_cents: 30 } as BookTransferRow;
+    expect(effect(transferMovement(row, 'e', false))).toEqual({ available: -30, 'fa-2.available': 30 });
+    expect(effect(transferMovement(row, 'e', true))).toEqual({ available: 30, 'fa-2.available': -30 });
+  });
+});
+
+describe('financial transaction status', () => {
+  const journal = (available_cents: number, pending_cents: number) => ({
+    journal_token: 'j',
+    kind: 'K',
+    transaction_token: 't',
+    event_token: 'e',
+    created_ms: 0,
+    available_cents,
+    pending_cents,
+  });
+  it.each([
+    [[journal(0, 100)], 'PENDING'],
+    [[journal(-5, 0)], 'SETTLED'],
+    [[journal(0, 100), journal(0, -100)], 'VOIDED'],
+    [[journal(-5, 0), journal(5, 0)], 'RETURNED'],
+  ] as const)('%j → %s', (journals, status) => {
+    expect(statusOf(journals)).toBe(status);
+  });
+});

@@ -1,0 +1,265 @@
+import crypto from 'node:crypto';
+import Lithic from 'lithic';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MS_PER_DAY } from '../clock.js';
+import { verifyProgramLedger } from '../ledger/ledger.js';
+import { movableWallClock } from '../testing/clock.js';
+import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { balanceOf, expectError, newAccount } from '../testing/money.js';
+import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
+
+type Operation = Lithic.ManagementOperationTransaction;
+type CreateParams = Lithic.ManagementOperationCreateParams;
+
+const { wall, advance } = movableWallClock('2031-03-10T12:00:00.000Z');
+const day = (offsetDays: number) => new Date(wall.nowMs() + offsetDays * MS_PER_DAY).toISOString().slice(0, 10);
+
+describeWithDb('management operations', () => {
+  let server: TestServer;
+  let program: TestProgram;
+  let client: Lithic;
+
+  beforeAll(async () => {
+    server = await startTestServer({ wall });
+    program = await server.newProgram();
+    client = program.client;
+  });
+  afterAll(async () => server.close());
+
+  function operate(account: string, amount: number, extra: Partial<CreateParams> = {}) {
+    return client.managementOperations.create({
+      amount,
+      category: 'MANAGEMENT_ADJUSTMENT',
+      direction: 'CREDIT',
+      effective_date: day(0),
+      event_type: 'PROVISIONAL_CREDIT',
+      financial_account_token: account,
+      ...extra,
+    });
+  }
+
+  async function expectLedgerConsistent() {
+    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  }
+
+  it('credits and debits an account at once when the effective date is today or earlier', async () => {
+    const account = await newAccount(client);
+    const credit = await operate(account, 1_000, { memo: 'goodwill', subtype: 'GW', user_defined_id: 'ref-1' });
+    expect(credit).toMatchObject({
+      status: 'SETTLED',
+      result: 'APPROVED',
+      family: 'MANAGEMENT_OPERATION',
+      direction: 'CREDIT',
+      category: 'MANAGEMENT_ADJUSTMENT',
+      pending_amount: 0,
+      settled_amount: 1_000,
+      currency: 'USD',
+      transaction_series: null,
+      user_defined_id: 'ref-1',
+      financial_account_token: account,
+    });
+    expect(credit.events).toEqual([
+      expect.objectContaining({ type: 'PROVISIONAL_CREDIT', amount: 1_000, memo: 'goodwill', subtype: 'GW', effective_date: day(0), detailed_results: ['APPROVED'] }),
+    ]);
+    const debit = await operate(account, 300, { direction: 'DEBIT', category: 'MANAGEMENT_FEE', event_type: 'LATE_PAYMENT', effective_date: day(-3) });
+    expect(debit.status).toBe('SETTLED');
+    expect(await balanceOf(client, account)).toEqual({ available: 700, pending: 0, total: 700 });
+    expect(await client.managementOperations.retrieve(debit.token)).toEqual(debit);
+    await expectLedgerConsistent();
+  });
+
+  it('declines a debit beyond the available funds (200, INSUFFICIENT_FUNDS, nothing moves)', async () => {
+    const account = await newAccount(client);
+    await operate(account, 50);
+    const declined = await operate(account, 51, { direction: 'DEBIT' });
+    expect(declined).toMatchObject({ status: 'DECLINED', result: 'DECLINED', settled_amount: 0, pending_amount: 0 });
+    expect(declined.events?.[0]).toMatchObject({ result: 'DECLINED', detailed_results: ['INSUFFICIENT_FUNDS'] });
+    expect(await balanceOf(client, account)).toEqual({ available: 50, pending: 0, total: 50 });
+    expect(await expectError(client.managementOperations.reverse(declined.token, { effective_date: day(0) }), 422)).toContain('DECLINED');
+  });
+
+  it.each(MANAGEMENT_OPERATION_CATEGORIES)('accepts category %s', async (category) => {
+    const account = await newAccount(client);
+    expect((await operate(account, 5, { category })).category).toBe(category);
+  });
+
+  it.each(MANAGEMENT_OPERATION_EVENT_TYPES)('accepts event type %s and reverses it with its partner', async (eventType) => {
+    const account = await newAccount(client);
+    const created = await operate(account, 5, { event_type: eventType });
+    const reversed = await client.managementOperations.reverse(created.token, { effective_date: day(0) });
+    const partner = eventType === 'LOSS_WRITE_OFF' ? eventType : eventType.endsWith('_REVERSAL') ? eventType.replace(/_REVERSAL$/, '') : `${eventType}_REVERSAL`;
+    expect(reversed.events?.map((event) => event.type)).toEqual([eventType, partner]);
+  });
+
+  describe('effective dates in the future (seed 4.10)', () => {
+    it('stays PENDING with no ledger effect until the program clock reaches the date', async () => {
+      const clocked = await server.newProgram('clocked');
+      const client = clocked.client;
+      const account = await newAccount(client);
+      const pending = await client.managementOperations.create({
+        amount: 800,
+        category: 'MANAGEMENT_DISBURSEMENT',
+        direction: 'CREDIT',
+        effective_date: day(2),
+        event_type: 'DISBURSE',
+        financial_account_token: account,
+      });
+      expect(pending).toMatchObject({ status: 'PENDING', result: 'APPROVED', pending_amount: 800, settled_amount: 0 });
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+
+      const start = wall.nowMs();
+      await client.post('/v1/simulate/clock', { body: { now: new Date(start + 1 * MS_PER_DAY).toISOString() } });
+      expect((await client.managementOperations.retrieve(pending.token)).status).toBe('PENDING');
+      const moved = await client.post<unknown, { now: string }>('/v1/simulate/clock', { body: { now: new Date(start + 2 * MS_PER_DAY).toISOString() } });
+      expect(moved.now.slice(0, 10)).toBe(new Date(start + 2 * MS_PER_DAY).toISOString().slice(0, 10));
+      // The clock job ran in the clock move's own transaction, before any read could catch up.
+      const stored = await server.server.db.kysely.selectFrom('management_operations').select('status').where('token', '=', pending.token).executeTakeFirstOrThrow();
+      expect(stored.status).toBe('SETTLED');
+      const settled = await client.managementOperations.retrieve(pending.token);
+      expect(settled).toMatchObject({ status: 'SETTLED', pending_amount: 0, settled_amount: 800 });
+      expect(settled.events).toHaveLength(1);
+      expect(await balanceOf(client, account)).toEqual({ available: 800, pending: 0, total: 800 });
+      expect(await verifyProgramLedger(server.server.db.kysely, clocked.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
+
+    it('is settled by reads once the real clock reaches the date, before any sweep', async () => {
+      const reader = await server.newProgram('reader');
+      const account = await newAccount(reader.client);
+      const pending = await reader.client.managementOperations.create({
+        amount: 90,
+        category: 'MANAGEMENT_REWARD',
+        direction: 'CREDIT',
+        effective_date: day(1),
+        event_type: 'CASH_BACK',
+        financial_account_token: account,
+      });
+      advance(MS_PER_DAY);
+      expect(await balanceOf(reader.client, account)).toEqual({ available: 90, pending: 0, total: 90 });
+      expect((await reader.client.managementOperations.list({ status: 'SETTLED' })).data.map((operation) => operation.token)).toEqual([pending.token]);
+    });
+
+    it('declines a due debit the account cannot cover, appending a declined event', async () => {
+      const account = await newAccount(client);
+      const debit = await operate(account, 100, { direction: 'DEBIT', effective_date: day(1) });
+      expect(debit.status).toBe('PENDING');
+      advance(MS_PER_DAY);
+      const declined = await client.managementOperations.retrieve(debit.token);
+      expect(declined).toMatchObject({ status: 'DECLINED', result: 'DECLINED', pending_amount: 0 });
+      expect(declined.events?.map((event) => [event.result, event.detailed_results])).toEqual([
+        ['APPROVED', ['APPROVED']],
+        ['DECLINED', ['INSUFFICIENT_FUNDS']],
+      ]);
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
+    it('counts a due credit before deciding on a transfer’s funds', async () => {
+      const from = await newAccount(client);
+      const to = await newAccount(client);
+      await operate(from, 500, { effective_date: day(1) });
+      advance(MS_PER_DAY);
+      const transfer = await client.bookTransfers.create({
+        amount: 500,
+        category: 'TRANSFER',
+        type: 'TRANSFER',
+        subtype: 's',
+        from_financial_account_token: from,
+        to_financial_account_token: to,
+      });
+      expect(transfer.status).toBe('SETTLED');
+    });
+
+    it('withdraws a PENDING operation on reverse: it never takes effect', async () => {
+      const account = await newAccount(client);
+      const pending = await operate(account, 60, { effective_date: day(1) });
+      const reversed = await client.managementOperations.reverse(pending.token, { effective_date: day(0), memo: 'cancelled' });
+      expect(reversed).toMatchObject({ status: 'REVERSED', pending_amount: 0, settled_amount: 0 });
+      expect(reversed.events?.[1]).toMatchObject({ type: 'PROVISIONAL_CREDIT_REVERSAL', memo: 'cancelled', effective_date: day(0) });
+      advance(2 * MS_PER_DAY);
+      expect((await client.managementOperations.retrieve(pending.token)).status).toBe('REVERSED');
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
+    it('keeps an account with a waiting operation from being closed', async () => {
+      const account = await newAccount(client);
+      await operate(account, 60, { effective_date: day(5) });
+      expect(await expectError(client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null }), 422)).toContain('waiting');
+    });
+  });
+
+  it('reverses a SETTLED operation once: the balance moves back; again is 422', async () => {
+    const account = await newAccount(client);
+    await operate(account, 1_000);
+    const fee = await operate(account, 250, { direction: 'DEBIT', category: 'MANAGEMENT_FEE', event_type: 'LATE_PAYMENT' });
+    const reversed = await client.managementOperations.reverse(fee.token, { effective_date: day(0), memo: 'waived' });
+    expect(reversed).toMatchObject({ status: 'REVERSED', settled_amount: 0 });
+    expect(reversed.events?.map((event) => event.type)).toEqual(['LATE_PAYMENT', 'LATE_PAYMENT_REVERSAL']);
+    expect(await balanceOf(client, account)).toEqual({ available: 1_000, pending: 0, total: 1_000 });
+    expect(await expectError(client.managementOperations.reverse(fee.token, { effective_date: day(0) }), 422)).toContain('REVERSED');
+    expect(await expectError(client.managementOperations.reverse(fee.token, {} as never), 400)).toContain('effective_date');
+    expect(await expectError(client.managementOperations.reverse(crypto.randomUUID(), { effective_date: day(0) }), 404)).toContain('management operation');
+    await expectLedgerConsistent();
+  });
+
+  it('uses the client token as the operation token; reusing it returns the original', async () => {
+    const account = await newAccount(client);
+    const token = crypto.randomUUID();
+    const first = await operate(account, 10, { token });
+    expect(first.token).toBe(token);
+    expect(await operate(account, 10, { token })).toEqual(first);
+    expect(await expectError(operate(account, 11, { token }), 400)).toContain('token');
+    expect(await balanceOf(client, account)).toEqual({ available: 10, pending: 0, total: 10 });
+  });
+
+  it.each([
+    [{ amount: 0 }, 'amount: must be >= 1'],
+    [{ amount: 10.5 }, 'amount: must be integer'],
+    [{ category: 'MANAGEMENT_GIFT' }, 'category: must be one of'],
+    [{ direction: 'UP' }, 'direction: must be one of CREDIT, DEBIT'],
+    [{ event_type: 'GIFT' }, 'event_type: must be one of'],
+    [{ effective_date: '10/03/2031' }, 'effective_date: must be a valid date'],
+    [{ effective_date: undefined }, 'effective_date: is required'],
+    [{ financial_account_token: undefined }, 'financial_account_token: is required'],
+    [{ token: 'x' }, 'token: must be a valid uuid'],
+    [{ memo: 'm'.repeat(513) }, 'memo'],
+    [{ extra: 1 }, 'extra: is not a recognised field'],
+  ])('refuses %j with 400 naming the field', async (override, message) => {
+    const account = await newAccount(client);
+    const body = { amount: 10, category: 'MANAGEMENT_FEE', direction: 'CREDIT', effective_date: day(0), event_type: 'INTEREST', financial_account_token: account, ...override };
+    expect(await expectError(client.managementOperations.create(body as never), 400)).toContain(message);
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+  });
+
+  it('refuses an unknown account (404) and one that is not OPEN (422)', async () => {
+    expect(await expectError(operate(crypto.randomUUID(), 1), 404)).toContain('financial_account_token');
+    const account = await newAccount(client);
+    await client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: 'END_USER_REQUEST' });
+    expect(await expectError(operate(account, 1), 422)).toContain('CLOSED');
+  });
+
+  it('lists with every filter and keeps programs apart', async () => {
+    const lister = await server.newProgram('lister');
+    const a = await newAccount(lister.client);
+    const b = await newAccount(lister.client);
+    const make = (account: string, category: CreateParams['category'], effectiveDate: string) =>
+      lister.client.managementOperations.create({ amount: 5, category, direction: 'CREDIT', effective_date: effectiveDate, event_type: 'INTEREST', financial_account_token: account });
+    const o0 = await make(a, 'MANAGEMENT_FEE', day(0));
+    const o1 = await make(b, 'MANAGEMENT_REWARD', day(9));
+    const o2 = await make(a, 'MANAGEMENT_REWARD', day(0));
+    const tokens = (page: { data: Operation[] }) => page.data.map((operation) => operation.token);
+    expect(tokens(await lister.client.managementOperations.list())).toEqual([o2.token, o1.token, o0.token]);
+    expect(tokens(await lister.client.managementOperations.list({ financial_account_token: a }))).toEqual([o2.token, o0.token]);
+    expect(tokens(await lister.client.managementOperations.list({ category: 'MANAGEMENT_REWARD' }))).toEqual([o2.token, o1.token]);
+    expect(tokens(await lister.client.managementOperations.list({ status: 'PENDING' }))).toEqual([o1.token]);
+    expect(tokens(await lister.client.managementOperations.list({ page_size: 2 }))).toEqual([o2.token, o1.token]);
+    expect(tokens(await lister.client.managementOperations.list({ ending_before: o0.token }))).toEqual([o2.token, o1.token]);
+    expect(tokens(await lister.client.managementOperations.list({ end: new Date(Date.parse(o0.created) + 1).toISOString() }))).toContain(o0.token);
+    const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+    expect(tokens(await lister.client.managementOperations.list({ business_account_token: accountToken }))).toEqual([]);
+    for (const query of ['status=WAITING', 'category=FEE', 'page_size=0', 'begin=today']) {
+      expect((await server.request('GET', `/v1/management_operations?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
+    }
+    expect(tokens(await client.managementOperations.list({ financial_account_token: a }))).toEqual([]);
+    await expectError(client.managementOperations.retrieve(o0.token), 404);
+    await expectError(client.managementOperations.reverse(o0.token, { effective_date: day(0) }), 404);
+  });
+});

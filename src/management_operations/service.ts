@@ -1,0 +1,248 @@
+/**
+ * Management operations: the program credits or debits one financial account directly (fees,
+ * rewards, disputes, adjustments, disbursements).
+ *
+ * Effective date. An operation takes effect on its `effective_date` by the program's clock: on or
+ * before today it settles at once; a later date leaves it PENDING, with no ledger effect, until the
+ * clock reaches that day. Then `applyDueOperations` settles it: a clock job (after
+ * `POST /v1/simulate/clock` and every minute), run also at the start of every money-moving write
+ * (so a funds decision never misses a due credit) and before reads of operations and balances
+ * (`catchUpDueOperations`: an indexed check, and a write only when something is due). So what a
+ * client reads always matches the clock, whichever comes first.
+ *
+ * Funds. A DEBIT needs the available funds when it takes effect, else it is DECLINED with
+ * INSUFFICIENT_FUNDS (a business decline: 200, no ledger entries), as for book transfers.
+ *
+ * Reverse. A SETTLED operation is undone by the opposite movement; a PENDING one is withdrawn
+ * before it takes effect (no ledger effect either way). Either becomes REVERSED and gets the
+ * `_REVERSAL` partner event (LOSS_WRITE_OFF has none and repeats itself; reversing an operation
+ * created as X_REVERSAL appends X). Anything else is a 422.
+ *
+ * Ledger: `MANAGEMENT_OPERATION` posts CREDIT: account.available +amount, PROGRAM −amount; DEBIT the
+ * opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite of the operation.
+ */
+import { catchUp } from '../clock-jobs.js';
+import { isoDate } from '../clock.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { lockOpenBalances } from '../financial_accounts/service.js';
+import type { ListResponse } from '../http/schemas.js';
+import * as ledger from '../ledger/ledger.js';
+import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import type { MoneyEventsTable } from '../money_events/tables.js';
+import type { ProgramScope } from '../programs/scope.js';
+import type {
+  CreateManagementOperationBody,
+  ListManagementOperationsQuery,
+  ManagementOperation,
+  ManagementOperationEventType,
+  ReverseManagementOperationBody,
+} from './schemas.js';
+import * as store from './store.js';
+
+export const JOURNAL_KIND = 'MANAGEMENT_OPERATION';
+export const REVERSAL_JOURNAL_KIND = 'MANAGEMENT_OPERATION_REVERSAL';
+
+type Row = store.ManagementOperationRow;
+type ApiEvent = ManagementOperation['events'][number];
+
+export function toApi(row: Row, events: readonly MoneyEventsTable[]): ManagementOperation {
+  return {
+    ...transactionBase(row),
+    family: 'MANAGEMENT_OPERATION',
+    category: row.category as ManagementOperation['category'],
+    direction: row.direction,
+    events: events.map((event) => ({
+      ...eventBase(event),
+      detailed_results: eventBase(event).detailed_results as ApiEvent['detailed_results'],
+      effective_date: event.effective_date ?? row.effective_date,
+      type: event.type as ApiEvent['type'],
+      ...(event.subtype === null ? {} : { subtype: event.subtype }),
+    })),
+    external_resource: null,
+    financial_account_token: row.financial_account_token,
+    result: row.result,
+    status: row.status,
+    transaction_series: null,
+    ...(row.user_defined_id === null ? {} : { user_defined_id: row.user_defined_id }),
+  };
+}
+
+/** The event type that reverses `type`: X ↔ X_REVERSAL; LOSS_WRITE_OFF has no partner and repeats. */
+export function reversalEventType(type: ManagementOperationEventType): ManagementOperationEventType {
+  if (type === 'LOSS_WRITE_OFF') return type;
+  if (type.endsWith('_REVERSAL')) return type.slice(0, -'_REVERSAL'.length) as ManagementOperationEventType;
+  return `${type}_REVERSAL` as ManagementOperationEventType;
+}
+
+/** CREDIT: account +amount, PROGRAM −amount; DEBIT (or the reversal of a CREDIT) the opposite. */
+export function operationMovement(row: Row, eventToken: string, reversal: boolean): ledger.Movement {
+  const creditsAccount = (row.direction === 'CREDIT') !== reversal;
+  const accountCents = creditsAccount ? row.amount_cents : -row.amount_cents;
+  return {
+    kind: reversal ? REVERSAL_JOURNAL_KIND : JOURNAL_KIND,
+    transaction_token: row.token,
+    event_token: eventToken,
+    postings: [
+      { account: row.financial_account_token, bucket: 'available', amount_cents: accountCents },
+      { account: ledger.SystemAccount.PROGRAM, bucket: 'available', amount_cents: -accountCents },
+    ],
+  };
+}
+
+/** Whether the account can take the operation now (its balance locked): credits always, debits within available funds. */
+function fundsAllow(balances: ReadonlyMap<string, ledger.Balance>, row: Row): boolean {
+  return row.direction === 'CREDIT' || ledger.availableCents(balances, row.financial_account_token) >= row.amount_cents;
+}
+
+const accountOf = (row: { financial_account_token: string }) => [{ token: row.financial_account_token, field: 'financial_account_token' }];
+
+const settled = (row: Row) => ({ status: 'SETTLED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: row.amount_cents }) as const;
+const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
+
+export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
+  const { programId, nowMs } = scope;
+  const token = await newTransactionToken(tx, programId, body.token);
+  await applyDueOperations(db, tx, scope);
+  const balances = await lockOpenBalances(db, tx, programId, accountOf(body));
+
+  let row: Row = {
+    program_id: programId,
+    token,
+    category: body.category,
+    direction: body.direction,
+    event_type: body.event_type,
+    subtype: body.subtype ?? null,
+    financial_account_token: body.financial_account_token,
+    status: 'PENDING',
+    result: 'APPROVED',
+    amount_cents: body.amount,
+    pending_amount_cents: body.amount,
+    settled_amount_cents: 0,
+    effective_date: body.effective_date,
+    user_defined_id: body.user_defined_id ?? null,
+    created_ms: nowMs,
+    updated_ms: nowMs,
+  };
+  const takesEffectNow = body.effective_date <= isoDate(nowMs);
+  if (takesEffectNow) row = { ...row, ...(fundsAllow(balances, row) ? settled(row) : declined) };
+  await store.insert(tx, row);
+  const event = await append(
+    tx,
+    programId,
+    token,
+    {
+      type: body.event_type,
+      subtype: body.subtype ?? null,
+      amount_cents: body.amount,
+      result: row.result,
+      detailed_results: row.result === 'APPROVED' ? APPROVED : ['INSUFFICIENT_FUNDS'],
+      memo: body.memo,
+      effective_date: body.effective_date,
+    },
+    nowMs,
+  );
+  if (row.status === 'SETTLED') await ledger.post(db, tx, programId, operationMovement(row, event.token, false), nowMs);
+  return toApi(row, [event]);
+}
+
+/**
+ * The clock job: settles (or declines, for want of funds) every PENDING operation of the program
+ * whose effective date has come. Idempotent: each operation is locked and re-checked as PENDING.
+ */
+export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  const { programId, nowMs } = scope;
+  for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
+    const row = await store.lockIfPending(db, tx, programId, token);
+    if (!row) continue;
+    const balances = await ledger.lockBalances(db, tx, programId, [row.financial_account_token]);
+    if (fundsAllow(balances, row)) {
+      const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
+      invariant(updated === 1, `management operation ${token} was locked as PENDING`);
+      const events = await eventsOf(tx, programId, [token]);
+      const first = events.get(token)?.[0];
+      invariant(first !== undefined, `management operation ${token} has its creation event`);
+      await ledger.post(db, tx, programId, operationMovement(row, first.token, false), nowMs);
+    } else {
+      const updated = await store.transition(tx, programId, token, 'PENDING', declined, nowMs);
+      invariant(updated === 1, `management operation ${token} was locked as PENDING`);
+      await append(
+        tx,
+        programId,
+        token,
+        {
+          type: row.event_type,
+          subtype: row.subtype,
+          amount_cents: row.amount_cents,
+          result: 'DECLINED',
+          detailed_results: ['INSUFFICIENT_FUNDS'],
+          effective_date: row.effective_date,
+        },
+        nowMs,
+      );
+    }
+  }
+}
+
+async function hasDueOperations(exec: Executor, scope: ProgramScope): Promise<boolean> {
+  return (await store.dueTokens(exec, scope.programId, isoDate(scope.nowMs), 1)).length > 0;
+}
+
+/** Before a read that must reflect the clock (operations, balances, financial transactions). */
+export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void> {
+  return catchUp(db, scope, hasDueOperations, applyDueOperations);
+}
+
+export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
+  const { programId, nowMs } = scope;
+  await applyDueOperations(db, tx, scope);
+  const row = await store.find(tx, programId, token);
+  if (!row) throw notFound('management operation', token);
+  if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
+    throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
+  }
+  const reversed = { status: 'REVERSED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
+  if ((await store.transition(tx, programId, token, row.status, reversed, nowMs)) === 0) {
+    throw new UnprocessableError(`management operation '${token}' was changed by a concurrent request; only a SETTLED or PENDING operation can be reversed`);
+  }
+  if (row.status === 'SETTLED') await lockOpenBalances(db, tx, programId, accountOf(row));
+  const event = await append(
+    tx,
+    programId,
+    token,
+    {
+      type: reversalEventType(row.event_type as ManagementOperationEventType),
+      subtype: row.subtype,
+      amount_cents: row.amount_cents,
+      result: 'APPROVED',
+      detailed_results: APPROVED,
+      memo: body.memo,
+      effective_date: body.effective_date,
+    },
+    nowMs,
+  );
+  if (row.status === 'SETTLED') await ledger.post(db, tx, programId, operationMovement(row, event.token, true), nowMs);
+  return answer(tx, programId, { ...row, ...reversed, updated_ms: nowMs });
+}
+
+async function answer(exec: Executor, programId: string, row: Row): Promise<ManagementOperation> {
+  const [operation] = await withEvents(exec, programId, [row], toApi);
+  invariant(operation !== undefined, 'one row gives one answer');
+  return operation;
+}
+
+export async function get(db: Db, scope: ProgramScope, token: string): Promise<ManagementOperation> {
+  await catchUpDueOperations(db, scope);
+  const row = await store.find(db.kysely, scope.programId, token);
+  if (!row) throw notFound('management operation', token);
+  return answer(db.kysely, scope.programId, row);
+}
+
+export async function list(db: Db, scope: ProgramScope, query: ListManagementOperationsQuery): Promise<ListResponse<ManagementOperation>> {
+  await catchUpDueOperations(db, scope);
+  const { page_size, starting_after, ending_before, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const { rows, has_more } = await store.list(db.kysely, scope.programId, filters, page);
+  return { data: await withEvents(db.kysely, scope.programId, rows, toApi), has_more };
+}

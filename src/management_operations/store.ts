@@ -1,0 +1,92 @@
+/** SQL for management operations. */
+import type { Db, Executor, Tx } from '../db/database.js';
+import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { ManagementOperationsTable } from './tables.js';
+
+export type ManagementOperationRow = ManagementOperationsTable;
+type Status = ManagementOperationRow['status'];
+
+export async function insert(exec: Executor, row: ManagementOperationRow): Promise<void> {
+  await exec.insertInto('management_operations').values(row).execute();
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<ManagementOperationRow | undefined> {
+  return exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** Tokens of the PENDING operations whose effective date is on or before `today`, in token order (the lock order). */
+export async function dueTokens(exec: Executor, programId: string, today: string, limit?: number): Promise<string[]> {
+  let query = exec
+    .selectFrom('management_operations')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('status', '=', 'PENDING')
+    .where('effective_date', '<=', today)
+    .orderBy('token');
+  if (limit !== undefined) query = query.limit(limit);
+  return (await query.execute()).map((row) => row.token);
+}
+
+/** The operation, locked, if it is still PENDING (a concurrent job may have applied it). */
+export function lockIfPending(db: Db, tx: Tx, programId: string, token: string): Promise<ManagementOperationRow | undefined> {
+  const query = tx
+    .selectFrom('management_operations')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .where('status', '=', 'PENDING');
+  return db.forUpdate(query).executeTakeFirst();
+}
+
+/** Moves the operation from `from` to a new state, only if it is still in `from`. Returns rows updated. */
+export async function transition(
+  exec: Executor,
+  programId: string,
+  token: string,
+  from: Status,
+  to: Pick<ManagementOperationRow, 'status' | 'result' | 'pending_amount_cents' | 'settled_amount_cents'>,
+  nowMs: number,
+): Promise<number> {
+  const result = await exec
+    .updateTable('management_operations')
+    .set({ ...to, updated_ms: nowMs })
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface ListFilters {
+  business_account_token?: string | undefined;
+  financial_account_token?: string | undefined;
+  category?: string | undefined;
+  status?: string | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId);
+  if (filters.financial_account_token !== undefined) query = query.where('financial_account_token', '=', filters.financial_account_token);
+  if (filters.business_account_token !== undefined) {
+    query = query.where('financial_account_token', 'in', tokensOfAccount(exec, programId, filters.business_account_token));
+  }
+  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
+  if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
+  return keysetPage(exec, createdBetween(query, filters, 'management_operations'), 'management_operations', programId, page);
+}
+
+/** Whether the financial account has an operation still waiting for its effective date. */
+export async function hasPendingFor(exec: Executor, programId: string, financialAccountToken: string): Promise<boolean> {
+  const row = await exec
+    .selectFrom('management_operations')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('financial_account_token', '=', financialAccountToken)
+    .where('status', '=', 'PENDING')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

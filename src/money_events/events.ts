@@ -1,0 +1,116 @@
+/**
+ * What the three ledger transactions (external payments, book transfers, management operations)
+ * share: their events (append-only, numbered in order), the client-chosen `token` rule, and the
+ * fields every one of them answers with.
+ */
+import { newToken } from '../ids.js';
+import { isoTimestamp } from '../clock.js';
+import type { Executor } from '../db/database.js';
+import { InvalidRequestError } from '../errors.js';
+import * as store from './store.js';
+import type { MoneyEventsTable } from './tables.js';
+
+export const CURRENCY = 'USD';
+
+export type Result = 'APPROVED' | 'DECLINED';
+
+export interface NewEvent {
+  type: string;
+  amount_cents: number;
+  result: Result;
+  detailed_results: readonly string[];
+  memo?: string | undefined;
+  effective_date?: string | null;
+  subtype?: string | null;
+}
+
+/** An approved event's `detailed_results`. */
+export const APPROVED: readonly string[] = ['APPROVED'];
+
+/** Appends an event to a transaction and returns it (its token is the ledger movement's event token). */
+export async function append(exec: Executor, programId: string, transactionToken: string, event: NewEvent, nowMs: number): Promise<MoneyEventsTable> {
+  const row: MoneyEventsTable = {
+    program_id: programId,
+    transaction_token: transactionToken,
+    seq: await store.nextSeq(exec, programId, transactionToken),
+    token: newToken(),
+    type: event.type,
+    amount_cents: event.amount_cents,
+    result: event.result,
+    detailed_results: JSON.stringify(event.detailed_results),
+    memo: event.memo ?? '',
+    effective_date: event.effective_date ?? null,
+    subtype: event.subtype ?? null,
+    created_ms: nowMs,
+  };
+  await store.insert(exec, row);
+  return row;
+}
+
+/**
+ * The token of a new transaction: the client's (Lithic's create calls accept one, and it becomes the
+ * resource's token) or a fresh one. A client token already taken by another transaction of this
+ * program is a 400; a repeat of the same create is answered earlier, by the idempotency layer.
+ */
+export async function newTransactionToken(exec: Executor, programId: string, clientToken: string | undefined): Promise<string> {
+  if (clientToken === undefined) return newToken();
+  if (await store.exists(exec, programId, clientToken)) {
+    throw new InvalidRequestError(`token: '${clientToken}' is already the token of another transaction`);
+  }
+  return clientToken;
+}
+
+/** Events of several transactions, grouped by transaction, each in order. */
+export async function eventsOf(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<Map<string, MoneyEventsTable[]>> {
+  const rows = await store.listFor(exec, programId, transactionTokens);
+  const grouped = new Map<string, MoneyEventsTable[]>();
+  for (const row of rows) {
+    const events = grouped.get(row.transaction_token) ?? [];
+    events.push(row);
+    grouped.set(row.transaction_token, events);
+  }
+  return grouped;
+}
+
+/** The fields of an event every transaction type answers with. */
+export function eventBase(row: MoneyEventsTable) {
+  return {
+    token: row.token,
+    amount: row.amount_cents,
+    created: isoTimestamp(row.created_ms),
+    detailed_results: JSON.parse(row.detailed_results) as string[],
+    memo: row.memo,
+    result: row.result,
+  };
+}
+
+export interface TransactionRow {
+  token: string;
+  pending_amount_cents: number;
+  settled_amount_cents: number;
+  created_ms: number;
+  updated_ms: number;
+}
+
+/** The fields every ledger transaction answers with. */
+export function transactionBase(row: TransactionRow) {
+  return {
+    token: row.token,
+    created: isoTimestamp(row.created_ms),
+    updated: isoTimestamp(row.updated_ms),
+    currency: CURRENCY,
+    pending_amount: row.pending_amount_cents,
+    settled_amount: row.settled_amount_cents,
+  };
+}
+
+/** Answers for transaction rows, each with its events (one query for all of them). */
+export async function withEvents<R extends { token: string }, T>(
+  exec: Executor,
+  programId: string,
+  rows: readonly R[],
+  toApi: (row: R, events: readonly MoneyEventsTable[]) => T,
+): Promise<T[]> {
+  const events = await eventsOf(exec, programId, rows.map((row) => row.token));
+  return rows.map((row) => toApi(row, events.get(row.token) ?? []));
+}

@@ -1,0 +1,23 @@
+/** Schema pieces the three ledger transactions (payments, transfers, management operations) share. */
+import { Nullable, Type, Uuid } from '../http/schemas.js';
+
+export const RESULTS = ['APPROVED', 'DECLINED'] as const;
+
+/** Payments and management operations spell the funds decline INSUFFICIENT_FUNDS (book transfers: FUNDS_INSUFFICIENT). */
+export const PAYMENT_DETAILED_RESULTS = ['APPROVED', 'INSUFFICIENT_FUNDS'] as const;
+
+/** Largest amount one movement may carry: $10 billion in cents, far inside safe-integer sums. */
+export const MAX_AMOUNT_CENTS = 1_000_000_000_000;
+
+export const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in cents, positive' });
+export const Memo = Type.String({ maxLength: 512 });
+export const ClientToken = Type.String({ format: 'uuid', description: 'Idempotency token; becomes the token of the new transaction' });
+
+export const TransactionSeries = Type.Union([
+  Type.Object({
+    related_transaction_event_token: Nullable(Uuid),
+    related_transaction_token: Nullable(Uuid),
+    type: Type.String(),
+  }),
+  Type.Null(),
+]);
