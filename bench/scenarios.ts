@@ -44,4 +44,33 @@ export const scenarios: Scenario[] = [
     target: { note: 'no target; reported for reference' },
     prepare: async () => ({ method: 'GET', path: '/v1/financial_accounts?page_size=50' }),
   },
+  {
+    name: 'POST /v1/book_transfers (between two accounts)',
+    reference: 'b',
+    target: { minRatio: 0.6, maxP99Ms: 25, note: 'PostgreSQL: reported, no target' },
+    prepare: async ({ client, engine }) => {
+      const from = await client.financialAccounts.create({ nickname: `bench from (${engine})`, type: 'OPERATING' });
+      const to = await client.financialAccounts.create({ nickname: `bench to (${engine})`, type: 'OPERATING' });
+      await client.managementOperations.create({
+        amount: 1_000_000_000,
+        category: 'MANAGEMENT_ADJUSTMENT',
+        direction: 'CREDIT',
+        effective_date: new Date().toISOString().slice(0, 10),
+        event_type: 'CASH_BACK',
+        financial_account_token: from.token,
+      });
+      return {
+        method: 'POST',
+        path: '/v1/book_transfers',
+        body: {
+          amount: 1,
+          category: 'TRANSFER',
+          type: 'TRANSFER',
+          subtype: 'bench',
+          from_financial_account_token: from.token,
+          to_financial_account_token: to.token,
+        },
+      };
+    },
+  },
 ];

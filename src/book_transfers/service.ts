@@ -95,6 +95,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
     programId,
     token,
     {
+      seq: 0,
       type: body.type,
       subtype: body.subtype,
       amount_cents: body.amount,
@@ -104,7 +105,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
     },
     nowMs,
   );
-  if (approved) await ledger.post(db, tx, programId, transferMovement(row, event.token, false), nowMs);
+  if (approved) await ledger.post(tx, programId, transferMovement(row, event.token, false), nowMs);
   return toApi(row, [event]);
 }
 
@@ -128,7 +129,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
     { type: row.type, subtype: row.subtype, amount_cents: row.amount_cents, result: 'APPROVED', detailed_results: APPROVED, memo },
     nowMs,
   );
-  await ledger.post(db, tx, programId, transferMovement(row, event.token, true), nowMs);
+  await ledger.post(tx, programId, transferMovement(row, event.token, true), nowMs);
   const reversed = await store.find(tx, programId, token);
   invariant(reversed?.status === 'REVERSED', `book transfer ${token} must be REVERSED after its reversal`);
   return answer(tx, programId, reversed);

@@ -1,5 +1,6 @@
 /** SQL for book transfers. */
 import type { Executor } from '../db/database.js';
+import { insertRows } from '../db/prepared.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { BookTransfersTable } from './tables.js';
@@ -7,7 +8,7 @@ import type { BookTransfersTable } from './tables.js';
 export type BookTransferRow = BookTransfersTable;
 
 export async function insert(exec: Executor, row: BookTransferRow): Promise<void> {
-  await exec.insertInto('book_transfers').values(row).execute();
+  await insertRows(exec, 'book_transfers', [row]);
 }
 
 export function find(exec: Executor, programId: string, token: string): Promise<BookTransferRow | undefined> {

@@ -101,7 +101,6 @@ async function sendMicroDeposits(db: Db, tx: Tx, scope: ProgramScope, row: Row, 
   await lockOpenBalances(db, tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
   const move = (amountCents: number) =>
     ledger.post(
-      db,
       tx,
       scope.programId,
       {

@@ -100,7 +100,7 @@ export function stepMovement(row: Row, step: Step, eventToken: string): ledger.M
 }
 
 /** Appends the step's event and posts its movement. */
-async function record(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: Step, body: PaymentActionBody): Promise<void> {
+async function record(tx: Tx, scope: ProgramScope, row: Row, step: Step, body: PaymentActionBody): Promise<void> {
   const event = await append(
     tx,
     scope.programId,
@@ -109,7 +109,7 @@ async function record(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: Step,
     scope.nowMs,
   );
   const movement = stepMovement(row, step, event.token);
-  if (movement) await ledger.post(db, tx, scope.programId, movement, scope.nowMs);
+  if (movement) await ledger.post(tx, scope.programId, movement, scope.nowMs);
 }
 
 function refuse(row: Row, action: string, allowed: string): never {
@@ -117,12 +117,12 @@ function refuse(row: Row, action: string, allowed: string): never {
   throw new UnprocessableError(`external payment '${row.token}' is ${state}; only ${allowed} payment can be ${action}`);
 }
 
-async function settleStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
+async function settleStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
   if (row.status !== 'PENDING' || row.is_settled === 1) refuse(row, 'settled', 'a PENDING, not yet settled');
   if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING', is_settled: 0 }, { is_settled: 1 }, scope.nowMs)) === 0) {
     refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'settled', 'a PENDING, not yet settled');
   }
-  await record(db, tx, scope, row, 'SETTLED', body);
+  await record(tx, scope, row, 'SETTLED', body);
   return { ...row, is_settled: 1, updated_ms: scope.nowMs };
 }
 
@@ -133,8 +133,8 @@ async function releaseStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, body: 
     refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'released', 'a PENDING');
   }
   await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
-  if (row.is_settled === 0) await record(db, tx, scope, row, 'SETTLED', body);
-  await record(db, tx, scope, row, 'RELEASED', body);
+  if (row.is_settled === 0) await record(tx, scope, row, 'SETTLED', body);
+  await record(tx, scope, row, 'RELEASED', body);
   return { ...row, ...changes, updated_ms: scope.nowMs };
 }
 
@@ -148,13 +148,13 @@ async function undoStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: 'CA
     refuse((await store.find(tx, scope.programId, row.token)) ?? row, action, `a ${from}`);
   }
   await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
-  await record(db, tx, scope, row, step, body);
+  await record(tx, scope, row, step, body);
   return { ...row, ...changes, updated_ms: scope.nowMs };
 }
 
 async function progress(db: Db, tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | 'RELEASED' | undefined, body: PaymentActionBody): Promise<Row> {
   let current = row;
-  if (to !== undefined && current.is_settled === 0) current = await settleStep(db, tx, scope, current, body);
+  if (to !== undefined && current.is_settled === 0) current = await settleStep(tx, scope, current, body);
   if (to === 'RELEASED') current = await releaseStep(db, tx, scope, current, body);
   return current;
 }
@@ -183,7 +183,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
   };
   await store.insert(tx, row);
   if (approved) {
-    await record(db, tx, scope, row, 'INITIATED', body);
+    await record(tx, scope, row, 'INITIATED', body);
     const progressed = await progress(db, tx, scope, row, body.progress_to, body);
     return answer(tx, programId, progressed);
   }
@@ -214,7 +214,7 @@ export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, ac
   let updated: Row;
   switch (action) {
     case 'settle':
-      updated = await settleStep(db, tx, scope, row, body);
+      updated = await settleStep(tx, scope, row, body);
       if (body.progress_to === 'RELEASED') updated = await releaseStep(db, tx, scope, updated, body);
       break;
     case 'release':

@@ -1,5 +1,6 @@
 /** SQL for external payments. */
 import type { Executor } from '../db/database.js';
+import { insertRows } from '../db/prepared.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { ExternalPaymentsTable } from './tables.js';
@@ -8,7 +9,7 @@ export type ExternalPaymentRow = ExternalPaymentsTable;
 type Status = ExternalPaymentRow['status'];
 
 export async function insert(exec: Executor, row: ExternalPaymentRow): Promise<void> {
-  await exec.insertInto('external_payments').values(row).execute();
+  await insertRows(exec, 'external_payments', [row]);
 }
 
 export function find(exec: Executor, programId: string, token: string): Promise<ExternalPaymentRow | undefined> {

@@ -8,10 +8,10 @@ import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
-import { notFound, UnprocessableError } from '../errors.js';
+import { invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
-import { lockBalances, openBalance, type Balance } from '../ledger/ledger.js';
+import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
 import type { ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
 import type {
@@ -172,14 +172,14 @@ function requireOpenRows(rows: readonly store.FinancialAccountRow[], accounts: r
 /**
  * Locks the balances of the financial accounts a money movement names and returns them. Each must
  * exist for this program (404 naming the field) and be OPEN (422): a CLOSED, SUSPENDED or PENDING
- * account neither sends nor receives. The status is checked again once the balances are locked:
- * closing an account locks its balance too, so a movement never lands on an account closed while
- * the movement waited for the lock.
+ * account neither sends nor receives. The status is read once the balances are locked: closing an
+ * account locks its balance too, so a movement never lands on an account closed while the movement
+ * waited for the lock.
  */
 export async function lockOpenBalances(db: Db, tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
   const tokens = accounts.map((account) => account.token);
+  const balances = await lockExistingBalances(db, tx, programId, tokens);
   requireOpenRows(await store.findMany(tx, programId, tokens), accounts);
-  const balances = await lockBalances(db, tx, programId, tokens);
-  requireOpenRows(await store.findMany(tx, programId, tokens), accounts);
+  for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
   return balances;
 }

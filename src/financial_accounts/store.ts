@@ -1,12 +1,13 @@
 /** SQL for financial accounts. */
 import type { Executor } from '../db/database.js';
+import { insertRows } from '../db/prepared.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { FinancialAccountsTable } from './tables.js';
 
 export type FinancialAccountRow = FinancialAccountsTable;
 
 export async function insert(exec: Executor, row: FinancialAccountRow): Promise<void> {
-  await exec.insertInto('financial_accounts').values(row).execute();
+  await insertRows(exec, 'financial_accounts', [row]);
 }
 
 export function find(exec: Executor, programId: string, token: string): Promise<FinancialAccountRow | undefined> {

@@ -28,7 +28,7 @@ describeWithDb('ledger', () => {
 
   async function postInTransaction(movement: Movement) {
     const { db } = context.server.server;
-    return db.transaction((tx) => post(db, tx, context.program.programId, movement, Date.now()));
+    return db.transaction((tx) => post(tx, context.program.programId, movement, Date.now()));
   }
 
   it('moves money between buckets and accounts and records what caused it', async () => {
@@ -65,7 +65,7 @@ describeWithDb('ledger', () => {
     const before = await getBalances(db.kysely, context.program.programId, [operating, reserve]);
     await expect(
       db.transaction(async (tx) => {
-        await post(db, tx, context.program.programId, transfer(operating, reserve, 1_234), Date.now());
+        await post(tx, context.program.programId, transfer(operating, reserve, 1_234), Date.now());
         throw new Error('the cause of the movement could not be recorded');
       }),
     ).rejects.toThrow(/could not be recorded/);
@@ -115,7 +115,7 @@ describeWithDb('ledger', () => {
     const funded = await context.server.newProgram('funds');
     const [source, sink] = (await funded.client.financialAccounts.list()).data.map((account) => account.token) as [string, string];
     await db.transaction((tx) =>
-      post(db, tx, funded.programId, { kind: 'FUND', transaction_token: 'f', event_token: 'f', postings: [
+      post(tx, funded.programId, { kind: 'FUND', transaction_token: 'f', event_token: 'f', postings: [
         { account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -1_000 },
         { account: source, bucket: 'available', amount_cents: 1_000 },
       ] }, Date.now()),
@@ -126,7 +126,7 @@ describeWithDb('ledger', () => {
         db.transaction(async (tx) => {
           const balances = await lockBalances(db, tx, funded.programId, [source, sink]);
           if ((balances.get(source)?.available_cents ?? 0) < 100) return 'declined';
-          await post(db, tx, funded.programId, transfer(source, sink, 100), Date.now());
+          await post(tx, funded.programId, transfer(source, sink, 100), Date.now());
           return 'approved';
         }),
       ),

@@ -98,6 +98,21 @@ export function openBalance(tx: Executor, programId: string, financialAccountTok
 }
 
 /**
+ * Locks the balance rows that exist among the given financial accounts, in sorted token order, and
+ * returns them (an unknown token simply has no entry).
+ */
+export async function lockExistingBalances(
+  db: Db,
+  tx: Tx,
+  programId: string,
+  financialAccountTokens: readonly string[],
+): Promise<Map<string, Balance>> {
+  const tokens = [...new Set(financialAccountTokens)].sort();
+  const rows = await store.selectBalancesForUpdate(db, tx, programId, tokens);
+  return new Map(rows.map((row) => [row.financial_account_token, row]));
+}
+
+/**
  * Locks the balance rows of the given financial accounts (sorted order) and returns them.
  * Throws if one of them has no balance row: every financial account gets one when it is created.
  */
@@ -107,10 +122,8 @@ export async function lockBalances(
   programId: string,
   financialAccountTokens: readonly string[],
 ): Promise<Map<string, Balance>> {
-  const tokens = [...new Set(financialAccountTokens)].sort();
-  const rows = await store.selectBalancesForUpdate(db, tx, programId, tokens);
-  const balances = new Map(rows.map((row) => [row.financial_account_token, row]));
-  for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
+  const balances = await lockExistingBalances(db, tx, programId, financialAccountTokens);
+  for (const token of financialAccountTokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
   return balances;
 }
 
@@ -118,10 +131,9 @@ export async function lockBalances(
  * Writes a balanced movement: one journal, its entries, and the balance of every financial
  * account it touches. Must run inside the transaction that records the movement's cause.
  */
-export async function post(db: Db, tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
+export async function post(tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
   assertBalanced(movement);
   const deltas = balanceDeltas(movement.postings);
-  await lockBalances(db, tx, programId, [...deltas.keys()]);
 
   const journalToken = newToken();
   await store.insertJournal(tx, {
@@ -144,16 +156,20 @@ export async function post(db: Db, tx: Tx, programId: string, movement: Movement
       created_ms: nowMs,
     })),
   );
-  for (const [token, delta] of deltas) {
-    const updated = await store.applyBalanceDelta(tx, programId, token, delta, movement, nowMs);
-    invariant(updated === 1, `balance of ${token} was not updated`);
+  // Updated in token order: each UPDATE locks its row, so movements that did not lock beforehand
+  // still take their locks in the same order as `lockBalances` and cannot deadlock each other.
+  for (const token of [...deltas.keys()].sort()) {
+    const updated = await store.applyBalanceDelta(tx, programId, token, deltas.get(token) as BalanceDelta, movement, nowMs);
+    invariant(updated === 1, `financial account ${token} has no balance row`);
   }
   return journalToken;
 }
 
 /** Net change per financial account and bucket; system accounts have no balance row. */
-function balanceDeltas(postings: readonly Posting[]): Map<string, { available_cents: number; pending_cents: number }> {
-  const deltas = new Map<string, { available_cents: number; pending_cents: number }>();
+type BalanceDelta = { available_cents: number; pending_cents: number };
+
+function balanceDeltas(postings: readonly Posting[]): Map<string, BalanceDelta> {
+  const deltas = new Map<string, BalanceDelta>();
   for (const posting of postings) {
     if (isSystemAccount(posting.account)) continue;
     const delta = deltas.get(posting.account) ?? { available_cents: 0, pending_cents: 0 };

@@ -1,6 +1,7 @@
 /** SQL for the ledger. Only `ledger.ts` calls this file. */
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
+import { insertRows, prepared } from '../db/prepared.js';
 import type { Balance, Movement } from './ledger.js';
 import type { JournalsTable, LedgerEntriesTable } from './tables.js';
 
@@ -15,9 +16,8 @@ const balanceColumns = [
 ] as const;
 
 export async function insertBalance(exec: Executor, programId: string, financialAccountToken: string, nowMs: number) {
-  await exec
-    .insertInto('balances')
-    .values({
+  await insertRows(exec, 'balances', [
+    {
       program_id: programId,
       financial_account_token: financialAccountToken,
       available_cents: 0,
@@ -26,8 +26,8 @@ export async function insertBalance(exec: Executor, programId: string, financial
       last_transaction_event_token: null,
       created_ms: nowMs,
       updated_ms: nowMs,
-    })
-    .execute();
+    },
+  ]);
 }
 
 export function selectBalancesForUpdate(db: Db, tx: Tx, programId: string, sortedTokens: string[]): Promise<Balance[]> {
@@ -56,13 +56,31 @@ export function selectAllBalances(exec: Executor, programId: string): Promise<Ba
 }
 
 export async function insertJournal(exec: Executor, journal: JournalsTable) {
-  await exec.insertInto('journals').values(journal).execute();
+  await insertRows(exec, 'journals', [journal]);
 }
 
 export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[]) {
-  await exec.insertInto('ledger_entries').values(entries).execute();
+  await insertRows(exec, 'ledger_entries', entries);
 }
 
+/** Runs for every financial account every movement touches, hence prepared once. */
+const updateBalance = prepared(
+  (db, availableDelta: number, pendingDelta: number, transactionToken: string, eventToken: string, nowMs: number, programId: string, token: string) =>
+    db
+      .updateTable('balances')
+      .set({
+        available_cents: sql`available_cents + ${availableDelta}`,
+        pending_cents: sql`pending_cents + ${pendingDelta}`,
+        last_transaction_token: transactionToken,
+        last_transaction_event_token: eventToken,
+        updated_ms: nowMs,
+      })
+      .where('program_id', '=', programId)
+      .where('financial_account_token', '=', token)
+      .returning('financial_account_token'),
+);
+
+/** Adds a movement's net change to one balance row; returns how many rows it changed (1). */
 export async function applyBalanceDelta(
   exec: Executor,
   programId: string,
@@ -71,19 +89,17 @@ export async function applyBalanceDelta(
   movement: Movement,
   nowMs: number,
 ): Promise<number> {
-  const result = await exec
-    .updateTable('balances')
-    .set({
-      available_cents: sql`available_cents + ${delta.available_cents}`,
-      pending_cents: sql`pending_cents + ${delta.pending_cents}`,
-      last_transaction_token: movement.transaction_token,
-      last_transaction_event_token: movement.event_token,
-      updated_ms: nowMs,
-    })
-    .where('program_id', '=', programId)
-    .where('financial_account_token', '=', financialAccountToken)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const rows = await updateBalance(
+    exec,
+    delta.available_cents,
+    delta.pending_cents,
+    movement.transaction_token,
+    movement.event_token,
+    nowMs,
+    programId,
+    financialAccountToken,
+  );
+  return rows.length;
 }
 
 export function sumEntriesByAccount(exec: Executor, programId: string) {

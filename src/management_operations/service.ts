@@ -133,6 +133,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
     programId,
     token,
     {
+      seq: 0,
       type: body.event_type,
       subtype: body.subtype ?? null,
       amount_cents: body.amount,
@@ -143,7 +144,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
     },
     nowMs,
   );
-  if (row.status === 'SETTLED') await ledger.post(db, tx, programId, operationMovement(row, event.token, false), nowMs);
+  if (row.status === 'SETTLED') await ledger.post(tx, programId, operationMovement(row, event.token, false), nowMs);
   return toApi(row, [event]);
 }
 
@@ -153,6 +154,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
  */
 export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   const { programId, nowMs } = scope;
+  if (!(await store.anyDue(tx, programId, isoDate(nowMs)))) return;
   for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
     const row = await store.lockIfPending(db, tx, programId, token);
     if (!row) continue;
@@ -163,7 +165,7 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
       const events = await eventsOf(tx, programId, [token]);
       const first = events.get(token)?.[0];
       invariant(first !== undefined, `management operation ${token} has its creation event`);
-      await ledger.post(db, tx, programId, operationMovement(row, first.token, false), nowMs);
+      await ledger.post(tx, programId, operationMovement(row, first.token, false), nowMs);
     } else {
       const updated = await store.transition(tx, programId, token, 'PENDING', declined, nowMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
@@ -186,7 +188,7 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
 }
 
 async function hasDueOperations(exec: Executor, scope: ProgramScope): Promise<boolean> {
-  return (await store.dueTokens(exec, scope.programId, isoDate(scope.nowMs), 1)).length > 0;
+  return store.anyDue(exec, scope.programId, isoDate(scope.nowMs));
 }
 
 /** Before a read that must reflect the clock (operations, balances, financial transactions). */
@@ -222,7 +224,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
     },
     nowMs,
   );
-  if (row.status === 'SETTLED') await ledger.post(db, tx, programId, operationMovement(row, event.token, true), nowMs);
+  if (row.status === 'SETTLED') await ledger.post(tx, programId, operationMovement(row, event.token, true), nowMs);
   return answer(tx, programId, { ...row, ...reversed, updated_ms: nowMs });
 }
 

@@ -1,5 +1,6 @@
 /** SQL for management operations. */
 import type { Db, Executor, Tx } from '../db/database.js';
+import { insertRows, prepared } from '../db/prepared.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { ManagementOperationsTable } from './tables.js';
@@ -8,24 +9,39 @@ export type ManagementOperationRow = ManagementOperationsTable;
 type Status = ManagementOperationRow['status'];
 
 export async function insert(exec: Executor, row: ManagementOperationRow): Promise<void> {
-  await exec.insertInto('management_operations').values(row).execute();
+  await insertRows(exec, 'management_operations', [row]);
 }
 
 export function find(exec: Executor, programId: string, token: string): Promise<ManagementOperationRow | undefined> {
   return exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
-/** Tokens of the PENDING operations whose effective date is on or before `today`, in token order (the lock order). */
-export async function dueTokens(exec: Executor, programId: string, today: string, limit?: number): Promise<string[]> {
-  let query = exec
+/** Whether any PENDING operation of the program is due by `today`: asked before every money movement, hence prepared. */
+const selectFirstDue = prepared((db, programId: string, today: string) =>
+  db
     .selectFrom('management_operations')
     .select('token')
     .where('program_id', '=', programId)
     .where('status', '=', 'PENDING')
     .where('effective_date', '<=', today)
-    .orderBy('token');
-  if (limit !== undefined) query = query.limit(limit);
-  return (await query.execute()).map((row) => row.token);
+    .limit(1),
+);
+
+export async function anyDue(exec: Executor, programId: string, today: string): Promise<boolean> {
+  return (await selectFirstDue(exec, programId, today)).length > 0;
+}
+
+/** Tokens of the PENDING operations whose effective date is on or before `today`, in token order (the lock order). */
+export async function dueTokens(exec: Executor, programId: string, today: string): Promise<string[]> {
+  const rows = await exec
+    .selectFrom('management_operations')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('status', '=', 'PENDING')
+    .where('effective_date', '<=', today)
+    .orderBy('token')
+    .execute();
+  return rows.map((row) => row.token);
 }
 
 /** The operation, locked, if it is still PENDING (a concurrent job may have applied it). */

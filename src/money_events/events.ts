@@ -22,6 +22,8 @@ export interface NewEvent {
   memo?: string | undefined;
   effective_date?: string | null;
   subtype?: string | null;
+  /** The event's position when the caller knows it (0: the first event of a new transaction); else after the last. */
+  seq?: number;
 }
 
 /** An approved event's `detailed_results`. */
@@ -32,7 +34,7 @@ export async function append(exec: Executor, programId: string, transactionToken
   const row: MoneyEventsTable = {
     program_id: programId,
     transaction_token: transactionToken,
-    seq: await store.nextSeq(exec, programId, transactionToken),
+    seq: event.seq ?? (await store.nextSeq(exec, programId, transactionToken)),
     token: newToken(),
     type: event.type,
     amount_cents: event.amount_cents,

@@ -1,10 +1,11 @@
 /** SQL for money events. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { insertRows } from '../db/prepared.js';
 import type { MoneyEventsTable } from './tables.js';
 
 export async function insert(exec: Executor, row: MoneyEventsTable): Promise<void> {
-  await exec.insertInto('money_events').values(row).execute();
+  await insertRows(exec, 'money_events', [row]);
 }
 
 export function listFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<MoneyEventsTable[]> {
