@@ -16,6 +16,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
+import { authRuleRoutes } from './auth_rules/routes.js';
 import { cardRoutes } from './cards/routes.js';
 import { bookTransferRoutes } from './book_transfers/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
@@ -45,6 +46,7 @@ const resources = [
   managementOperationRoutes,
   externalPaymentRoutes,
   externalBankAccountRoutes,
+  authRuleRoutes,
 ];
 
 export interface AppOptions {
