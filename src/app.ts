@@ -30,6 +30,7 @@ import { ErrorBody } from './http/schemas.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
+import { threeDsRoutes } from './three_ds/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -47,6 +48,7 @@ const resources = [
   externalPaymentRoutes,
   externalBankAccountRoutes,
   authRuleRoutes,
+  threeDsRoutes,
 ];
 
 export interface AppOptions {
