@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../errors.js';
 import { AUTHORIZATION_ACTION_ATTRIBUTES, AUTHORIZATION_ATTRIBUTES, operationsFor, THREE_DS_ATTRIBUTES, type AuthRuleType, type EventStream } from './attributes.js';
-import { parseParameters } from './parameters.js';
+import { hasNestedQuantifier, parseParameters } from './parameters.js';
 
 function errorOf(type: AuthRuleType, stream: EventStream, raw: unknown): string {
   try {
@@ -146,5 +146,19 @@ describe('merchant lock parameters', () => {
     [[], 'parameters: must be an object, not array'],
   ])('refuses %j', (raw, message) => {
     expect(errorOf('MERCHANT_LOCK', 'AUTHORIZATION', raw)).toContain(message);
+  });
+});
+
+describe('regular expressions', () => {
+  it.each(['(a+)+$', '(\\d*){2,}', '((ab)+)*', '(?:x+y)+', '(?<word>\\w+)*', '([a-z]+\\.)+com'])('refuses %s (nested repetition)', (pattern) => {
+    expect(hasNestedQuantifier(pattern)).toBe(true);
+    expect(block([{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: pattern }])).toBe(
+      'parameters.conditions[0].value: must not repeat a group that itself repeats (e.g. (a+)+): it can take exponential time',
+    );
+  });
+
+  it.each(['^BET', '(ab)+', '(a+)?', 'a+b*c{2,3}', '[(+)]+', '\\(a+\\)+', '(?:CASINO|POKER)+', '(?=x)a+', '^(?<prefix>[A-Z]+)-\\d{3}$'])('accepts %s', (pattern) => {
+    expect(hasNestedQuantifier(pattern)).toBe(false);
+    expect(parseParameters('CONDITIONAL_BLOCK', 'AUTHORIZATION', { conditions: [{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: pattern }] })).toBeDefined();
   });
 });
