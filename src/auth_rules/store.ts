@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import { prepared } from '../db/prepared.js';
+import { EVENT_STREAMS } from './attributes.js';
 import type {
   AuthRuleDailyStatsTable,
   AuthRulesTable,
@@ -171,12 +172,13 @@ export async function existingTokens(exec: Executor, programId: string, table: '
 
 // ---- which rules apply (card and account responses) ---------------------------------------------
 
-/** Tokens of the program's ACTIVE program-level rules with the cards each excludes, oldest first. */
+/** Tokens of the program's ACTIVE program-level rules, oldest first (an index seek per stream). */
 export function activeProgramRules(exec: Executor, programId: string) {
   return exec
     .selectFrom('auth_rules')
     .select('token')
     .where('program_id', '=', programId)
+    .where('event_stream', 'in', EVENT_STREAMS)
     .where('state', '=', 'ACTIVE')
     .where('scope', '=', 'PROGRAM')
     .orderBy('created_ms')
@@ -207,31 +209,38 @@ export interface ApplicableRuleRow {
   type: string;
   current_version: number | null;
   draft_version: number | null;
+  created_ms: number;
   current_parameters: string | null;
   draft_parameters: string | null;
 }
 
 /**
- * The ACTIVE rules of a stream that apply to a card, with their current and draft parameters, in
- * creation order: ONE query per event, whatever the number of rules. The rules come from three
- * index seeks (the program-level rules of the stream; the rules bound to the card; those bound to
- * its account), never a scan of the program's rules; program-level rules excluding the card drop out.
+ * The ACTIVE rules of a stream that apply to a card, with their current and draft parameters: ONE
+ * query per event, whatever the number of rules. The rules come from three index seeks (the
+ * program-level rules of the stream; the rules bound to the card; those bound to its account),
+ * never a scan of the program's rules; the three sets are disjoint (a rule's targets always match
+ * its one scope), hence UNION ALL, computed first (a MATERIALIZED common table expression, so that
+ * no planner folds it into a walk of every rule) and then joined to the rules by primary key.
+ * Program-level rules excluding the card drop out.
  */
 const selectApplicable = prepared((db, programId: string, stream: string, cardToken: string, accountToken: string) => {
   const bound = (kind: TargetKind, token: string) =>
     db.selectFrom('auth_rule_targets').select('rule_token').where('program_id', '=', programId).where('target_token', '=', token).where('kind', '=', kind);
-  const candidates = db
+  const programLevel = db
     .selectFrom('auth_rules')
     .select('token as rule_token')
     .where('program_id', '=', programId)
     .where('event_stream', '=', stream)
     .where('state', '=', 'ACTIVE')
-    .where('scope', '=', 'PROGRAM')
-    .union(bound('CARD', cardToken))
-    .union(bound('ACCOUNT', accountToken));
+    .where('scope', '=', 'PROGRAM');
   return db
-    .selectFrom(candidates.as('c'))
-    .innerJoin('auth_rules as r', (join) => join.on('r.program_id', '=', programId).onRef('r.token', '=', 'c.rule_token'))
+    .with(
+      (cte) => cte('c').materialized(),
+      () => programLevel.unionAll(bound('CARD', cardToken)).unionAll(bound('ACCOUNT', accountToken)),
+    )
+    .selectFrom('c')
+    // CROSS JOIN: SQLite keeps `c` as the outer loop (each candidate, then the rule by primary key).
+    .crossJoin('auth_rules as r')
     .leftJoin('auth_rule_versions as cv', (join) =>
       join.onRef('cv.program_id', '=', 'r.program_id').onRef('cv.rule_token', '=', 'r.token').onRef('cv.version', '=', 'r.current_version'),
     )
@@ -245,16 +254,27 @@ const selectApplicable = prepared((db, programId: string, stream: string, cardTo
         .on('x.kind', '=', 'EXCLUDED_CARD')
         .on('x.target_token', '=', cardToken),
     )
-    .select(['r.token', 'r.name', 'r.type', 'r.current_version', 'r.draft_version', 'cv.parameters as current_parameters', 'dv.parameters as draft_parameters'])
+    .select([
+      'r.token',
+      'r.name',
+      'r.type',
+      'r.current_version',
+      'r.draft_version',
+      'r.created_ms',
+      'cv.parameters as current_parameters',
+      'dv.parameters as draft_parameters',
+    ])
+    .where('r.program_id', '=', programId)
+    .whereRef('r.token', '=', 'c.rule_token')
     .where('r.event_stream', '=', stream)
     .where('r.state', '=', 'ACTIVE')
-    .where('x.rule_token', 'is', null)
-    .orderBy('r.created_ms')
-    .orderBy('r.token');
+    .where('x.rule_token', 'is', null);
 });
 
-export function applicableRules(exec: Executor, programId: string, stream: string, cardToken: string, accountToken: string): Promise<ApplicableRuleRow[]> {
-  return selectApplicable(exec, programId, stream, cardToken, accountToken);
+/** Oldest rule first. Sorted here, not in SQL: an ORDER BY led SQLite to walk all the program's rules in creation order. */
+export async function applicableRules(exec: Executor, programId: string, stream: string, cardToken: string, accountToken: string): Promise<ApplicableRuleRow[]> {
+  const rows = await selectApplicable(exec, programId, stream, cardToken, accountToken);
+  return rows.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
 }
 
 // ---- the per-day aggregate ----------------------------------------------------------------------
