@@ -4,6 +4,7 @@
  * scenario (through the API, or directly on the database for bulk seeding) and returns the request.
  * Later issues add their scenarios to this list.
  */
+import type Lithic from 'lithic';
 import type { BenchContext } from './context.js';
 
 export interface ScenarioRequest {
@@ -23,6 +24,28 @@ export interface Scenario {
   /** Engines this scenario runs on (default: all). */
   engines?: readonly ('sqlite' | 'postgres')[];
   prepare(context: BenchContext): Promise<ScenarioRequest>;
+}
+
+/**
+ * A card with `rules` enforced CONDITIONAL_3DS_ACTION rules bound to it (every other one also with
+ * a draft in shadow), none matching, and a 3DS simulation on it: the Auth Rules evaluation path
+ * (one query, the verdicts, one aggregate upsert) at 1 and at 100 rules.
+ */
+async function threeDsWithRules(context: BenchContext, rules: number): Promise<ScenarioRequest> {
+  const card = await context.client.cards.create({ type: 'VIRTUAL' });
+  const conditions = [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 1_000_000_000 }];
+  for (let index = 0; index < rules; index++) {
+    const parameters = { action: index % 2 === 0 ? 'DECLINE' : 'CHALLENGE', conditions };
+    const body = { type: 'CONDITIONAL_3DS_ACTION', parameters, card_tokens: [card.token] };
+    const rule = await context.client.authRules.v2.create(body as unknown as Lithic.AuthRules.V2CreateParams);
+    await context.client.authRules.v2.promote(rule.token);
+    if (index % 2 === 0) await context.client.authRules.v2.draft(rule.token, { parameters } as unknown as Lithic.AuthRules.V2DraftParams);
+  }
+  return {
+    method: 'POST',
+    path: '/v1/three_ds_authentication/simulate',
+    body: { pan: card.pan, merchant: { id: 'BENCH-1', country: 'USA', mcc: '5411', name: 'BENCH SHOP' }, transaction: { amount: 1_000, currency: 'USD' } },
+  };
 }
 
 export const scenarios: Scenario[] = [
@@ -72,5 +95,17 @@ export const scenarios: Scenario[] = [
         },
       };
     },
+  },
+  {
+    name: 'POST /v1/three_ds_authentication/simulate, 1 rule',
+    reference: 'b',
+    target: { note: 'Auth Rules: compare with the 100-rule line (issue 4: at most 2x the time)' },
+    prepare: (context) => threeDsWithRules(context, 1),
+  },
+  {
+    name: 'POST /v1/three_ds_authentication/simulate, 100 rules',
+    reference: 'b',
+    target: { note: 'Auth Rules: at least half the 1-rule line (issue 4)' },
+    prepare: (context) => threeDsWithRules(context, 100),
   },
 ];

@@ -16,6 +16,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
+import { authRuleRoutes } from './auth_rules/routes.js';
 import { cardRoutes } from './cards/routes.js';
 import { bookTransferRoutes } from './book_transfers/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
@@ -29,6 +30,7 @@ import { ErrorBody } from './http/schemas.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
+import { threeDsRoutes } from './three_ds/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +47,8 @@ const resources = [
   managementOperationRoutes,
   externalPaymentRoutes,
   externalBankAccountRoutes,
+  authRuleRoutes,
+  threeDsRoutes,
 ];
 
 export interface AppOptions {

@@ -4,6 +4,7 @@
  */
 import type { AccountHolderTables } from '../account_holders/tables.js';
 import type { AccountTables } from '../accounts/tables.js';
+import type { AuthRuleTables } from '../auth_rules/tables.js';
 import type { BookTransferTables } from '../book_transfers/tables.js';
 import type { ExternalBankAccountTables } from '../external_bank_accounts/tables.js';
 import type { ExternalPaymentTables } from '../external_payments/tables.js';
@@ -14,6 +15,7 @@ import type { LedgerTables } from '../ledger/tables.js';
 import type { ManagementOperationTables } from '../management_operations/tables.js';
 import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
+import type { ThreeDsTables } from '../three_ds/tables.js';
 
 export interface Database
   extends ProgramTables,
@@ -27,4 +29,6 @@ export interface Database
     BookTransferTables,
     ExternalPaymentTables,
     ManagementOperationTables,
-    ExternalBankAccountTables {}
+    ExternalBankAccountTables,
+    AuthRuleTables,
+    ThreeDsTables {}

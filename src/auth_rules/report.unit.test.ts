@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { UnprocessableError } from '../errors.js';
+import { addMonths, checkReportRange, dailyStatistics, exampleLine, versionHolding, type VersionPeriods } from './report.js';
+import type { DailyStatsRow } from './store.js';
+
+const ms = (iso: string) => Date.parse(iso);
+
+describe('report limits', () => {
+  const refusal = (begin: string, end: string, today: string) => {
+    try {
+      checkReportRange(begin, end, today);
+      return null;
+    } catch (error) {
+      expect(error).toBeInstanceOf(UnprocessableError);
+      return (error as Error).message.split(':')[0];
+    }
+  };
+
+  it('adds calendar months, clamped to shorter months', () => {
+    expect(addMonths('2031-03-31', -1)).toBe('2031-02-28');
+    expect(addMonths('2032-03-31', -1)).toBe('2032-02-29');
+    expect(addMonths('2031-01-31', 1)).toBe('2031-02-28');
+    expect(addMonths('2031-11-15', 3)).toBe('2032-02-15');
+    expect(addMonths('2031-02-15', -3)).toBe('2030-11-15');
+  });
+
+  it('accepts ranges at the limits and refuses one day beyond each', () => {
+    const today = '2031-05-31';
+    expect(refusal('2031-05-30', '2031-05-30', today)).toBeNull();
+    expect(refusal('2031-05-30', '2031-05-31', today)).toBe('end');
+    expect(refusal('2031-02-28', '2031-03-27', today)).toBeNull();
+    expect(refusal('2031-02-27', '2031-03-01', today)).toBe('begin');
+    expect(refusal('2031-04-01', '2031-04-30', today)).toBeNull();
+    expect(refusal('2031-04-01', '2031-05-01', today)).toBe('end');
+    expect(refusal('2031-05-02', '2031-05-01', today)).toBe('begin');
+  });
+});
+
+describe('daily statistics', () => {
+  const periods: VersionPeriods[] = [
+    { version: 1, draft_from_ms: ms('2031-03-10T10:00:00Z'), draft_until_ms: ms('2031-03-11T09:00:00Z'), current_from_ms: ms('2031-03-11T09:00:00Z'), current_until_ms: null },
+    { version: 2, draft_from_ms: ms('2031-03-11T09:00:00Z'), draft_until_ms: ms('2031-03-11T09:00:00Z'), current_from_ms: null, current_until_ms: null },
+    { version: 3, draft_from_ms: ms('2031-03-11T09:00:00Z'), draft_until_ms: null, current_from_ms: null, current_until_ms: null },
+  ];
+
+  it('finds the latest version that held a role at some moment of a day', () => {
+    const day = (date: string) => [ms(`${date}T00:00:00Z`), ms(`${date}T00:00:00Z`) + 86_400_000] as const;
+    expect(versionHolding(periods, 'DRAFT', ...day('2031-03-09'))).toBeNull();
+    expect(versionHolding(periods, 'DRAFT', ...day('2031-03-10'))).toBe(1);
+    expect(versionHolding(periods, 'CURRENT', ...day('2031-03-10'))).toBeNull();
+    expect(versionHolding(periods, 'DRAFT', ...day('2031-03-11'))).toBe(3);
+    expect(versionHolding(periods, 'CURRENT', ...day('2031-03-12'))).toBe(1);
+  });
+
+  it('sums the rows of every shard and version of a role, and keeps the 5 earliest examples', () => {
+    const row = (shard: number, version: number, counts: [number, number, number], times: string[]): DailyStatsRow => ({
+      program_id: 'p',
+      rule_token: 'r',
+      day: '2031-03-11',
+      role: 'DRAFT',
+      version,
+      shard,
+      approved: counts[0],
+      challenged: counts[1],
+      declined: counts[2],
+      examples: times.map((time, index) => exampleLine({ decision: index % 2 === 0 ? 'DECLINED' : 'APPROVED', event_token: `e-${shard}-${index}`, timestamp: time })).join(''),
+    });
+    const rows = [
+      row(0, 1, [1, 0, 2], ['2031-03-11T08:00:00.000Z', '2031-03-11T08:30:00.000Z', '2031-03-11T08:40:00.000Z']),
+      row(3, 3, [2, 1, 1], ['2031-03-11T10:00:00.000Z', '2031-03-11T07:00:00.000Z', '2031-03-11T11:00:00.000Z', '2031-03-11T12:00:00.000Z']),
+    ];
+    const [entry] = dailyStatistics('2031-03-11', '2031-03-11', rows, periods);
+    expect(entry?.current_version_statistics).toEqual({ approved: 0, challenged: 0, declined: 0, examples: [], version: 1 });
+    const draft = entry?.draft_version_statistics;
+    expect(draft).toMatchObject({ approved: 3, challenged: 1, declined: 3, version: 3 });
+    expect(draft?.examples.map((example) => example.timestamp)).toEqual([
+      '2031-03-11T07:00:00.000Z',
+      '2031-03-11T08:00:00.000Z',
+      '2031-03-11T08:30:00.000Z',
+      '2031-03-11T08:40:00.000Z',
+      '2031-03-11T10:00:00.000Z',
+    ]);
+    expect(draft?.examples[0]).toEqual({ approved: true, decision: 'APPROVED', event_token: 'e-3-1', timestamp: '2031-03-11T07:00:00.000Z' });
+  });
+
+  it('has one entry per day, inclusive, across month ends', () => {
+    const days = dailyStatistics('2031-02-27', '2031-03-02', [], periods).map((entry) => entry.date);
+    expect(days).toEqual(['2031-02-27', '2031-02-28', '2031-03-01', '2031-03-02']);
+  });
+});

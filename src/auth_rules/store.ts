@@ -1,0 +1,320 @@
+/** SQL for Auth Rules: rules, versions, targets, the per-day aggregate, and the evaluator's query. */
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
+import { prepared } from '../db/prepared.js';
+import { EVENT_STREAMS } from './attributes.js';
+import type {
+  AuthRuleDailyStatsTable,
+  AuthRulesTable,
+  AuthRuleTargetsTable,
+  AuthRuleVersionsTable,
+  TargetKind,
+  VersionRole,
+} from './tables.js';
+
+export type RuleRow = AuthRulesTable;
+export type VersionRow = AuthRuleVersionsTable;
+export type TargetRow = AuthRuleTargetsTable;
+export type DailyStatsRow = AuthRuleDailyStatsTable;
+
+/** The first examples of a row are kept; the report shows at most this many per day and version. */
+export const EXAMPLES_PER_DAY = 5;
+
+// ---- rules --------------------------------------------------------------------------------------
+
+export async function insertRule(exec: Executor, row: RuleRow): Promise<void> {
+  await exec.insertInto('auth_rules').values(row).execute();
+}
+
+export function findRule(exec: Executor, programId: string, token: string): Promise<RuleRow | undefined> {
+  return exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** The rule, locked for the rest of the transaction: changes of one rule apply one after another. */
+export function lockRule(db: Db, exec: Executor, programId: string, token: string): Promise<RuleRow | undefined> {
+  return db.forUpdate(exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
+export type RuleChanges = Partial<Omit<RuleRow, 'program_id' | 'token' | 'created_ms'>>;
+
+export async function updateRule(exec: Executor, programId: string, token: string, changes: RuleChanges): Promise<void> {
+  await exec.updateTable('auth_rules').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+/** Deletes the rule with its versions, targets and statistics. */
+export async function deleteRule(exec: Executor, programId: string, token: string): Promise<void> {
+  await exec.deleteFrom('auth_rule_daily_stats').where('program_id', '=', programId).where('rule_token', '=', token).execute();
+  await exec.deleteFrom('auth_rule_targets').where('program_id', '=', programId).where('rule_token', '=', token).execute();
+  await exec.deleteFrom('auth_rule_versions').where('program_id', '=', programId).where('rule_token', '=', token).execute();
+  await exec.deleteFrom('auth_rules').where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+export interface ListFilters {
+  account_token?: string | undefined;
+  card_token?: string | undefined;
+  event_stream?: string | undefined;
+  scope?: string | undefined;
+}
+
+function boundTo(exec: Executor, programId: string, kind: TargetKind, token: string) {
+  return exec
+    .selectFrom('auth_rule_targets')
+    .select('rule_token')
+    .where('program_id', '=', programId)
+    .where('target_token', '=', token)
+    .where('kind', '=', kind);
+}
+
+export function listRules(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId);
+  if (filters.event_stream !== undefined) query = query.where('event_stream', '=', filters.event_stream);
+  if (filters.scope !== undefined && filters.scope !== 'ANY') query = query.where('scope', '=', filters.scope as RuleRow['scope']);
+  if (filters.account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'ACCOUNT', filters.account_token));
+  if (filters.card_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'CARD', filters.card_token));
+  return keysetPage(exec, query, 'auth_rules', programId, page);
+}
+
+// ---- versions -----------------------------------------------------------------------------------
+
+export async function insertVersion(exec: Executor, row: VersionRow): Promise<void> {
+  await exec.insertInto('auth_rule_versions').values(row).execute();
+}
+
+/** Records when a version stopped holding a role (a draft replaced, cleared or promoted; a current version replaced). */
+export async function endRole(exec: Executor, programId: string, ruleToken: string, version: number, role: VersionRole, atMs: number): Promise<void> {
+  const column = role === 'DRAFT' ? 'draft_until_ms' : 'current_until_ms';
+  await exec
+    .updateTable('auth_rule_versions')
+    .set({ [column]: atMs })
+    .where('program_id', '=', programId)
+    .where('rule_token', '=', ruleToken)
+    .where('version', '=', version)
+    .execute();
+}
+
+export async function startCurrent(exec: Executor, programId: string, ruleToken: string, version: number, atMs: number): Promise<void> {
+  await exec
+    .updateTable('auth_rule_versions')
+    .set({ current_from_ms: atMs })
+    .where('program_id', '=', programId)
+    .where('rule_token', '=', ruleToken)
+    .where('version', '=', version)
+    .execute();
+}
+
+/** The current and draft versions' parameters of these rules. */
+export function liveVersions(exec: Executor, programId: string, ruleTokens: readonly string[]) {
+  if (ruleTokens.length === 0) return Promise.resolve([]);
+  return exec
+    .selectFrom('auth_rule_versions as v')
+    .innerJoin('auth_rules as r', (join) => join.onRef('r.program_id', '=', 'v.program_id').onRef('r.token', '=', 'v.rule_token'))
+    .select(['v.rule_token', 'v.version', 'v.parameters'])
+    .where('v.program_id', '=', programId)
+    .where('v.rule_token', 'in', ruleTokens)
+    .where((eb) => eb.or([eb('v.version', '=', eb.ref('r.current_version')), eb('v.version', '=', eb.ref('r.draft_version'))]))
+    .execute();
+}
+
+/** Every version of a rule with the periods it held each role (the report's "did it exist that day"). */
+export function versionPeriods(exec: Executor, programId: string, ruleToken: string) {
+  return exec
+    .selectFrom('auth_rule_versions')
+    .select(['version', 'draft_from_ms', 'draft_until_ms', 'current_from_ms', 'current_until_ms'])
+    .where('program_id', '=', programId)
+    .where('rule_token', '=', ruleToken)
+    .execute();
+}
+
+// ---- targets ------------------------------------------------------------------------------------
+
+export function targetsOf(exec: Executor, programId: string, ruleTokens: readonly string[]): Promise<TargetRow[]> {
+  if (ruleTokens.length === 0) return Promise.resolve([]);
+  return exec
+    .selectFrom('auth_rule_targets')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('rule_token', 'in', ruleTokens)
+    .orderBy('rule_token')
+    .orderBy('kind')
+    .orderBy('target_token')
+    .execute();
+}
+
+/** Replaces the rule's targets of the given kinds with `tokens` per kind. */
+export async function replaceTargets(
+  exec: Executor,
+  programId: string,
+  ruleToken: string,
+  targets: ReadonlyArray<{ kind: TargetKind; tokens: readonly string[] }>,
+): Promise<void> {
+  if (targets.length === 0) return;
+  await exec
+    .deleteFrom('auth_rule_targets')
+    .where('program_id', '=', programId)
+    .where('rule_token', '=', ruleToken)
+    .where(
+      'kind',
+      'in',
+      targets.map((target) => target.kind),
+    )
+    .execute();
+  const rows = targets.flatMap(({ kind, tokens }) => tokens.map((target_token) => ({ program_id: programId, rule_token: ruleToken, kind, target_token })));
+  if (rows.length > 0) await exec.insertInto('auth_rule_targets').values(rows).execute();
+}
+
+/** Which of `tokens` are cards (or accounts) of the program: one query for the whole list. */
+export async function existingTokens(exec: Executor, programId: string, table: 'cards' | 'accounts', tokens: readonly string[]): Promise<Set<string>> {
+  if (tokens.length === 0) return new Set();
+  const rows = await exec.selectFrom(table).select('token').where('program_id', '=', programId).where('token', 'in', tokens).execute();
+  return new Set(rows.map((row) => row.token));
+}
+
+// ---- which rules apply (card and account responses) ---------------------------------------------
+
+/** Tokens of the program's ACTIVE program-level rules, oldest first (an index seek per stream). */
+export function activeProgramRules(exec: Executor, programId: string) {
+  return exec
+    .selectFrom('auth_rules')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('event_stream', 'in', EVENT_STREAMS)
+    .where('state', '=', 'ACTIVE')
+    .where('scope', '=', 'PROGRAM')
+    .orderBy('created_ms')
+    .orderBy('token')
+    .execute();
+}
+
+/** The targets naming any of `targetTokens` (cards, accounts, exclusions) of ACTIVE rules, oldest rule first. */
+export function activeTargetsNaming(exec: Executor, programId: string, targetTokens: readonly string[]) {
+  if (targetTokens.length === 0) return Promise.resolve([]);
+  return exec
+    .selectFrom('auth_rule_targets as t')
+    .innerJoin('auth_rules as r', (join) => join.onRef('r.program_id', '=', 't.program_id').onRef('r.token', '=', 't.rule_token'))
+    .select(['t.rule_token', 't.kind', 't.target_token'])
+    .where('t.program_id', '=', programId)
+    .where('t.target_token', 'in', targetTokens)
+    .where('r.state', '=', 'ACTIVE')
+    .orderBy('r.created_ms')
+    .orderBy('r.token')
+    .execute();
+}
+
+// ---- the evaluator's query ----------------------------------------------------------------------
+
+export interface ApplicableRuleRow {
+  token: string;
+  name: string | null;
+  type: string;
+  current_version: number | null;
+  draft_version: number | null;
+  created_ms: number;
+  current_parameters: string | null;
+  draft_parameters: string | null;
+}
+
+/**
+ * The ACTIVE rules of a stream that apply to a card, with their current and draft parameters: ONE
+ * query per event, whatever the number of rules. The rules come from three index seeks (the
+ * program-level rules of the stream; the rules bound to the card; those bound to its account),
+ * never a scan of the program's rules; the three sets are disjoint (a rule's targets always match
+ * its one scope), hence UNION ALL, computed first (a MATERIALIZED common table expression, so that
+ * no planner folds it into a walk of every rule) and then joined to the rules by primary key.
+ * Program-level rules excluding the card drop out.
+ */
+const selectApplicable = prepared((db, programId: string, stream: string, cardToken: string, accountToken: string) => {
+  const bound = (kind: TargetKind, token: string) =>
+    db.selectFrom('auth_rule_targets').select('rule_token').where('program_id', '=', programId).where('target_token', '=', token).where('kind', '=', kind);
+  const programLevel = db
+    .selectFrom('auth_rules')
+    .select('token as rule_token')
+    .where('program_id', '=', programId)
+    .where('event_stream', '=', stream)
+    .where('state', '=', 'ACTIVE')
+    .where('scope', '=', 'PROGRAM');
+  return db
+    .with(
+      (cte) => cte('c').materialized(),
+      () => programLevel.unionAll(bound('CARD', cardToken)).unionAll(bound('ACCOUNT', accountToken)),
+    )
+    .selectFrom('c')
+    // CROSS JOIN: SQLite keeps `c` as the outer loop (each candidate, then the rule by primary key).
+    .crossJoin('auth_rules as r')
+    .leftJoin('auth_rule_versions as cv', (join) =>
+      join.onRef('cv.program_id', '=', 'r.program_id').onRef('cv.rule_token', '=', 'r.token').onRef('cv.version', '=', 'r.current_version'),
+    )
+    .leftJoin('auth_rule_versions as dv', (join) =>
+      join.onRef('dv.program_id', '=', 'r.program_id').onRef('dv.rule_token', '=', 'r.token').onRef('dv.version', '=', 'r.draft_version'),
+    )
+    .leftJoin('auth_rule_targets as x', (join) =>
+      join
+        .onRef('x.program_id', '=', 'r.program_id')
+        .onRef('x.rule_token', '=', 'r.token')
+        .on('x.kind', '=', 'EXCLUDED_CARD')
+        .on('x.target_token', '=', cardToken),
+    )
+    .select([
+      'r.token',
+      'r.name',
+      'r.type',
+      'r.current_version',
+      'r.draft_version',
+      'r.created_ms',
+      'cv.parameters as current_parameters',
+      'dv.parameters as draft_parameters',
+    ])
+    .where('r.program_id', '=', programId)
+    .whereRef('r.token', '=', 'c.rule_token')
+    .where('r.event_stream', '=', stream)
+    .where('r.state', '=', 'ACTIVE')
+    .where('x.rule_token', 'is', null);
+});
+
+/** Oldest rule first. Sorted here, not in SQL: an ORDER BY led SQLite to walk all the program's rules in creation order. */
+export async function applicableRules(exec: Executor, programId: string, stream: string, cardToken: string, accountToken: string): Promise<ApplicableRuleRow[]> {
+  const rows = await selectApplicable(exec, programId, stream, cardToken, accountToken);
+  return rows.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
+}
+
+// ---- the per-day aggregate ----------------------------------------------------------------------
+
+/**
+ * Adds evaluations to the per-day aggregate: ONE multi-row upsert per event, whatever the number of
+ * rules. Each row adds its counts; its example line is appended while the row holds fewer than
+ * EXAMPLES_PER_DAY evaluations (each evaluation adds exactly one to a row's total, so the total
+ * before the update is the number of examples it holds). Rows must be distinct by key, and are
+ * written in key order so that concurrent events lock shared rows in the same order.
+ */
+export async function addDailyStats(exec: Executor, rows: readonly DailyStatsRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await exec
+    .insertInto('auth_rule_daily_stats')
+    .values([...rows])
+    .onConflict((conflict) =>
+      conflict.columns(['program_id', 'rule_token', 'day', 'role', 'version', 'shard']).doUpdateSet((eb) => ({
+        approved: eb('auth_rule_daily_stats.approved', '+', eb.ref('excluded.approved')),
+        challenged: eb('auth_rule_daily_stats.challenged', '+', eb.ref('excluded.challenged')),
+        declined: eb('auth_rule_daily_stats.declined', '+', eb.ref('excluded.declined')),
+        examples: eb
+          .case()
+          .when(sql<boolean>`auth_rule_daily_stats.approved + auth_rule_daily_stats.challenged + auth_rule_daily_stats.declined < ${EXAMPLES_PER_DAY}`)
+          .then(sql<string>`auth_rule_daily_stats.examples || excluded.examples`)
+          .else(eb.ref('auth_rule_daily_stats.examples'))
+          .end(),
+      })),
+    )
+    .execute();
+}
+
+/** The aggregate rows of a rule for the days `begin`..`end` (inclusive), by primary key. */
+export function dailyStats(exec: Executor, programId: string, ruleToken: string, begin: string, end: string): Promise<DailyStatsRow[]> {
+  return exec
+    .selectFrom('auth_rule_daily_stats')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('rule_token', '=', ruleToken)
+    .where('day', '>=', begin)
+    .where('day', '<=', end)
+    .execute();
+}

@@ -1,0 +1,77 @@
+/**
+ * Auth Rules v2 (spec 2.1, 2.2, 3.4).
+ *
+ * - `auth_rules`: one row per rule: its type and stream, its scope, its state, and which of its
+ *   versions is current (enforced) and which is the draft (shadow). `latest_version` numbers new
+ *   versions, so `version` only ever increases.
+ * - `auth_rule_versions`: the parameters of each version, immutable once written (the evaluator
+ *   caches them compiled by rule and version). The `*_from_ms` / `*_until_ms` columns record when
+ *   the version held each role, which is what "null when that version did not exist that day"
+ *   in the report reads.
+ * - `auth_rule_targets`: the accounts or cards a rule applies to, or the cards a program-level rule
+ *   excludes.
+ * - `auth_rule_daily_stats`: the per-day aggregate the report reads, kept up to date by every
+ *   evaluation (one multi-row upsert per authorization). Rows are split into a few shards per
+ *   rule and day so that concurrent authorizations of different cards do not all wait on one row.
+ */
+export type AuthRuleScope = 'PROGRAM' | 'ACCOUNT' | 'CARD' | 'NONE';
+export type TargetKind = 'ACCOUNT' | 'CARD' | 'EXCLUDED_CARD';
+export type VersionRole = 'CURRENT' | 'DRAFT';
+
+export interface AuthRulesTable {
+  program_id: string;
+  token: string;
+  type: string;
+  event_stream: string;
+  name: string | null;
+  state: 'ACTIVE' | 'INACTIVE';
+  /** NONE: detached (`program_level: false` on a program-level rule); it applies to nothing. */
+  scope: AuthRuleScope;
+  current_version: number | null;
+  draft_version: number | null;
+  latest_version: number;
+  created_ms: number;
+  updated_ms: number;
+}
+
+export interface AuthRuleVersionsTable {
+  program_id: string;
+  rule_token: string;
+  version: number;
+  /** The validated parameters, JSON. Never changes. */
+  parameters: string;
+  draft_from_ms: number;
+  draft_until_ms: number | null;
+  current_from_ms: number | null;
+  current_until_ms: number | null;
+  created_ms: number;
+}
+
+export interface AuthRuleTargetsTable {
+  program_id: string;
+  rule_token: string;
+  kind: TargetKind;
+  target_token: string;
+}
+
+export interface AuthRuleDailyStatsTable {
+  program_id: string;
+  rule_token: string;
+  /** UTC `YYYY-MM-DD` of the evaluations, by the program clock. */
+  day: string;
+  role: VersionRole;
+  version: number;
+  shard: number;
+  approved: number;
+  challenged: number;
+  declined: number;
+  /** The first examples of the row, one JSON object per line (at most EXAMPLES_PER_DAY). */
+  examples: string;
+}
+
+export interface AuthRuleTables {
+  auth_rules: AuthRulesTable;
+  auth_rule_versions: AuthRuleVersionsTable;
+  auth_rule_targets: AuthRuleTargetsTable;
+  auth_rule_daily_stats: AuthRuleDailyStatsTable;
+}

@@ -1,0 +1,69 @@
+/** Request and response schemas of 3DS authentications (reference 03; Lithic's three_ds types). */
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+
+export const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
+export const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
+export const DECISION_MAKERS = ['LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN'] as const;
+
+export const SimulateAuthenticationBody = StrictObject({
+  pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
+  merchant: StrictObject({
+    id: Type.String({ minLength: 1, maxLength: 15, description: 'Card acceptor id' }),
+    country: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
+    mcc: Type.String({ pattern: '^[0-9]{4}$' }),
+    name: Type.String({ minLength: 1, maxLength: 25, description: 'Descriptor; a name containing CHALLENGE forces a challenge' }),
+  }),
+  transaction: StrictObject({
+    amount: Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Cents' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217' }),
+  }),
+  card_expiry_check: Type.Optional(StringEnum(CARD_EXPIRY_CHECKS, { description: 'Default MATCH' })),
+});
+export type SimulateAuthenticationBody = Static<typeof SimulateAuthenticationBody>;
+
+export const SimulateAuthenticationResponse = Type.Object({ token: Uuid });
+
+const Nothing = Type.Null();
+
+export const ThreeDsAuthentication = Type.Object(
+  {
+    token: Uuid,
+    account_type: Nullable(StringEnum(['CREDIT', 'DEBIT', 'NOT_APPLICABLE'])),
+    authentication_result: StringEnum(AUTHENTICATION_RESULTS),
+    card_expiry_check: StringEnum(CARD_EXPIRY_CHECKS),
+    card_token: Uuid,
+    cardholder: Type.Object({ address_match: Nullable(Type.Boolean()) }),
+    channel: StringEnum(['APP_BASED', 'BROWSER', 'THREE_DS_REQUESTOR_INITIATED']),
+    created: DateTime,
+    merchant: Type.Object({
+      id: Type.String(),
+      country: Type.String(),
+      mcc: Type.String(),
+      name: Type.String(),
+      risk_indicator: Type.Object({}),
+    }),
+    message_category: StringEnum(['NON_PAYMENT_AUTHENTICATION', 'PAYMENT_AUTHENTICATION']),
+    three_ds_requestor_challenge_indicator: Type.String(),
+    authentication_request_type: Nullable(Type.String()),
+    challenge_metadata: Type.Union([
+      Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: Type.String(), phone_number: Nullable(Type.String()) }),
+      Nothing,
+    ]),
+    challenge_orchestrated_by: Nullable(StringEnum(['LITHIC', 'CUSTOMER', 'NO_CHALLENGE'])),
+    decision_made_by: Nullable(StringEnum(DECISION_MAKERS)),
+    transaction: Type.Object({
+      amount: Type.Integer(),
+      cardholder_amount: Nullable(Type.Integer()),
+      currency: Type.String(),
+      currency_exponent: Type.Integer(),
+      date_time: DateTime,
+      type: Nullable(Type.String()),
+    }),
+    additional_data: Nothing,
+    app: Nothing,
+    browser: Nothing,
+    three_ri_request_type: Nothing,
+  },
+  { description: '3DS authentication' },
+);
+export type ThreeDsAuthentication = Static<typeof ThreeDsAuthentication>;

@@ -1,0 +1,137 @@
+/**
+ * 3DS authentications (reference 03): the simulator and retrieval. An authentication is decided in
+ * this order, the first that applies winning:
+ *  1. the card cannot be used (closed, paused, expired) or the expiry given does not match → DECLINE;
+ *  2. Auth Rules of the THREE_DS_AUTHENTICATION stream (evaluator.ts: every applicable current
+ *     version enforced, drafts in shadow, all recorded for the report): a matching DECLINE rule →
+ *     DECLINE, else a matching CHALLENGE rule → PENDING_CHALLENGE (decided by CUSTOMER_RULES);
+ *  3. a merchant name containing CHALLENGE → PENDING_CHALLENGE (the simulator's keyword);
+ *  4. otherwise SUCCESS.
+ * The card is found by its PAN within the calling program only.
+ */
+import { cardUsability } from '../cards/spend.js';
+import { findCardByPan, type CardRow } from '../cards/store.js';
+import { isoTimestamp } from '../clock.js';
+import type { Secrets } from '../crypto/secrets.js';
+import type { Executor, Tx } from '../db/database.js';
+import { NotFoundError, notFound } from '../errors.js';
+import { newToken } from '../ids.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { ruleEngine, type RuleEvaluation } from '../auth_rules/evaluator.js';
+import type { RuleInput } from '../auth_rules/rules.js';
+import type { SimulateAuthenticationBody, ThreeDsAuthentication } from './schemas.js';
+import * as store from './store.js';
+
+const MESSAGE_CATEGORY = 'PAYMENT_AUTHENTICATION';
+const CHALLENGE_KEYWORD = 'CHALLENGE';
+const CARDHOLDER_CURRENCY = 'USD';
+
+interface Decision {
+  authentication_result: 'DECLINE' | 'SUCCESS' | 'PENDING_CHALLENGE';
+  decision_made_by: 'CUSTOMER_RULES' | 'LITHIC_DEFAULT';
+}
+
+/** The attributes of a 3DS authentication (reference 01, 3DS stream). */
+export function threeDsInput(body: SimulateAuthenticationBody): RuleInput {
+  const values: Readonly<Record<string, string | number>> = {
+    MCC: body.merchant.mcc,
+    COUNTRY: body.merchant.country,
+    CURRENCY: body.transaction.currency,
+    MERCHANT_ID: body.merchant.id,
+    DESCRIPTOR: body.merchant.name,
+    TRANSACTION_AMOUNT: body.transaction.amount,
+    MESSAGE_CATEGORY,
+  };
+  // RISK_SCORE is Mastercard's authentication risk: the simulator has none, so it never matches.
+  return { valueOf: (attribute) => values[attribute] ?? null };
+}
+
+/** Steps 2 to 4 above, from the rules' enforced verdicts and the merchant name. */
+export function decideAfterCardChecks(evaluations: readonly RuleEvaluation[], merchantName: string): Decision {
+  const enforced = evaluations.filter((evaluation) => evaluation.role === 'CURRENT').map((evaluation) => evaluation.verdict.decision);
+  if (enforced.includes('DECLINED')) return { authentication_result: 'DECLINE', decision_made_by: 'CUSTOMER_RULES' };
+  if (enforced.includes('CHALLENGED')) return { authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES' };
+  if (merchantName.toUpperCase().includes(CHALLENGE_KEYWORD)) return { authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'LITHIC_DEFAULT' };
+  return { authentication_result: 'SUCCESS', decision_made_by: 'LITHIC_DEFAULT' };
+}
+
+async function decide(tx: Tx, scope: ProgramScope, card: CardRow, token: string, body: SimulateAuthenticationBody): Promise<Decision> {
+  const expiry = body.card_expiry_check ?? 'MATCH';
+  if (!cardUsability(card, scope.nowMs).approved || expiry === 'MISMATCH') {
+    return { authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' };
+  }
+  const evaluations = await ruleEngine.evaluate(tx, {
+    programId: scope.programId,
+    stream: 'THREE_DS_AUTHENTICATION',
+    card_token: card.token,
+    account_token: card.account_token,
+    event_token: token,
+    now_ms: scope.nowMs,
+    input: threeDsInput(body),
+  });
+  return decideAfterCardChecks(evaluations, body.merchant.name);
+}
+
+export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
+  const card = await findCardByPan(tx, secrets, scope.programId, body.pan);
+  if (!card) throw new NotFoundError('pan: no card with this number in this program');
+  const token = newToken();
+  const decision = await decide(tx, scope, card, token, body);
+  await store.insert(tx, {
+    program_id: scope.programId,
+    token,
+    card_token: card.token,
+    account_token: card.account_token,
+    ...decision,
+    card_expiry_check: body.card_expiry_check ?? 'MATCH',
+    message_category: MESSAGE_CATEGORY,
+    merchant_id: body.merchant.id,
+    merchant_country: body.merchant.country,
+    merchant_mcc: body.merchant.mcc,
+    merchant_name: body.merchant.name,
+    amount_cents: body.transaction.amount,
+    currency: body.transaction.currency,
+    created_ms: scope.nowMs,
+  });
+  return { token };
+}
+
+function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
+  const challenged = row.authentication_result === 'PENDING_CHALLENGE';
+  const created = isoTimestamp(row.created_ms);
+  return {
+    token: row.token,
+    account_type: 'DEBIT',
+    authentication_result: row.authentication_result as ThreeDsAuthentication['authentication_result'],
+    card_expiry_check: row.card_expiry_check as ThreeDsAuthentication['card_expiry_check'],
+    card_token: row.card_token,
+    cardholder: { address_match: null },
+    channel: 'BROWSER',
+    created,
+    merchant: { id: row.merchant_id, country: row.merchant_country, mcc: row.merchant_mcc, name: row.merchant_name, risk_indicator: {} },
+    message_category: row.message_category as ThreeDsAuthentication['message_category'],
+    three_ds_requestor_challenge_indicator: 'NO_PREFERENCE',
+    authentication_request_type: 'PAYMENT_TRANSACTION',
+    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: 'PENDING', phone_number: null } : null,
+    challenge_orchestrated_by: challenged ? 'LITHIC' : 'NO_CHALLENGE',
+    decision_made_by: row.decision_made_by as ThreeDsAuthentication['decision_made_by'],
+    transaction: {
+      amount: row.amount_cents,
+      cardholder_amount: row.currency === CARDHOLDER_CURRENCY ? row.amount_cents : null,
+      currency: row.currency,
+      currency_exponent: 2,
+      date_time: created,
+      type: 'GOODS_SERVICE_PURCHASE',
+    },
+    additional_data: null,
+    app: null,
+    browser: null,
+    three_ri_request_type: null,
+  };
+}
+
+export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<ThreeDsAuthentication> {
+  const row = await store.find(exec, scope.programId, token);
+  if (!row) throw notFound('3DS authentication', token);
+  return toApi(row);
+}

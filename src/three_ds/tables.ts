@@ -1,0 +1,28 @@
+/**
+ * 3DS authentications (reference 03): one row per simulated authentication, with the merchant and
+ * transaction it was asked for and the decision taken (card checks, Auth Rules of the
+ * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword).
+ */
+export interface ThreeDsAuthenticationsTable {
+  program_id: string;
+  token: string;
+  card_token: string;
+  account_token: string;
+  /** DECLINE, SUCCESS or PENDING_CHALLENGE. */
+  authentication_result: string;
+  /** CUSTOMER_RULES when an Auth Rule decided, else LITHIC_DEFAULT. */
+  decision_made_by: string;
+  card_expiry_check: string;
+  message_category: string;
+  merchant_id: string;
+  merchant_country: string;
+  merchant_mcc: string;
+  merchant_name: string;
+  amount_cents: number;
+  currency: string;
+  created_ms: number;
+}
+
+export interface ThreeDsTables {
+  three_ds_authentications: ThreeDsAuthenticationsTable;
+}
