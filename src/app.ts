@@ -29,6 +29,7 @@ import { ErrorBody } from './http/schemas.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
+import { transactionRoutes } from './transactions/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -45,6 +46,7 @@ const resources = [
   managementOperationRoutes,
   externalPaymentRoutes,
   externalBankAccountRoutes,
+  transactionRoutes,
 ];
 
 export interface AppOptions {

@@ -14,6 +14,7 @@ import type { LedgerTables } from '../ledger/tables.js';
 import type { ManagementOperationTables } from '../management_operations/tables.js';
 import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
+import type { CardTransactionTables } from '../transactions/tables.js';
 
 export interface Database
   extends ProgramTables,
@@ -27,4 +28,5 @@ export interface Database
     BookTransferTables,
     ExternalPaymentTables,
     ManagementOperationTables,
-    ExternalBankAccountTables {}
+    ExternalBankAccountTables,
+    CardTransactionTables {}
