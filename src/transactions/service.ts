@@ -264,7 +264,7 @@ const EXPIRY_BATCH = 100;
 /** Clock job: every PENDING authorization whose expiry time has come is released (AUTHORIZATION_EXPIRY). */
 export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (;;) {
-    const due = await store.dueExpiries(tx, scope.programId, scope.nowMs, EXPIRY_BATCH);
+    const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
     for (const token of due) {
       await recordMessage({ db, tx, scope }, token, (row) => {
         invariant(row.status === 'PENDING' && row.expires_ms !== null && row.expires_ms <= scope.nowMs, `transaction ${token} is due to expire`);
@@ -276,7 +276,7 @@ export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScop
 }
 
 async function hasDueExpiries(exec: Executor, scope: ProgramScope): Promise<boolean> {
-  return (await store.dueExpiries(exec, scope.programId, scope.nowMs, 1)).length > 0;
+  return (await store.dueExpiries(exec, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, 1)).length > 0;
 }
 
 async function expireDueWithin(op: Operation): Promise<void> {

@@ -54,7 +54,18 @@ export async function findCardForAuthorization(exec: Executor, programId: string
   return row as CardForAuthorizationRow | undefined;
 }
 
-const TRANSACTION_COLUMNS: ReadonlyArray<keyof TransactionRow> = [
+/**
+ * An INSERT of every column of a table, prepared once (a fixed column order, so a fixed arity).
+ * Both hot-path inserts of an authorization use it.
+ */
+function preparedInsert<Table extends 'card_transactions' | 'card_transaction_events', Row extends object>(table: Table, columns: ReadonlyArray<keyof Row & string>) {
+  const statement = prepared((db, ...values: unknown[]) => db.insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never));
+  return async (exec: Executor, row: Row): Promise<void> => {
+    await statement(exec, ...columns.map((column) => row[column]));
+  };
+}
+
+export const insertTransaction = preparedInsert<'card_transactions', TransactionRow>('card_transactions', [
   'program_id',
   'token',
   'account_token',
@@ -82,18 +93,9 @@ const TRANSACTION_COLUMNS: ReadonlyArray<keyof TransactionRow> = [
   'expires_ms',
   'created_ms',
   'updated_ms',
-];
+]);
 
-/** Inserts with a statement prepared once: every column, always in the same order. */
-const insertTransactionPrepared = prepared((db, ...values: unknown[]) =>
-  db.insertInto('card_transactions').values(Object.fromEntries(TRANSACTION_COLUMNS.map((column, index) => [column, values[index]])) as never),
-);
-
-export async function insertTransaction(exec: Executor, row: TransactionRow): Promise<void> {
-  await insertTransactionPrepared(exec, ...TRANSACTION_COLUMNS.map((column) => row[column]));
-}
-
-const EVENT_COLUMNS: ReadonlyArray<keyof EventRow> = [
+export const insertEvent = preparedInsert<'card_transaction_events', EventRow>('card_transaction_events', [
   'program_id',
   'transaction_token',
   'seq',
@@ -106,15 +108,7 @@ const EVENT_COLUMNS: ReadonlyArray<keyof EventRow> = [
   'detailed_results',
   'rule_results',
   'created_ms',
-];
-
-const insertEventPrepared = prepared((db, ...values: unknown[]) =>
-  db.insertInto('card_transaction_events').values(Object.fromEntries(EVENT_COLUMNS.map((column, index) => [column, values[index]])) as never),
-);
-
-export async function insertEvent(exec: Executor, row: EventRow): Promise<void> {
-  await insertEventPrepared(exec, ...EVENT_COLUMNS.map((column) => row[column]));
-}
+]);
 
 export function find(exec: Executor, programId: string, token: string): Promise<TransactionRow | undefined> {
   return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
@@ -175,21 +169,25 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
 
 // ---- expiry ---------------------------------------------------------------------------------------
 
-const selectDueExpiries = prepared((db, programId: string, nowMs: number, limit: number) =>
+/**
+ * PENDING debit authorizations created at or before `createdThroughMs`, oldest first: those whose
+ * expiry has come. Served by the status index (status and kind are literals, so the plan is fixed).
+ */
+const selectDueExpiries = prepared((db, programId: string, createdThroughMs: number, limit: number) =>
   db
     .selectFrom('card_transactions')
     .select('token')
     .where('program_id', '=', programId)
-    .where('status', '=', 'PENDING')
-    .where('expires_ms', '<=', nowMs)
-    .orderBy('expires_ms')
+    .where('status', '=', sql.lit('PENDING'))
+    .where('created_ms', '<=', createdThroughMs)
+    .where('kind', '=', sql.lit('AUTHORIZATION'))
+    .orderBy('created_ms')
     .orderBy('token')
     .limit(limit),
 );
 
-/** Tokens of PENDING authorizations whose expiry time has come, oldest expiry first. */
-export async function dueExpiries(exec: Executor, programId: string, nowMs: number, limit: number): Promise<string[]> {
-  return (await selectDueExpiries(exec, programId, nowMs, limit)).map((row) => row.token);
+export async function dueExpiries(exec: Executor, programId: string, createdThroughMs: number, limit: number): Promise<string[]> {
+  return (await selectDueExpiries(exec, programId, createdThroughMs, limit)).map((row) => row.token);
 }
 
 // ---- spend: per-day buckets and raw sums ----------------------------------------------------------

@@ -6,11 +6,11 @@
  *  - list indexes ending in `(created_ms, token)` for keyset pages: all, by card, by account, by
  *    status (the `result` filter maps onto status: DECLINED ⟺ result is not APPROVED). A list by
  *    card or account is one range scan of its index whatever the table holds;
- *  - `card_transactions_expiring`: the PENDING authorizations by expiry time (the expiry clock job);
+ *    The status index also finds the PENDING authorizations old enough to expire (clock job);
  *  - `card_spend_days` is its own index (clustered on its key): one row per card or account and
  *    UTC day of the transactions' creation, so a spend window is a handful of rows.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { clusteredOnPrimaryKey } from './engine.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -56,12 +56,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [name, columns] of listIndexes) {
     await db.schema.createIndex(name).on('card_transactions').columns(columns).execute();
   }
-  await db.schema
-    .createIndex('card_transactions_expiring')
-    .on('card_transactions')
-    .columns(['program_id', 'expires_ms'])
-    .where(sql.ref('status'), '=', 'PENDING')
-    .execute();
 
   await db.schema
     .createTable('card_transaction_events')
