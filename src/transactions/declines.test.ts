@@ -10,7 +10,7 @@ import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { fund } from '../testing/money.js';
 import { US_ADDRESS } from '../testing/enrollment.js';
-import { authorize, authorized, cardOnOwnAccount, decisionOf, issuingBalance, moveClock, setRequireFunds, type Card } from '../testing/transactions.js';
+import { authorized, cardOnOwnAccount, decisionOf, issuingBalance, moveClock, setRequireFunds, type Card } from '../testing/transactions.js';
 
 const pinBlock = (pin: string) => Buffer.from(pin).toString('base64');
 

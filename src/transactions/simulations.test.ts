@@ -109,7 +109,8 @@ describeWithDb('card transaction simulations', () => {
       const card = await cardOnOwnAccount(client);
       const euro = await authorized(client, card, 1_000, { merchant_currency: 'EUR', merchant_amount: 800 });
       expect(euro).toMatchObject({ merchant_currency: 'EUR', merchant_authorization_amount: 800, merchant_amount: 800 });
-      expect(euro.amounts.settlement.conversion_rate).toBe('1.250000');
+      expect((euro.amounts.settlement as { conversion_rate?: string }).conversion_rate).toBe('1.250000');
+    expect(euro.amounts.cardholder.conversion_rate).toBe('1.250000');
       expect(euro.events?.[0]?.amounts.merchant).toEqual({ amount: 800, currency: 'EUR' });
       const yen = await authorized(client, card, 500, { merchant_currency: 'JPY' });
       expect(yen).toMatchObject({ merchant_currency: 'GBP', merchant_authorization_amount: 500 });
