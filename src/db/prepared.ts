@@ -21,9 +21,10 @@ interface Template {
 
 const PLACEHOLDER = '\u0000cardwright-argument-';
 
-export function prepared<Args extends unknown[], Row>(
+/** Compiles `build` once per engine; then gives the compiled query for new arguments. */
+function compiler<Args extends unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<Row> },
-): (exec: Executor, ...args: Args) => Promise<Row[]> {
+): (exec: Executor, args: Args) => CompiledQuery<Row> {
   const templates = new Map<string, Template>();
 
   function templateFor(exec: Executor, arity: number): Template {
@@ -44,10 +45,25 @@ export function prepared<Args extends unknown[], Row>(
     return template;
   }
 
-  return async (exec, ...args) => {
+  return (exec, args) => {
     const template = templateFor(exec, args.length);
     const parameters = template.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
-    const result = await exec.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
-    return result.rows;
+    return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<Row>;
   };
+}
+
+/** A prepared query: runs it with new arguments and returns its rows. */
+export function prepared<Args extends unknown[], Row>(
+  build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<Row> },
+): (exec: Executor, ...args: Args) => Promise<Row[]> {
+  const compile = compiler(build);
+  return async (exec, ...args) => (await exec.executeQuery<Row>(compile(exec, args))).rows;
+}
+
+/** A prepared INSERT, UPDATE or DELETE: runs it with new arguments and returns how many rows it changed. */
+export function preparedWrite<Args extends unknown[]>(
+  build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<unknown> },
+): (exec: Executor, ...args: Args) => Promise<number> {
+  const compile = compiler(build);
+  return async (exec, ...args) => Number((await exec.executeQuery(compile(exec, args))).numAffectedRows ?? 0);
 }

@@ -1,6 +1,12 @@
-/** SQL for the ledger. Only `ledger.ts` calls this file. */
-import { sql } from 'kysely';
+/**
+ * SQL for the ledger. Only `ledger.ts` calls this file. The statements every money movement runs
+ * (lock a balance, write the journal and its entries, apply the deltas) are prepared once
+ * (db/prepared.ts): they are on the path of every card authorization.
+ */
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
+import { prepared, preparedWrite } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
 import type { JournalsTable, LedgerEntriesTable } from './tables.js';
 
@@ -30,8 +36,18 @@ export async function insertBalance(exec: Executor, programId: string, financial
     .execute();
 }
 
+/** `FOR UPDATE` on PostgreSQL (as `db.forUpdate`), for statements prepared per engine. */
+function forUpdateOn<QB extends SelectQueryBuilder<Database, 'balances', Balance>>(db: Kysely<Database>, query: QB): QB {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
+}
+
+const selectOneBalanceForUpdate = prepared((db, programId: string, token: string) =>
+  forUpdateOn(db, db.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', '=', token)),
+);
+
 export function selectBalancesForUpdate(db: Db, tx: Tx, programId: string, sortedTokens: string[]): Promise<Balance[]> {
   if (sortedTokens.length === 0) return Promise.resolve([]);
+  if (sortedTokens.length === 1) return selectOneBalanceForUpdate(tx, programId, sortedTokens[0] as string);
   const query = tx
     .selectFrom('balances')
     .select(balanceColumns)
@@ -55,13 +71,39 @@ export function selectAllBalances(exec: Executor, programId: string): Promise<Ba
   return exec.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).execute();
 }
 
+const insertJournalStatement = prepared((db, program_id: string, token: string, kind: string, transaction_token: string, event_token: string, created_ms: number) =>
+  db.insertInto('journals').values({ program_id, token, kind, transaction_token, event_token, created_ms }),
+);
+
 export async function insertJournal(exec: Executor, journal: JournalsTable) {
-  await exec.insertInto('journals').values(journal).execute();
+  await insertJournalStatement(exec, journal.program_id, journal.token, journal.kind, journal.transaction_token, journal.event_token, journal.created_ms);
 }
 
+const insertEntryStatement = prepared(
+  (db, program_id: string, journal_token: string, seq: number, ledger_account: string, bucket: LedgerEntriesTable['bucket'], amount_cents: number, created_ms: number) =>
+    db.insertInto('ledger_entries').values({ program_id, journal_token, seq, ledger_account, bucket, amount_cents, created_ms }),
+);
+
 export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[]) {
-  await exec.insertInto('ledger_entries').values(entries).execute();
+  for (const entry of entries) {
+    await insertEntryStatement(exec, entry.program_id, entry.journal_token, entry.seq, entry.ledger_account, entry.bucket, entry.amount_cents, entry.created_ms);
+  }
 }
+
+const applyBalanceDeltaStatement = preparedWrite(
+  (db, programId: string, token: string, availableCents: number, pendingCents: number, transactionToken: string, eventToken: string, nowMs: number) =>
+    db
+      .updateTable('balances')
+      .set({
+        available_cents: sql`available_cents + ${availableCents}`,
+        pending_cents: sql`pending_cents + ${pendingCents}`,
+        last_transaction_token: transactionToken,
+        last_transaction_event_token: eventToken,
+        updated_ms: nowMs,
+      })
+      .where('program_id', '=', programId)
+      .where('financial_account_token', '=', token),
+);
 
 export async function applyBalanceDelta(
   exec: Executor,
@@ -71,19 +113,7 @@ export async function applyBalanceDelta(
   movement: Movement,
   nowMs: number,
 ): Promise<number> {
-  const result = await exec
-    .updateTable('balances')
-    .set({
-      available_cents: sql`available_cents + ${delta.available_cents}`,
-      pending_cents: sql`pending_cents + ${delta.pending_cents}`,
-      last_transaction_token: movement.transaction_token,
-      last_transaction_event_token: movement.event_token,
-      updated_ms: nowMs,
-    })
-    .where('program_id', '=', programId)
-    .where('financial_account_token', '=', financialAccountToken)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return applyBalanceDeltaStatement(exec, programId, financialAccountToken, delta.available_cents, delta.pending_cents, movement.transaction_token, movement.event_token, nowMs);
 }
 
 export function sumEntriesByAccount(exec: Executor, programId: string) {
