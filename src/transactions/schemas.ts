@@ -130,6 +130,7 @@ const NetworkInfo = Type.Object({
   visa: Nullable(Type.Object({ original_transaction_id: Nullable(Type.String()), transaction_id: Nullable(Type.String()) })),
 });
 
+/** An event's settlement: null for events that move no money. */
 const Settlement = Type.Object({ amount: Type.Integer(), conversion_rate: ConversionRate, currency: Currency });
 
 export const TransactionEvent = Type.Object({
@@ -138,19 +139,19 @@ export const TransactionEvent = Type.Object({
   amounts: Type.Object({
     cardholder: Type.Object({ amount: Type.Integer(), conversion_rate: ConversionRate, currency: Currency }),
     merchant: Type.Object({ amount: Type.Integer(), currency: Currency }),
-    settlement: Type.Union([Settlement, Type.Null()], { description: 'null for events that move no money' }),
+    settlement: Nullable(Settlement),
   }),
   created: DateTime,
   detailed_results: Type.Array(StringEnum(DETAILED_RESULTS)),
   effective_polarity: StringEnum(['CREDIT', 'DEBIT']),
-  network_info: Type.Union([NetworkInfo, Type.Null()]),
+  network_info: Nullable(NetworkInfo),
   result: StringEnum(RESULTS),
   rule_results: Type.Array(RuleResult),
   type: StringEnum(EVENT_TYPES),
   network_specific_data: Type.Object({
     mastercard: Type.Object({
       ecommerce_security_level_indicator: Nullable(Type.String()),
-      on_behalf_service_result: Type.Union([Type.Array(Type.Object({ result_1: Type.String(), result_2: Type.String(), service: Type.String() })), Type.Null()]),
+      on_behalf_service_result: Nullable(Type.Array(Type.Object({ result_1: Type.String(), result_2: Type.String(), service: Type.String() }))),
       transaction_type_identifier: Nullable(Type.String()),
     }),
     visa: Type.Object({ business_application_identifier: Nullable(Type.String()) }),
@@ -204,8 +205,8 @@ export const Transaction = Type.Object(
     }),
     authorization_amount: Nullable(Type.Integer()),
     authorization_code: Nullable(Type.String()),
-    avs: Type.Union([Type.Object({ address: Type.String(), zipcode: Type.String() }), Type.Null()]),
-    cardholder_authentication: Type.Union([CardholderAuthentication, Type.Null()]),
+    avs: Nullable(Type.Object({ address: Type.String(), zipcode: Type.String() })),
+    cardholder_authentication: Nullable(CardholderAuthentication),
     created: DateTime,
     updated: DateTime,
     merchant: Type.Object({
@@ -226,7 +227,7 @@ export const Transaction = Type.Object(
     result: StringEnum(RESULTS),
     settled_amount: Type.Integer(),
     status: StringEnum(TRANSACTION_STATUSES),
-    token_info: Type.Union([Type.Object({ wallet_type: StringEnum(['APPLE_PAY', 'GOOGLE_PAY', 'MASTERPASS', 'MERCHANT', 'OTHER', 'SAMSUNG_PAY']) }), Type.Null()]),
+    token_info: Nullable(Type.Object({ wallet_type: StringEnum(['APPLE_PAY', 'GOOGLE_PAY', 'MASTERPASS', 'MERCHANT', 'OTHER', 'SAMSUNG_PAY']) })),
     events: Type.Array(TransactionEvent),
   },
   { description: 'A card transaction. Amounts in cents, credits negative.' },
