@@ -177,12 +177,12 @@ describeWithDb('card transaction simulations', () => {
       const card = await cardOnOwnAccount(client);
       const other = await server.newProgram('other');
       for (const call of [
-        other.client.transactions.simulateAuthorization({ amount: 100, descriptor: 'X', pan: card.pan }),
-        other.client.transactions.simulateReturn({ amount: 100, descriptor: 'X', pan: card.pan }),
-        other.client.transactions.simulateCreditAuthorizationAdvice({ amount: 100, descriptor: 'X', pan: card.pan }),
-        client.transactions.simulateAuthorization({ amount: 100, descriptor: 'X', pan: '4000000000000002' }),
+        () => other.client.transactions.simulateAuthorization({ amount: 100, descriptor: 'X', pan: card.pan }),
+        () => other.client.transactions.simulateReturn({ amount: 100, descriptor: 'X', pan: card.pan }),
+        () => other.client.transactions.simulateCreditAuthorizationAdvice({ amount: 100, descriptor: 'X', pan: card.pan }),
+        () => client.transactions.simulateAuthorization({ amount: 100, descriptor: 'X', pan: '4000000000000002' }),
       ]) {
-        expect(await expectError(call, 422)).toContain('pan');
+        expect(await expectError(call(), 422)).toContain('pan');
       }
       expect((await other.client.transactions.list()).data).toEqual([]);
       expect((await client.transactions.list({ card_token: card.token })).data).toEqual([]);
