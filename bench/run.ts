@@ -114,8 +114,8 @@ function row(engine: string, name: string, m: Measurement, refA: Measurement | u
   ].join(' ');
 }
 
-function verdictFor(scenario: Scenario, m: Measurement, refA: Measurement, refB: Measurement): string {
-  const { minRatio, maxP99Ms, note } = scenario.target;
+function verdictFor(scenario: Scenario, m: Measurement, refA: Measurement, refB: Measurement, earlier: ReadonlyMap<string, Measurement>): string {
+  const { minRatio, maxP99Ms, maxP99RatioTo, note } = scenario.target;
   const reference = scenario.reference === 'a' ? refA : refB;
   const parts: string[] = [];
   let pass = true;
@@ -127,6 +127,12 @@ function verdictFor(scenario: Scenario, m: Measurement, refA: Measurement, refB:
   if (maxP99Ms !== undefined) {
     parts.push(`p99<${maxP99Ms}ms`);
     pass &&= m.p99Ms < maxP99Ms;
+  }
+  const base = maxP99RatioTo === undefined ? undefined : earlier.get(maxP99RatioTo.scenario);
+  if (maxP99RatioTo !== undefined && base !== undefined) {
+    const ratio = m.p99Ms / Math.max(base.p99Ms, 1);
+    parts.push(`p99 ≤${maxP99RatioTo.ratio}× "${maxP99RatioTo.scenario}" (${ratio.toFixed(2)}×)`);
+    pass &&= ratio <= maxP99RatioTo.ratio;
   }
   if (parts.length === 0) return note ?? '';
   return `target ${parts.join(', ')}: ${pass ? 'met' : 'MISSED'}${note ? ` (${note})` : ''}`;
@@ -166,12 +172,14 @@ async function benchEngine(engine: Engine): Promise<void> {
       db,
       programId: key.program_id,
     };
+    const measured = new Map<string, Measurement>();
     for (const scenario of scenarios) {
       if (scenario.engines && !scenario.engines.includes(engine)) continue;
       if (ONLY && !scenario.name.includes(ONLY)) continue;
       const request = await scenario.prepare(context);
       const m = await measure(server.url, request, { authorization: apiKey });
-      process.stdout.write(`${row(engine, scenario.name, m, refA, refB, verdictFor(scenario, m, refA, refB))}\n`);
+      measured.set(scenario.name, m);
+      process.stdout.write(`${row(engine, scenario.name, m, refA, refB, verdictFor(scenario, m, refA, refB, measured))}\n`);
     }
   } finally {
     await db.close();

@@ -31,6 +31,7 @@ import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
+import { transactionRoutes } from './transactions/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -49,6 +50,7 @@ const resources = [
   externalBankAccountRoutes,
   authRuleRoutes,
   threeDsRoutes,
+  transactionRoutes,
 ];
 
 export interface AppOptions {

@@ -13,11 +13,12 @@ import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes } from './external_bank_accounts/service.js';
 import { applyDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
+import { expireDueAuthorizations } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
 
-export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards, applyDueOperations, applyDuePrenotes];
+export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards, applyDueOperations, applyDuePrenotes, expireDueAuthorizations];
 
 export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);

@@ -1,6 +1,6 @@
 /**
  * Whether an account lets its cards spend, and its spend limits: the account half of the seam the
- * authorization engine calls (the card half, and the one-call composite, are in cards/spend.ts).
+ * authorization engine calls (the card half is in cards/spend.ts; engine/pipeline.ts composes them).
  *
  * Contract with the engine. For an authorization of `amount_cents` on a card of this account:
  *  1. `accountUsability(account)`: a PAUSED or CLOSED account declines everything.

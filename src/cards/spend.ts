@@ -15,9 +15,9 @@
  *     engine sums approved spend from its transactions table (indexed sums: the card's own for the
  *     card window, all cards of the account for the account windows), debits net of reversals,
  *     created at or after each start.
- *  3. Decide: `decideCardSpend({card, account, amount_cents, now_ms, spent, context, pin})` runs, in
- *     order, account usability, card usability (state, expiry, activation, merchant lock), the PIN
- *     if one was entered, the card limit, the account limits; the first decline wins.
+ *  3. Decide: the engine's one pipeline (engine/pipeline.ts) composes the checks below in its
+ *     documented order: `cardUsability` (state, expiry, activation, merchant lock) and
+ *     `checkCardPin`, then the account's (accounts/spend.ts), then `checkCardSpendLimit`.
  *  4. Record: after an approval, `recordApprovedAuthorization` (cards/service.ts) closes a
  *     SINGLE_USE card and locks a MERCHANT_LOCKED card to its first merchant; after a PIN check,
  *     `recordPinAttempt` counts incorrect PINs and blocks the PIN at the third.
@@ -30,16 +30,13 @@
  */
 import {
   accountSpendWindows,
-  accountUsability,
   APPROVED,
-  checkAccountSpendLimits,
   decline,
   exceedsLimit,
   monthlyWindowStartMs,
   trailingYearStartMs,
   type AccountForSpend,
   type AccountSpendWindows,
-  type AccountSpent,
   type SpendDecision,
 } from '../accounts/spend.js';
 import { expiryEndMs } from './pan.js';
@@ -142,32 +139,4 @@ export interface CardSpendWindows {
 export function cardSpendWindows(card: CardForSpend, account: Pick<AccountForSpend, 'created_ms'>, nowMs: number): CardSpendWindows {
   const cardStart = card.spend_limit_cents === 0 ? null : spendWindowStartMs(card.spend_limit_duration as SpendLimitDuration, nowMs, card.created_ms);
   return { card_start_ms: cardStart, account: accountSpendWindows(account, nowMs) };
-}
-
-export interface CardSpendRequest {
-  card: CardForSpend;
-  account: AccountForSpend;
-  amount_cents: number;
-  now_ms: number;
-  /** Approved spend in the windows of `cardSpendWindows` (card_window_cents: 0 without a window). */
-  spent: { card_window_cents: number; account: AccountSpent };
-  context?: AuthorizationContext;
-  /** The PIN entered at the terminal, if any, and what hashes it. */
-  pin?: { entered: string; hasher: Hasher };
-}
-
-/** The whole decision: may this card spend `amount_cents` now? The first decline wins. */
-export function decideCardSpend(request: CardSpendRequest): SpendDecision {
-  const checks: Array<() => SpendDecision> = [
-    () => accountUsability(request.account),
-    () => cardUsability(request.card, request.now_ms, request.context),
-    () => (request.pin ? checkCardPin(request.card, request.pin.entered, request.pin.hasher) : APPROVED),
-    () => checkCardSpendLimit(request.card, request.amount_cents, request.spent.card_window_cents),
-    () => checkAccountSpendLimits(request.account, request.amount_cents, request.spent.account),
-  ];
-  for (const check of checks) {
-    const decision = check();
-    if (!decision.approved) return decision;
-  }
-  return APPROVED;
 }

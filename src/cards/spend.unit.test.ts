@@ -6,11 +6,9 @@ import {
   cardUsability,
   checkCardPin,
   checkCardSpendLimit,
-  decideCardSpend,
   pinBlockedAfter,
   spendWindowStartMs,
   type CardForSpend,
-  type CardSpendRequest,
 } from './spend.js';
 
 const at = (iso: string) => Date.parse(iso);
@@ -130,45 +128,5 @@ describe('card spend limit', () => {
   it('never limits with 0 and never limits credits', () => {
     expect(checkCardSpendLimit({ spend_limit_cents: 0, spend_limit_duration: 'FOREVER' }, 10 ** 12, 10 ** 12)).toEqual({ approved: true });
     expect(checkCardSpendLimit({ spend_limit_cents: 1, spend_limit_duration: 'FOREVER' }, -500, 10)).toEqual({ approved: true });
-  });
-});
-
-describe('the whole decision', () => {
-  const request = (overrides: Partial<CardSpendRequest> = {}): CardSpendRequest => ({
-    card,
-    account,
-    amount_cents: 1000,
-    now_ms: NOW,
-    spent: { card_window_cents: 0, account: { daily_cents: 0, monthly_cents: 0, lifetime_cents: 0 } },
-    ...overrides,
-  });
-
-  it('approves when nothing stands in the way', () => {
-    expect(decideCardSpend(request())).toEqual({ approved: true });
-    expect(decideCardSpend(request({ pin: { entered: '1234', hasher } }))).toEqual({ approved: true });
-  });
-
-  it('takes the first decline in order: account, card, PIN, card limit, account limits', () => {
-    const everythingWrong = request({
-      account: { ...account, state: 'PAUSED' },
-      card: { ...card, state: 'CLOSED', spend_limit_cents: 1 },
-      pin: { entered: '0000', hasher },
-      spent: { card_window_cents: 0, account: { daily_cents: 500_000, monthly_cents: 0, lifetime_cents: 0 } },
-    });
-    expect(decideCardSpend(everythingWrong)).toMatchObject({ result: 'ACCOUNT_STATE_TRANSACTION_FAIL' });
-    expect(decideCardSpend({ ...everythingWrong, account })).toMatchObject({ result: 'CARD_CLOSED' });
-    expect(decideCardSpend({ ...everythingWrong, account, card: { ...card, spend_limit_cents: 1 } })).toMatchObject({ result: 'INCORRECT_PIN' });
-    expect(decideCardSpend({ ...everythingWrong, account, card: { ...card, spend_limit_cents: 1 }, pin: undefined })).toMatchObject({
-      detailed_results: ['CARD_SPEND_LIMIT_EXCEEDED'],
-    });
-    expect(decideCardSpend({ ...everythingWrong, account, card, pin: undefined })).toMatchObject({
-      detailed_results: ['ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED'],
-    });
-  });
-
-  it('lets credits through the limits but not through a closed card', () => {
-    const limited = { ...card, spend_limit_cents: 1 };
-    expect(decideCardSpend(request({ card: limited, amount_cents: -5000 }))).toEqual({ approved: true });
-    expect(decideCardSpend(request({ card: { ...limited, state: 'CLOSED' }, amount_cents: -5000 }))).toMatchObject({ result: 'CARD_CLOSED' });
   });
 });

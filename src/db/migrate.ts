@@ -9,12 +9,14 @@ import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_account_holders_cards.js';
 import * as m0003 from './migrations/0003_money_movement.js';
+import * as m0004 from './migrations/0004_card_transactions.js';
 import * as m0005 from './migrations/0005_auth_rules.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_account_holders_cards': m0002,
   '0003_money_movement': m0003,
+  '0004_card_transactions': m0004,
   '0005_auth_rules': m0005,
 };
 

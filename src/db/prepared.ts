@@ -1,13 +1,15 @@
 /**
  * Statements built and compiled once, then run with new values. Kysely builds and compiles a query
  * on every call (6–15 µs here, more than executing a simple indexed statement); on the paths every
- * request or every money movement takes, that is worth avoiding. Two helpers:
+ * request or every money movement takes, that is worth avoiding. Three helpers:
  *
  * - `prepared((db, a, b) => db.selectFrom(…).where('x', '=', a)…)` compiles the builder once per
- *   engine with placeholder arguments and remembers which bound parameter is which argument. Only
- *   scalar arguments may be used (an array would expand to a variable number of parameters).
- * - `insertRows(exec, table, rows)` inserts whole rows; its SQL is compiled once per engine, table,
- *   column list and row count.
+ *   engine with placeholder arguments and remembers which bound parameter is which argument; it
+ *   returns the rows. Only scalar arguments may be used (an array would expand to a variable
+ *   number of parameters).
+ * - `preparedWrite(…)`: the same for an INSERT, UPDATE or DELETE; returns the affected row count.
+ * - `insertRows(exec, table, rows)` inserts whole rows in one statement, compiled once per engine,
+ *   table, column list and row count.
  *
  * The SQL text is the same string each time, so the statement itself is a cached prepared
  * statement too (see sqlite.ts / postgres.ts).
@@ -45,32 +47,49 @@ function compileTemplate(query: { compile(): CompiledQuery<unknown> }): Template
   return { sql: compiled.sql, slots };
 }
 
-async function run<Row>(exec: Executor, template: Template, args: readonly unknown[]): Promise<Row[]> {
+function withArguments<Row>(template: Template, args: readonly unknown[]): CompiledQuery<Row> {
   const parameters = template.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
-  const result = await exec.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
-  return result.rows;
+  return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<Row>;
 }
 
-export function prepared<Args extends unknown[], Row>(
+/** Compiles `build` once per engine; then gives the compiled query for new arguments. */
+function compiler<Args extends unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<Row> },
-): (exec: Executor, ...args: Args) => Promise<Row[]> {
+): (exec: Executor, args: Args) => CompiledQuery<Row> {
   const templates = new Map<string, Template>();
-  return (exec, ...args) => {
+  return (exec, args) => {
     const engine = engineOf(exec);
     let template = templates.get(engine);
     if (!template) {
       template = compileTemplate(build(exec, ...(placeholders(args.length) as Args)));
       templates.set(engine, template);
     }
-    return run<Row>(exec, template, args);
+    return withArguments<Row>(template, args);
   };
 }
 
+/** A prepared query: runs it with new arguments and returns its rows. */
+export function prepared<Args extends unknown[], Row>(
+  build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<Row> },
+): (exec: Executor, ...args: Args) => Promise<Row[]> {
+  const compile = compiler(build);
+  return async (exec, ...args) => (await exec.executeQuery<Row>(compile(exec, args))).rows;
+}
+
+/** A prepared INSERT, UPDATE or DELETE: runs it with new arguments and returns how many rows it changed. */
+export function preparedWrite<Args extends unknown[]>(
+  build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<unknown> },
+): (exec: Executor, ...args: Args) => Promise<number> {
+  const compile = compiler(build);
+  return async (exec, ...args) => Number((await exec.executeQuery(compile(exec, args))).numAffectedRows ?? 0);
+}
+
+/** Compiled INSERTs by (engine, table, row count, columns): a pure cache of SQL text. */
 const insertTemplates = new Map<string, Template>();
 
 /**
  * Inserts rows that all have the same columns, in the same order (as rows built by one function
- * do). Compiled once per (engine, table, columns, row count).
+ * do), in one statement.
  */
 export async function insertRows<T extends keyof Database & string>(
   exec: Executor,
@@ -91,5 +110,5 @@ export async function insertRows<T extends keyof Database & string>(
     insertTemplates.set(key, template);
   }
   const values = rows.flatMap((row) => columns.map((column) => (row as Record<string, unknown>)[column] ?? null));
-  await run(exec, template, values);
+  await exec.executeQuery(withArguments(template, values));
 }

@@ -15,6 +15,7 @@ import type { LedgerTables } from '../ledger/tables.js';
 import type { ManagementOperationTables } from '../management_operations/tables.js';
 import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
+import type { CardTransactionTables } from '../transactions/tables.js';
 import type { ThreeDsTables } from '../three_ds/tables.js';
 
 export interface Database
@@ -31,4 +32,5 @@ export interface Database
     ManagementOperationTables,
     ExternalBankAccountTables,
     AuthRuleTables,
-    ThreeDsTables {}
+    ThreeDsTables,
+    CardTransactionTables {}

@@ -1,24 +1,31 @@
 /**
  * The proof of the ledger: thousands of random, interleaved money operations (transfers and their
- * reversals, management operations now and in the future, payments and every action on them, clock
- * moves) run against the server and against a tiny reference model (`testing/money_model.ts`).
+ * reversals, management operations now and in the future, payments and every action on them, card
+ * authorizations, clearings (partial, full, over), voids, returns, the funds switch, clock moves
+ * and the authorization expiries they bring) run against the server and against a tiny reference
+ * model (`testing/money_model.ts`). The wall clock stands still, so the program clock moves only
+ * with the test and every expiry falls at an instant both sides agree on.
  * After every step, the balances the API reports must equal the model's, and the ledger must be
  * consistent: its entries sum to zero and re-derive every stored balance.
  *
  * A failure prints the seed and path; replay it with MONEY_SEED=<seed> MONEY_PATH=<path>.
- * New kinds of movement (card holds and clearings) come in as new commands below plus their
- * rules in the model; nothing else changes.
+ * New kinds of movement come in as new commands below plus their rules in the model; nothing else
+ * changes. The card's ISSUING financial account is one of the model's accounts, so transfers,
+ * operations and payments fund it too.
  */
 import fc from 'fast-check';
 import Lithic from 'lithic';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isoDate, MS_PER_DAY } from '../clock.js';
-import { movableWallClock } from '../testing/clock.js';
+import { frozenWallClock } from '../testing/clock.js';
+import { acceptedAccountToken } from '../testing/enrollment.js';
 import { describeWithDb, engine, startTestServer, type TestServer } from '../testing/harness.js';
 import { MoneyModel, type Outcome, type PaymentAction } from '../testing/money_model.js';
 import { verifyProgramLedger } from './ledger.js';
 
-const ACCOUNTS = 3;
+/** Three OPERATING financial accounts and the card's ISSUING one (the last). */
+const ACCOUNTS = 4;
+const ISSUING = ACCOUNTS - 1;
 /** Runs × commands ≈ operations per engine: enough for thousands of steps in a few seconds. */
 const RUNS = engine === 'postgres' ? 25 : 45;
 const MAX_COMMANDS = 100;
@@ -28,6 +35,8 @@ interface Real {
   programId: string;
   accounts: string[];
   nowMs: number;
+  /** The card whose account's ISSUING financial account is `accounts[ISSUING]`. */
+  pan: string;
 }
 
 type Command = fc.AsyncCommand<MoneyModel, Real, false>;
@@ -147,9 +156,80 @@ class AdvanceClockCommand implements Command {
   async run(model: MoneyModel, real: Real) {
     real.nowMs += this.hours * 3_600_000;
     await real.client.post('/v1/simulate/clock', { body: { now: new Date(real.nowMs).toISOString() } });
-    model.advanceTo(dateOf(real));
+    model.advanceTo(dateOf(real), real.nowMs);
   }
   toString = () => `advanceClock(${this.hours}h)`;
+}
+
+class RequireFundsCommand implements Command {
+  constructor(readonly required: boolean) {}
+  check = () => true;
+  async run(model: MoneyModel, real: Real) {
+    await real.client.post('/v1/simulate/program', { body: { require_funds: this.required } });
+    model.requireFunds = this.required;
+  }
+  toString = () => `requireFunds(${this.required})`;
+}
+
+/** The status of a card transaction after a simulation on it, or 422. */
+async function cardOutcome(real: Real, token: string, call: Promise<unknown>): Promise<Outcome> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof Lithic.APIError && error.status === 422) return 422;
+    throw error;
+  }
+  return (await real.client.transactions.retrieve(token)).status;
+}
+
+class AuthorizeCommand implements Command {
+  constructor(readonly kind: 'AUTHORIZATION' | 'FINANCIAL_AUTHORIZATION', readonly amountCents: number) {}
+  check = () => true;
+  async run(model: MoneyModel, real: Real) {
+    const { token } = await real.client.transactions.simulateAuthorization({ amount: this.amountCents, descriptor: 'MODEL SHOP', pan: real.pan, status: this.kind });
+    const created = await real.client.transactions.retrieve(token as string);
+    expect(created.status).toBe(model.authorize(created.token, real.accounts[ISSUING] as string, this.kind, this.amountCents, real.nowMs));
+  }
+  toString = () => `authorize(${this.kind}, ${this.amountCents})`;
+}
+
+type ClearMode = 'partial' | 'full' | 'over';
+
+class ClearCommand implements Command {
+  constructor(readonly pick: number, readonly mode: ClearMode, readonly extraCents: number) {}
+  check = (model: Readonly<MoneyModel>) => model.cardTransactions.length > 0;
+  async run(model: MoneyModel, real: Real) {
+    const card = model.cardTransactions[this.pick % model.cardTransactions.length];
+    if (!card) throw new Error('no card transaction to pick');
+    const amount = this.mode === 'full' ? undefined : this.mode === 'partial' ? Math.floor(card.hold_cents / 2) : card.hold_cents + this.extraCents;
+    const answered = await cardOutcome(real, card.token, real.client.transactions.simulateClearing({ token: card.token, ...(amount === undefined ? {} : { amount }) }));
+    expect(answered).toBe(model.clearCard(card, amount));
+  }
+  toString = () => `clear(#${this.pick}, ${this.mode}${this.mode === 'over' ? ` +${this.extraCents}` : ''})`;
+}
+
+class VoidCommand implements Command {
+  constructor(readonly pick: number, readonly mode: 'partial' | 'full' | 'over', readonly cents: number) {}
+  check = (model: Readonly<MoneyModel>) => model.cardTransactions.length > 0;
+  async run(model: MoneyModel, real: Real) {
+    const card = model.cardTransactions[this.pick % model.cardTransactions.length];
+    if (!card) throw new Error('no card transaction to pick');
+    const amount = this.mode === 'full' ? undefined : this.mode === 'partial' ? 1 + (this.cents % Math.max(card.hold_cents, 1)) : card.hold_cents + 1;
+    const answered = await cardOutcome(real, card.token, real.client.transactions.simulateVoid({ token: card.token, ...(amount === undefined ? {} : { amount }) }));
+    expect(answered).toBe(model.voidCard(card, amount));
+  }
+  toString = () => `void(#${this.pick}, ${this.mode}, ${this.cents})`;
+}
+
+class CardReturnCommand implements Command {
+  constructor(readonly amountCents: number) {}
+  check = () => true;
+  async run(model: MoneyModel, real: Real) {
+    const { token } = await real.client.transactions.simulateReturn({ amount: this.amountCents, descriptor: 'MODEL RETURN', pan: real.pan });
+    const created = await real.client.transactions.retrieve(token as string);
+    expect(created.status).toBe(model.cardReturn(created.token, real.accounts[ISSUING] as string, this.amountCents, real.nowMs));
+  }
+  toString = () => `cardReturn(${this.amountCents})`;
 }
 
 const account = fc.integer({ min: 0, max: ACCOUNTS - 1 });
@@ -170,10 +250,21 @@ const commands = [
     .tuple(pick, fc.constantFrom<PaymentAction>('settle', 'release', 'release', 'cancel', 'reverse'))
     .map(([index, action]) => new PaymentActionCommand(index, action)),
   fc.integer({ min: 1, max: 36 }).map((hours) => new AdvanceClockCommand(hours)),
+  fc.boolean().map((required) => new RequireFundsCommand(required)),
+  fc
+    .tuple(fc.constantFrom('AUTHORIZATION' as const, 'AUTHORIZATION' as const, 'FINANCIAL_AUTHORIZATION' as const), amount)
+    .map(([kind, cents]) => new AuthorizeCommand(kind, cents)),
+  fc
+    .tuple(pick, fc.constantFrom<ClearMode>('partial', 'full', 'over'), fc.integer({ min: 1, max: 500 }))
+    .map(([index, mode, extra]) => new ClearCommand(index, mode, extra)),
+  fc
+    .tuple(pick, fc.constantFrom('partial' as const, 'full' as const, 'over' as const), fc.nat({ max: 5_000 }))
+    .map(([index, mode, cents]) => new VoidCommand(index, mode, cents)),
+  amount.map((cents) => new CardReturnCommand(cents)),
 ];
 
 describeWithDb('money movement against a reference model', () => {
-  const clock = movableWallClock('2032-01-15T12:00:00.000Z');
+  const clock = frozenWallClock('2032-01-15T12:00:00.000Z');
   let server: TestServer;
 
   beforeAll(async () => {
@@ -198,9 +289,13 @@ describeWithDb('money movement against a reference model', () => {
     const property = fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'max' }), async (sequence) => {
       const program = await server.newProgram('model');
       const accounts: string[] = [];
-      for (let index = 0; index < ACCOUNTS; index++) accounts.push((await program.client.financialAccounts.create({ nickname: `m${index}`, type: 'OPERATING' })).token);
+      for (let index = 0; index < ISSUING; index++) accounts.push((await program.client.financialAccounts.create({ nickname: `m${index}`, type: 'OPERATING' })).token);
+      const accountToken = await acceptedAccountToken(program.client);
+      await program.client.accounts.update(accountToken, { daily_spend_limit: 0 });
+      const card = await program.client.cards.create({ type: 'VIRTUAL', account_token: accountToken });
+      accounts.push(card.funding.token);
       const now = await program.client.get<unknown, { now: string }>('/v1/simulate/clock');
-      const real: Real = { client: program.client, programId: program.programId, accounts, nowMs: Date.parse(now.now) };
+      const real: Real = { client: program.client, programId: program.programId, accounts, nowMs: Date.parse(now.now), pan: card.pan as string };
       const model = new MoneyModel(accounts, dateOf(real));
       const checked = [...sequence].map(
         (command): Command => ({

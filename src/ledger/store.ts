@@ -1,7 +1,12 @@
-/** SQL for the ledger. Only `ledger.ts` calls this file. */
-import { sql } from 'kysely';
+/**
+ * SQL for the ledger. Only `ledger.ts` calls this file. The statements every money movement runs
+ * (lock a balance, write the journal and its entries, apply the deltas) are compiled once
+ * (db/prepared.ts): they are on the path of every card authorization.
+ */
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { insertRows, prepared } from '../db/prepared.js';
+import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
 import type { JournalsTable, LedgerEntriesTable } from './tables.js';
 
@@ -30,8 +35,18 @@ export async function insertBalance(exec: Executor, programId: string, financial
   ]);
 }
 
+/** `FOR UPDATE` on PostgreSQL (as `db.forUpdate`), for statements prepared per engine. */
+function forUpdateOn<QB extends SelectQueryBuilder<Database, 'balances', Balance>>(db: Kysely<Database>, query: QB): QB {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
+}
+
+const selectOneBalanceForUpdate = prepared((db, programId: string, token: string) =>
+  forUpdateOn(db, db.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', '=', token)),
+);
+
 export function selectBalancesForUpdate(db: Db, tx: Tx, programId: string, sortedTokens: string[]): Promise<Balance[]> {
   if (sortedTokens.length === 0) return Promise.resolve([]);
+  if (sortedTokens.length === 1) return selectOneBalanceForUpdate(tx, programId, sortedTokens[0] as string);
   const query = tx
     .selectFrom('balances')
     .select(balanceColumns)
@@ -59,28 +74,26 @@ export async function insertJournal(exec: Executor, journal: JournalsTable) {
   await insertRows(exec, 'journals', [journal]);
 }
 
+/** All of a movement's entries in one statement. */
 export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[]) {
   await insertRows(exec, 'ledger_entries', entries);
 }
 
-/** Runs for every financial account every movement touches, hence prepared once. */
-const updateBalance = prepared(
-  (db, availableDelta: number, pendingDelta: number, transactionToken: string, eventToken: string, nowMs: number, programId: string, token: string) =>
+const applyBalanceDeltaStatement = preparedWrite(
+  (db, programId: string, token: string, availableCents: number, pendingCents: number, transactionToken: string, eventToken: string, nowMs: number) =>
     db
       .updateTable('balances')
       .set({
-        available_cents: sql`available_cents + ${availableDelta}`,
-        pending_cents: sql`pending_cents + ${pendingDelta}`,
+        available_cents: sql`available_cents + ${availableCents}`,
+        pending_cents: sql`pending_cents + ${pendingCents}`,
         last_transaction_token: transactionToken,
         last_transaction_event_token: eventToken,
         updated_ms: nowMs,
       })
       .where('program_id', '=', programId)
-      .where('financial_account_token', '=', token)
-      .returning('financial_account_token'),
+      .where('financial_account_token', '=', token),
 );
 
-/** Adds a movement's net change to one balance row; returns how many rows it changed (1). */
 export async function applyBalanceDelta(
   exec: Executor,
   programId: string,
@@ -89,17 +102,7 @@ export async function applyBalanceDelta(
   movement: Movement,
   nowMs: number,
 ): Promise<number> {
-  const rows = await updateBalance(
-    exec,
-    delta.available_cents,
-    delta.pending_cents,
-    movement.transaction_token,
-    movement.event_token,
-    nowMs,
-    programId,
-    financialAccountToken,
-  );
-  return rows.length;
+  return applyBalanceDeltaStatement(exec, programId, financialAccountToken, delta.available_cents, delta.pending_cents, movement.transaction_token, movement.event_token, nowMs);
 }
 
 export function sumEntriesByAccount(exec: Executor, programId: string) {

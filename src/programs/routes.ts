@@ -4,9 +4,10 @@ import { runClockJobs } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import { commit } from '../http/idempotency.js';
 import { DateTime, StrictObject, Type } from '../http/schemas.js';
-import { moveClock } from './service.js';
+import { fundsRequired, moveClock, setFundsRequired } from './service.js';
 
 const Clock = Type.Object({ now: DateTime });
+const ProgramSettings = Type.Object({ require_funds: Type.Boolean() });
 
 export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -44,5 +45,34 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
         await runClockJobs(app.deps.db, tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
         return { now: isoTimestamp(nowMs) };
       }),
+  );
+
+  app.get(
+    '/v1/simulate/program',
+    {
+      schema: {
+        summary: "The program's sandbox settings",
+        description: 'require_funds: whether card authorizations need the available funds of the card account’s ISSUING financial account.',
+        tags: ['Simulation'],
+        response: { 200: ProgramSettings },
+      },
+    },
+    async (request) => ({ require_funds: await fundsRequired(app.deps.db.kysely, request.scope.programId) }),
+  );
+
+  app.post(
+    '/v1/simulate/program',
+    {
+      schema: {
+        summary: "Change the program's sandbox settings",
+        description:
+          'With require_funds true, an authorization above the available balance of the card account’s ISSUING financial account declines INSUFFICIENT_FUNDS. Off by default: balances may go negative.',
+        tags: ['Simulation'],
+        body: StrictObject({ require_funds: Type.Boolean() }),
+        response: { 200: ProgramSettings },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, async (tx) => ({ require_funds: await setFundsRequired(tx, request.scope.programId, request.body.require_funds) })),
   );
 };

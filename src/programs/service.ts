@@ -19,7 +19,7 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
   const programId = newToken();
   const nowMs = wall.nowMs();
   await db.transaction(async (tx) => {
-    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, created_ms: nowMs });
+    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, created_ms: nowMs });
     const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
     const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
     await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
@@ -120,4 +120,17 @@ export async function moveClock(exec: Executor, wall: WallClock, scope: ProgramS
     throw new InvalidRequestError('now: the clock was moved past this instant by a concurrent request; the clock only moves forward');
   }
   return targetMs;
+}
+
+/**
+ * Whether the program's card authorizations need funds (sandbox setting, off by default so that a
+ * new card can authorize at once; balances may then go negative).
+ */
+export async function fundsRequired(exec: Executor, programId: string): Promise<boolean> {
+  return (await store.requireFunds(exec, programId)) === 1;
+}
+
+export async function setFundsRequired(exec: Executor, programId: string, required: boolean): Promise<boolean> {
+  await store.setRequireFunds(exec, programId, required ? 1 : 0);
+  return fundsRequired(exec, programId);
 }

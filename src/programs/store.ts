@@ -74,3 +74,12 @@ export async function advanceClockOffset(exec: Executor, programId: string, newO
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+export async function requireFunds(exec: Executor, programId: string): Promise<number> {
+  const row = await exec.selectFrom('programs').select('require_funds').where('id', '=', programId).executeTakeFirstOrThrow();
+  return row.require_funds;
+}
+
+export async function setRequireFunds(exec: Executor, programId: string, requireFunds: number): Promise<void> {
+  await exec.updateTable('programs').set({ require_funds: requireFunds }).where('id', '=', programId).execute();
+}

@@ -4,6 +4,8 @@ export interface ProgramsTable {
   name: string;
   /** Added to the wall clock to give the program's "now" (see clock.ts). Only ever grows. */
   clock_offset_ms: number;
+  /** 1: card authorizations need the available funds of the card's ISSUING financial account. */
+  require_funds: number;
   created_ms: number;
 }
 

@@ -15,3 +15,18 @@ export function movableWallClock(startIso: string): { wall: WallClock; advance(m
     },
   };
 }
+
+/**
+ * A wall clock that stands still unless the test pushes it: the program clock then moves only
+ * when the test moves it, so time-dependent effects (an authorization expiring 7 days after it was
+ * made) happen at instants the test knows exactly.
+ */
+export function frozenWallClock(startIso: string): { wall: WallClock; advance(ms: number): void } {
+  let nowMs = Date.parse(startIso);
+  return {
+    wall: { nowMs: () => nowMs },
+    advance(ms: number) {
+      nowMs += ms;
+    },
+  };
+}

@@ -4,9 +4,9 @@
  * two numbers per account, and each operation says in a few lines what it does to them and which
  * states it may start from. The test runs the same operations against both and compares.
  *
- * To model a new kind of movement (card authorization holds and clearings, next), add its records
- * and operations here (a hold: available −a, pending +a; a clearing: pending −a; a release of a
- * hold: pending −a, available +a) and a command in the test; the checks after every step stay.
+ * To model a new kind of movement, add its records and operations here and a command in the test;
+ * the checks after every step stay. Card transactions are modelled below (holds, clearings,
+ * releases, expiry, returns, the funds switch).
  */
 
 export type Outcome = string | 422;
@@ -44,11 +44,28 @@ interface Payment {
 
 export type PaymentAction = 'settle' | 'release' | 'cancel' | 'reverse';
 
+/** A card transaction on an ISSUING financial account (the card's account's). */
+interface CardTransaction {
+  token: string;
+  account: string;
+  kind: 'AUTHORIZATION' | 'FINANCIAL_AUTHORIZATION' | 'RETURN';
+  /** Still held (AUTHORIZATION while PENDING). */
+  hold_cents: number;
+  created_ms: number;
+  status: 'PENDING' | 'SETTLED' | 'DECLINED' | 'VOIDED' | 'EXPIRED';
+}
+
+/** A PENDING authorization expires this long after it was made (as the server's clock job does). */
+export const AUTHORIZATION_EXPIRY_MS = 7 * 86_400_000;
+
 export class MoneyModel {
   readonly balances = new Map<string, ModelBalance>();
   readonly transfers: Transfer[] = [];
   readonly operations: Operation[] = [];
   readonly payments: Payment[] = [];
+  readonly cardTransactions: CardTransaction[] = [];
+  /** The program's funds switch: when on, a card debit needs the available funds. */
+  requireFunds = false;
 
   constructor(
     accounts: readonly string[],
@@ -114,11 +131,68 @@ export class MoneyModel {
     return operation.status;
   }
 
-  /** The program clock reached `today`: due operations take effect, in token order (as the server does). */
-  advanceTo(today: string): void {
+  /**
+   * The program clock reached `nowMs` (day `today`): due operations take effect, in token order,
+   * then authorizations pending for AUTHORIZATION_EXPIRY_MS expire (the server's clock jobs, in that order).
+   */
+  advanceTo(today: string, nowMs?: number): void {
     this.today = today;
     const due = this.operations.filter((operation) => operation.status === 'PENDING' && operation.effective_date <= today);
     for (const operation of due.sort((a, b) => (a.token < b.token ? -1 : 1))) this.settleOperation(operation);
+    if (nowMs === undefined) return;
+    for (const card of this.cardTransactions) {
+      if (card.status === 'PENDING' && nowMs - card.created_ms >= AUTHORIZATION_EXPIRY_MS) this.releaseHold(card, card.hold_cents, 'EXPIRED');
+    }
+  }
+
+  // ---- card transactions: a hold is available −a, pending +a; a clearing is pending −hold and
+  // available −(cleared − hold); a release is pending −r, available +r; a return is available +a.
+
+  authorize(token: string, account: string, kind: 'AUTHORIZATION' | 'FINANCIAL_AUTHORIZATION', amountCents: number, nowMs: number): Outcome {
+    const approved = !this.requireFunds || this.balance(account).available_cents >= amountCents;
+    const card: CardTransaction = { token, account, kind, hold_cents: 0, created_ms: nowMs, status: 'DECLINED' };
+    this.cardTransactions.push(card);
+    if (!approved) return card.status;
+    this.move(account, 'available_cents', -amountCents);
+    if (kind === 'AUTHORIZATION') {
+      this.move(account, 'pending_cents', amountCents);
+      card.hold_cents = amountCents;
+      card.status = 'PENDING';
+    } else {
+      card.status = 'SETTLED';
+    }
+    return card.status;
+  }
+
+  clearCard(card: CardTransaction, amountCents: number | undefined): Outcome {
+    if (card.kind !== 'AUTHORIZATION' || card.status !== 'PENDING') return 422;
+    const cleared = amountCents ?? card.hold_cents;
+    this.move(card.account, 'pending_cents', -card.hold_cents);
+    this.move(card.account, 'available_cents', -(cleared - card.hold_cents));
+    card.hold_cents = 0;
+    card.status = 'SETTLED';
+    return card.status;
+  }
+
+  voidCard(card: CardTransaction, amountCents: number | undefined): Outcome {
+    if (card.kind !== 'AUTHORIZATION' || card.status !== 'PENDING') return 422;
+    const released = amountCents ?? card.hold_cents;
+    if (released > card.hold_cents) return 422;
+    this.releaseHold(card, released, 'VOIDED');
+    return card.status;
+  }
+
+  private releaseHold(card: CardTransaction, releasedCents: number, finalStatus: 'VOIDED' | 'EXPIRED'): void {
+    this.move(card.account, 'pending_cents', -releasedCents);
+    this.move(card.account, 'available_cents', releasedCents);
+    card.hold_cents -= releasedCents;
+    if (card.hold_cents === 0) card.status = finalStatus;
+  }
+
+  cardReturn(token: string, account: string, amountCents: number, nowMs: number): Outcome {
+    this.move(account, 'available_cents', amountCents);
+    this.cardTransactions.push({ token, account, kind: 'RETURN', hold_cents: 0, created_ms: nowMs, status: 'SETTLED' });
+    return 'SETTLED';
   }
 
   pay(token: string, account: string, paymentType: Payment['payment_type'], amountCents: number, progressTo?: 'SETTLED' | 'RELEASED'): Outcome {

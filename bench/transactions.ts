@@ -1,0 +1,97 @@
+/**
+ * Card transaction scenarios (issue 3):
+ *  - the approve path of `POST /v1/simulate/authorize` on a card with a spend limit (and, once Auth
+ *    Rules exist, a card-level rule): ≥ 50% of reference (b), p99 < 30 ms;
+ *  - `GET /v1/transactions?card_token=…&page_size=50` with 1,000 and then 1,000,000 transactions of
+ *    that card in the database, seeded directly with one INSERT … SELECT per table: the second
+ *    scenario's p99 must stay within 1.5× the first's.
+ */
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { BenchContext } from './context.js';
+import type { Scenario } from './scenarios.js';
+
+/** A monthly card limit the bench never reaches (1 cent per authorization). */
+const CARD_SPEND_LIMIT_CENTS = 1_000_000_000;
+const LIST_1K = 'GET /v1/transactions?card_token (1k rows)';
+const LIST_1M = 'GET /v1/transactions?card_token (1M rows)';
+
+interface SeededCard {
+  token: string;
+  account_token: string;
+  financial_account_token: string;
+  rows: number;
+}
+
+let listedCard: SeededCard | undefined;
+
+/** One transaction (SETTLED authorization) and its event per number in [from, to), by one statement per table. */
+async function seedTransactions(context: BenchContext, card: SeededCard, from: number, to: number): Promise<void> {
+  const prefix = crypto.randomBytes(4).toString('hex');
+  const createdBaseMs = Date.now() - 10_000_000;
+  const series =
+    context.engine === 'postgres'
+      ? sql`(select n from generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) as n) as s`
+      : sql`(with recursive seq(n) as (select ${sql.lit(from)} union all select n + 1 from seq where n < ${sql.lit(to - 1)}) select n from seq) as s`;
+  const hex = context.engine === 'postgres' ? sql`lpad(to_hex(s.n), 12, '0')` : sql`printf('%012x', s.n)`;
+  const token = sql`${sql.lit(`${prefix}-0000-7000-8000-`)} || ${hex}`;
+  const eventToken = sql`${sql.lit(`${prefix}-0000-7000-9000-`)} || ${hex}`;
+  const created = sql`${sql.lit(createdBaseMs)} + s.n`;
+  await sql`insert into card_transactions (program_id, token, account_token, card_token, financial_account_token, kind, status, result,
+      authorization_amount_cents, hold_cents, settled_cents, merchant_authorization_amount_cents, merchant_currency, spend_cents,
+      counts_as_spend, return_reversed, merchant_acceptor_id, merchant_descriptor, merchant_mcc, merchant_city, merchant_country,
+      merchant_state, card_present, partial_approval_capable, expires_ms, created_ms, updated_ms)
+    select ${context.programId}, ${token}, ${card.account_token}, ${card.token}, ${card.financial_account_token}, 'AUTHORIZATION', 'SETTLED',
+      'APPROVED', 100, 0, 100, 100, 'USD', 100, 1, 0, 'BENCHSHOP', 'BENCH SHOP', '5999', 'NEW YORK', 'USA', 'NY', 0, 0, null, ${created}, ${created}
+    from ${series}`.execute(context.db.kysely);
+  await sql`insert into card_transaction_events (program_id, transaction_token, seq, token, type, amount_cents, settlement_cents,
+      effective_polarity, result, detailed_results, rule_results, created_ms)
+    select ${context.programId}, ${token}, 0, ${eventToken}, 'AUTHORIZATION', 100, null, 'DEBIT', 'APPROVED', '["APPROVED"]', '[]', ${created}
+    from ${series}`.execute(context.db.kysely);
+  await sql`analyze`.execute(context.db.kysely);
+}
+
+/** The listed card with at least `rows` transactions (created on first use, topped up after). */
+async function cardWithTransactions(context: BenchContext, rows: number): Promise<SeededCard> {
+  if (!listedCard) {
+    const card = await context.client.cards.create({ type: 'VIRTUAL', memo: 'bench list' });
+    listedCard = { token: card.token, account_token: card.account_token, financial_account_token: card.funding.token, rows: 0 };
+  }
+  if (listedCard.rows < rows) {
+    await seedTransactions(context, listedCard, listedCard.rows, rows);
+    listedCard.rows = rows;
+  }
+  return listedCard;
+}
+
+export const cardTransactionScenarios: Scenario[] = [
+  {
+    name: 'POST /v1/simulate/authorize (approve)',
+    reference: 'b',
+    target: { minRatio: 0.5, maxP99Ms: 30, note: 'card with a MONTHLY spend limit; account with its $5,000 daily limit' },
+    prepare: async (context) => {
+      const card = await context.client.cards.create({ type: 'VIRTUAL', spend_limit: CARD_SPEND_LIMIT_CENTS, spend_limit_duration: 'MONTHLY' });
+      // Card-level Auth Rule: the issue wants one present on this card. Auth Rules arrive with
+      // issue 4; create it here (POST /v2/auth_rules with card_tokens: [card.token]) once they exist.
+      return { method: 'POST', path: '/v1/simulate/authorize', body: { amount: 1, descriptor: 'BENCH COFFEE', pan: card.pan } };
+    },
+  },
+  {
+    name: LIST_1K,
+    reference: 'a',
+    target: { note: 'reported for the 1M ratio below' },
+    prepare: async (context) => {
+      const card = await cardWithTransactions(context, 1_000);
+      return { method: 'GET', path: `/v1/transactions?card_token=${card.token}&page_size=50` };
+    },
+  },
+  {
+    name: LIST_1M,
+    reference: 'a',
+    target: { maxP99RatioTo: { scenario: LIST_1K, ratio: 1.5 } },
+    prepare: async (context) => {
+      const card = await cardWithTransactions(context, 1_000_000);
+      return { method: 'GET', path: `/v1/transactions?card_token=${card.token}&page_size=50` };
+    },
+  },
+];

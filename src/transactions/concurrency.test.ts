@@ -1,0 +1,80 @@
+/**
+ * Concurrency on limits: authorizations of one account decide one at a time (its account row, then
+ * the card, are locked before spend is summed), so of 50 concurrent authorizations against a limit
+ * that admits exactly N of them, exactly N approve. On PostgreSQL the requests truly overlap (a
+ * pool of connections); on SQLite they go through its single writer. Messages on one transaction
+ * serialize on its row: of concurrent clearings exactly one settles it.
+ */
+import Lithic from 'lithic';
+import { expect, it } from 'vitest';
+import { verifyProgramLedger } from '../ledger/ledger.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { fund } from '../testing/money.js';
+import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
+
+const CONCURRENT = 50;
+
+describeWithDb('authorizations under concurrency', () => {
+  const context = useTestServer();
+
+  async function race(card: Pick<Card, 'pan'>, amount: number, client = context.program.client) {
+    const tokens = await Promise.all(Array.from({ length: CONCURRENT }, () => authorize(client, card, amount)));
+    const transactions = await Promise.all(tokens.map((token) => client.transactions.retrieve(token)));
+    return {
+      approved: transactions.filter((t) => t.result === 'APPROVED').length,
+      declined: transactions.filter((t) => t.result !== 'APPROVED').map((t) => t.events?.[0]?.detailed_results?.[0]),
+    };
+  }
+
+  async function expectLedgerConsistent(programId = context.program.programId) {
+    expect(await verifyProgramLedger(context.server.server.db.kysely, programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  }
+
+  it('a card limit that admits exactly 7 approves exactly 7 of 50 concurrent authorizations', async () => {
+    const { client } = context.program;
+    const card = await cardOnOwnAccount(client, { spend_limit: 700, spend_limit_duration: 'FOREVER' });
+    const outcome = await race(card, 100);
+    expect(outcome.approved).toBe(7);
+    expect(outcome.declined).toEqual(Array(CONCURRENT - 7).fill('CARD_SPEND_LIMIT_EXCEEDED'));
+    expect(await issuingBalance(client, card)).toEqual({ available: -700, pending: 700, total: 0 });
+    await expectLedgerConsistent();
+  });
+
+  it('an account daily limit shared by two cards admits exactly 12 of 50', async () => {
+    const { client } = context.program;
+    const card = await cardOnOwnAccount(client);
+    const sibling = (await client.cards.create({ type: 'VIRTUAL', account_token: card.account_token })) as Card;
+    await client.accounts.update(card.account_token, { daily_spend_limit: 1_200 });
+    const tokens = await Promise.all(Array.from({ length: CONCURRENT }, (_, index) => authorize(client, index % 2 === 0 ? card : sibling, 100)));
+    const results = await Promise.all(tokens.map(async (token) => (await client.transactions.retrieve(token)).result));
+    expect(results.filter((result) => result === 'APPROVED')).toHaveLength(12);
+    expect(await issuingBalance(client, card)).toEqual({ available: -1_200, pending: 1_200, total: 0 });
+  });
+
+  it('required funds that cover exactly 9 approve exactly 9 of 50', async () => {
+    const program = await context.server.newProgram();
+    await setRequireFunds(program.client, true);
+    const card = await cardOnOwnAccount(program.client);
+    await fund(program.client, card.funding.token, 950);
+    const outcome = await race(card, 100, program.client);
+    expect(outcome.approved).toBe(9);
+    expect(new Set(outcome.declined)).toEqual(new Set(['INSUFFICIENT_FUNDS']));
+    expect(await issuingBalance(program.client, card)).toEqual({ available: 50, pending: 900, total: 950 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  it('of 10 concurrent clearings of one authorization, exactly one settles it; the others get 422', async () => {
+    const { client } = context.program;
+    const card = await cardOnOwnAccount(client);
+    const token = await authorize(client, card, 500);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, index) => client.transactions.simulateClearing({ token, amount: 400 + index })));
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost.map((outcome) => (outcome.reason as InstanceType<typeof Lithic.APIError>).status)).toEqual(Array(9).fill(422));
+    const settled = await client.transactions.retrieve(token);
+    expect(settled.events).toHaveLength(2);
+    expect(await issuingBalance(client, card)).toEqual({ available: -settled.settled_amount, pending: 0, total: -settled.settled_amount });
+    await expectLedgerConsistent();
+  });
+});

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { newToken } from '../ids.js';
+import { conversionRate, digitsOf } from './render.js';
+
+describe('sandbox network identifiers and rates', () => {
+  it('derives stable digit strings of the asked length, different per purpose and per token', () => {
+    const token = newToken();
+    const sibling = newToken();
+    for (const [purpose, length] of [['authorization code', 6], ['rrn', 12], ['visa', 15], ['arn', 23]] as const) {
+      expect(digitsOf(token, length, purpose)).toMatch(new RegExp(`^\\d{${length}}$`));
+      expect(digitsOf(token, length, purpose)).toBe(digitsOf(token, length, purpose));
+      expect(digitsOf(sibling, length, purpose)).not.toBe(digitsOf(token, length, purpose));
+    }
+    expect(digitsOf(token, 12, 'rrn').slice(0, 6)).not.toBe(digitsOf(token, 6, 'authorization code'));
+  });
+
+  it('gives the merchant → cardholder rate with six decimals', () => {
+    expect(conversionRate({ authorization_amount_cents: 1_000, merchant_authorization_amount_cents: 800 })).toBe('1.250000');
+    expect(conversionRate({ authorization_amount_cents: -300, merchant_authorization_amount_cents: -300 })).toBe('1.000000');
+    expect(conversionRate({ authorization_amount_cents: 0, merchant_authorization_amount_cents: 0 })).toBe('1.000000');
+  });
+});

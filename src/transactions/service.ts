@@ -1,0 +1,482 @@
+/**
+ * Card transactions: the network simulations that create and move them, and their reads.
+ *
+ * Every simulation runs in one database transaction (`commit`): it finds what it acts on, decides,
+ * and writes the transaction row, its new event, the ledger movement (lifecycle.ts has the postings
+ * table) and the spend buckets (history.ts) together. A business decline is a stored DECLINED
+ * transaction (answered 200 with its token, no ledger entry); a 422 is for a request that cannot
+ * be processed at all, and changes nothing: a PAN with no card in the calling program, a token with
+ * no transaction in it, a message the transaction's state does not take (clearing twice, voiding a
+ * settled one), an amount the rules refuse.
+ *
+ * Which messages are decided. The authorization kinds (`POST /v1/simulate/authorize`, every
+ * `status`) go through the engine (engine/pipeline.ts). The network's own messages are not
+ * requests for a decision and are recorded approved: a RETURN and a CREDIT_AUTHORIZATION_ADVICE
+ * (the network approved a credit on the issuer's behalf), an AUTHORIZATION_ADVICE (it changed an
+ * approved authorization's amount), clearings, reversals and expiries.
+ *
+ * Locks (PostgreSQL; SQLite serializes write transactions anyway), always in this order so that no
+ * two requests wait on each other in a cycle: account → card → transaction → balance → spend
+ * buckets (card, then account). An authorization locks its card's account and then the card
+ * (cards/spend.ts) before it sums spend, so authorizations of one account decide one at a time and
+ * can never together exceed a limit. Messages on an existing transaction lock the transaction row.
+ *
+ * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
+ * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
+ * `expireDueAuthorizations` releases it with an AUTHORIZATION_EXPIRY event, like a simulated
+ * expiry. It runs when the clock is moved, every minute, before reads of transactions, and at the
+ * start of each authorization (one indexed check), so a limit or a funds decision never counts a
+ * hold that has expired.
+ */
+import { catchUp } from '../clock-jobs.js';
+import * as accountStore from '../accounts/store.js';
+import type { AccountSpent } from '../accounts/spend.js';
+import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
+import { cardSpendWindows } from '../cards/spend.js';
+import * as cardStore from '../cards/store.js';
+import type { Secrets } from '../crypto/secrets.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { decideAuthorization, type EngineDecision } from '../engine/pipeline.js';
+import type { AuthorizationFacts, AuthRulesEvaluator } from '../engine/rules-seam.js';
+import { invariant, notFound, UnprocessableError } from '../errors.js';
+import type { ListResponse } from '../http/schemas.js';
+import { newToken } from '../ids.js';
+import * as ledger from '../ledger/ledger.js';
+import { applyDueOperations } from '../management_operations/service.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { authorizationHistory, spentSince, utcDayStartOf } from './history.js';
+import * as lifecycle from './lifecycle.js';
+import { toApi } from './render.js';
+import type {
+  ListTransactionsQuery,
+  SimulateAuthorizationAdviceBody,
+  SimulateAuthorizationBody,
+  SimulateClearingBody,
+  SimulateCreditAuthorizationAdviceBody,
+  SimulateReturnBody,
+  SimulateReturnReversalBody,
+  SimulateVoidBody,
+  Transaction,
+} from './schemas.js';
+import * as store from './store.js';
+
+/** What every write needs: the engine for row locks, the open transaction, and the program. */
+export interface Operation {
+  db: Db;
+  tx: Tx;
+  scope: ProgramScope;
+}
+
+// ---- merchants ------------------------------------------------------------------------------------
+
+/** Sandbox defaults for what a simulated message does not say about the merchant. */
+export const DEFAULT_MERCHANT = { mcc: '5999', city: 'NEW YORK', country: 'USA', state: 'NY' } as const;
+const SIMULATOR_CURRENCIES: readonly string[] = ['USD', 'GBP', 'EUR'];
+const DEFAULT_ACCEPTOR_ID = 'SANDBOXMERCHANT';
+const ACCEPTOR_ID_LENGTH = 15;
+
+/** Without a merchant_acceptor_id, a merchant is known by its descriptor (so two descriptors are two merchants). */
+export function defaultAcceptorId(descriptor: string): string {
+  return descriptor.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, ACCEPTOR_ID_LENGTH) || DEFAULT_ACCEPTOR_ID;
+}
+
+/** Lithic's simulator takes USD, GBP and EUR and turns any other currency into GBP. */
+export function simulatorCurrency(requested: string | undefined): string {
+  if (requested === undefined) return 'USD';
+  const upper = requested.toUpperCase();
+  return SIMULATOR_CURRENCIES.includes(upper) ? upper : 'GBP';
+}
+
+interface MerchantRequest {
+  descriptor: string;
+  mcc?: string | undefined;
+  merchant_acceptor_id?: string | undefined;
+}
+
+function merchantColumns(request: MerchantRequest) {
+  return {
+    merchant_acceptor_id: request.merchant_acceptor_id ?? defaultAcceptorId(request.descriptor),
+    merchant_descriptor: request.descriptor,
+    merchant_mcc: request.mcc ?? DEFAULT_MERCHANT.mcc,
+    merchant_city: DEFAULT_MERCHANT.city,
+    merchant_country: DEFAULT_MERCHANT.country,
+    merchant_state: DEFAULT_MERCHANT.state,
+  };
+}
+
+// ---- finding the card -----------------------------------------------------------------------------
+
+type FoundCard = store.CardForAuthorizationRow;
+
+/**
+ * The card with this PAN in the calling program, its account and program settings. Another
+ * program's PAN is simply not found: a 422, since there is nothing to decide on. On PostgreSQL the
+ * account and then the card are locked and re-read (the seam's order); on SQLite the write
+ * transaction already excludes every other writer.
+ */
+async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<FoundCard> {
+  const { db, tx, scope } = op;
+  const found = await store.findCardForAuthorization(tx, scope.programId, secrets.lookupHash(pan));
+  if (!found) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
+  if (db.engine === 'sqlite') return found;
+  const account = await accountStore.findForUpdate(db, tx, scope.programId, found.account_token);
+  const card = await cardStore.lockCard(db, tx, scope.programId, found.token);
+  invariant(account && card, `card ${found.token} and its account exist while locked`);
+  return {
+    ...found,
+    ...card,
+    account_state: account.state,
+    account_daily_spend_limit_cents: account.daily_spend_limit_cents,
+    account_monthly_spend_limit_cents: account.monthly_spend_limit_cents,
+    account_lifetime_spend_limit_cents: account.lifetime_spend_limit_cents,
+  };
+}
+
+function accountOf(card: FoundCard) {
+  return {
+    state: card.account_state,
+    daily_spend_limit_cents: card.account_daily_spend_limit_cents,
+    monthly_spend_limit_cents: card.account_monthly_spend_limit_cents,
+    lifetime_spend_limit_cents: card.account_lifetime_spend_limit_cents,
+    created_ms: card.account_created_ms,
+  };
+}
+
+// ---- recording ------------------------------------------------------------------------------------
+
+/** Posts a lifecycle movement on the transaction's ISSUING financial account (counterparty: the card network). */
+async function postMovement(op: Operation, row: Pick<store.TransactionRow, 'token' | 'financial_account_token'>, effect: lifecycle.Effect, eventToken: string) {
+  if (!effect.movement) return;
+  const postings = effect.movement.postings.map(
+    (posting): ledger.Posting =>
+      posting.bucket === 'network'
+        ? { account: ledger.SystemAccount.CARD_NETWORK, bucket: 'available', amount_cents: posting.amount_cents }
+        : { account: row.financial_account_token, bucket: posting.bucket, amount_cents: posting.amount_cents },
+  );
+  await ledger.post(op.tx, op.scope.programId, { kind: effect.movement.kind, transaction_token: row.token, event_token: eventToken, postings }, op.scope.nowMs);
+}
+
+/** Keeps the day buckets equal to the sums of their transactions' spend (card first, then account). */
+async function addSpend(op: Operation, row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number) {
+  if (spendDeltaCents === 0 && countDelta === 0) return;
+  const day_start_ms = utcDayStartOf(row.created_ms);
+  for (const scope_token of [row.card_token, row.account_token]) {
+    await store.addToSpendDay(op.tx, op.scope.programId, { scope_token, day_start_ms, spent_cents: spendDeltaCents, approved_count: countDelta });
+  }
+}
+
+function eventRow(op: Operation, transactionToken: string, seq: number, token: string, event: lifecycle.NewEvent): store.EventRow {
+  return {
+    program_id: op.scope.programId,
+    transaction_token: transactionToken,
+    seq,
+    token,
+    type: event.type,
+    amount_cents: event.amount_cents,
+    settlement_cents: event.settlement_cents,
+    effective_polarity: event.effective_polarity,
+    result: event.result,
+    detailed_results: JSON.stringify(event.detailed_results),
+    rule_results: JSON.stringify(event.rule_results),
+    created_ms: op.scope.nowMs,
+  };
+}
+
+function assertAmounts(kind: string, amounts: lifecycle.Amounts): void {
+  const sign = lifecycle.signOf(kind);
+  invariant(amounts.spend_cents >= 0, `spend of a ${kind} is never negative (got ${amounts.spend_cents})`);
+  invariant(amounts.hold_cents * sign >= 0, `a ${kind} holds with its own sign (got ${amounts.hold_cents})`);
+  invariant(amounts.status === 'PENDING' || amounts.hold_cents === 0, `only a PENDING transaction holds money (${amounts.status} holds ${amounts.hold_cents})`);
+}
+
+interface Opening {
+  token: string;
+  event_token: string;
+  kind: lifecycle.OpeningKind;
+  magnitude_cents: number;
+  merchant_magnitude_cents: number;
+  merchant_currency: string;
+  merchant: MerchantRequest;
+  card_present: boolean;
+  partial_approval_capable: boolean;
+}
+
+/** Writes a new transaction with its first event, and its money effects when approved. */
+async function recordOpening(op: Operation, card: FoundCard, opening: Opening, decision: lifecycle.Decision): Promise<store.TransactionRow> {
+  const effect = lifecycle.open(opening.kind, opening.magnitude_cents, decision, op.scope.nowMs);
+  assertAmounts(opening.kind, effect.amounts);
+  const countsAsSpend = decision.approved && (opening.kind === 'AUTHORIZATION' || opening.kind === 'FINANCIAL_AUTHORIZATION');
+  const row: store.TransactionRow = {
+    program_id: op.scope.programId,
+    token: opening.token,
+    account_token: card.account_token,
+    card_token: card.token,
+    financial_account_token: card.issuing_financial_account_token,
+    kind: opening.kind,
+    result: decision.result,
+    ...effect.amounts,
+    merchant_authorization_amount_cents: lifecycle.signOf(opening.kind) * opening.merchant_magnitude_cents,
+    merchant_currency: opening.merchant_currency,
+    counts_as_spend: countsAsSpend ? 1 : 0,
+    ...merchantColumns(opening.merchant),
+    card_present: opening.card_present ? 1 : 0,
+    partial_approval_capable: opening.partial_approval_capable ? 1 : 0,
+    created_ms: op.scope.nowMs,
+    updated_ms: op.scope.nowMs,
+  };
+  await store.insertTransaction(op.tx, row);
+  await store.insertEvent(op.tx, eventRow(op, row.token, 0, opening.event_token, effect.event));
+  await postMovement(op, row, effect, opening.event_token);
+  await addSpend(op, row, row.spend_cents, countsAsSpend ? 1 : 0);
+  return row;
+}
+
+/** Applies a message to an existing transaction (locked), appending its event. */
+async function recordMessage(op: Operation, token: string, apply: (row: store.TransactionRow) => lifecycle.Effect): Promise<store.TransactionRow> {
+  const { db, tx, scope } = op;
+  const row = await store.lock(db, tx, scope.programId, token);
+  if (!row) throw new UnprocessableError(`token: no transaction '${token}' in this program; the message cannot be processed`);
+  const effect = apply(row);
+  assertAmounts(row.kind, effect.amounts);
+  const eventToken = newToken();
+  await store.insertEvent(tx, eventRow(op, row.token, await store.nextEventSeq(tx, scope.programId, row.token), eventToken, effect.event));
+  const updated = { ...row, ...effect.amounts, updated_ms: Math.max(row.updated_ms, scope.nowMs) };
+  await store.updateAmounts(tx, scope.programId, row.token, {
+    status: updated.status,
+    authorization_amount_cents: updated.authorization_amount_cents,
+    hold_cents: updated.hold_cents,
+    settled_cents: updated.settled_cents,
+    spend_cents: updated.spend_cents,
+    return_reversed: updated.return_reversed,
+    expires_ms: updated.expires_ms,
+    updated_ms: updated.updated_ms,
+  });
+  await postMovement(op, row, effect, eventToken);
+  await addSpend(op, row, updated.spend_cents - row.spend_cents, 0);
+  return updated;
+}
+
+// ---- expiry ---------------------------------------------------------------------------------------
+
+const EXPIRY_BATCH = 100;
+
+/** Clock job: every PENDING authorization whose expiry time has come is released (AUTHORIZATION_EXPIRY). */
+export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  for (;;) {
+    const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
+    for (const token of due) {
+      await recordMessage({ db, tx, scope }, token, (row) => {
+        invariant(row.status === 'PENDING' && row.expires_ms !== null && row.expires_ms <= scope.nowMs, `transaction ${token} is due to expire`);
+        return lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined);
+      });
+    }
+    if (due.length < EXPIRY_BATCH) return;
+  }
+}
+
+async function hasDueExpiries(exec: Executor, scope: ProgramScope): Promise<boolean> {
+  return (await store.dueExpiries(exec, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, 1)).length > 0;
+}
+
+async function expireDueWithin(op: Operation): Promise<void> {
+  if (await hasDueExpiries(op.tx, op.scope)) await expireDueAuthorizations(op.db, op.tx, op.scope);
+}
+
+// ---- authorizations -------------------------------------------------------------------------------
+
+function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAuthorizationBody, nowMs: number): AuthorizationFacts {
+  const merchant = merchantColumns(opening.merchant);
+  return {
+    event_token: opening.event_token,
+    transaction_token: opening.token,
+    card: { token: card.token, account_token: card.account_token, state: card.state, pin_status: card.pin_status },
+    amount_cents: lifecycle.signOf(opening.kind) * opening.magnitude_cents,
+    cash_amount_cents: 0,
+    merchant: {
+      acceptor_id: merchant.merchant_acceptor_id,
+      descriptor: merchant.merchant_descriptor,
+      mcc: merchant.merchant_mcc,
+      country: merchant.merchant_country,
+      currency: opening.merchant_currency,
+    },
+    pan_entry_mode: opening.card_present ? 'ICC' : 'ECOMMERCE',
+    pin_entered: body.pin !== undefined,
+    risk_score: null,
+    wallet_type: 'NONE',
+    liability_shift: 'NONE',
+    transaction_initiator: 'CARDHOLDER',
+    now_ms: nowMs,
+  };
+}
+
+/** The engine's sums: only the windows that have a limit cost a query. */
+function spendSources(op: Operation, card: FoundCard) {
+  const { tx, scope } = op;
+  const windows = cardSpendWindows(card, accountOf(card), scope.nowMs);
+  const since = (scopeKind: 'CARD' | 'ACCOUNT', token: string, startMs: number | null, limit: number | null) =>
+    startMs === null || limit === null || limit === 0 ? Promise.resolve(0) : spentSince(tx, scope.programId, scopeKind, token, startMs, scope.nowMs);
+  return {
+    accountSpent: async (): Promise<AccountSpent> => ({
+      daily_cents: await since('ACCOUNT', card.account_token, windows.account.daily_start_ms, card.account_daily_spend_limit_cents),
+      monthly_cents: await since('ACCOUNT', card.account_token, windows.account.monthly_start_ms, card.account_monthly_spend_limit_cents),
+      lifetime_cents: await since('ACCOUNT', card.account_token, windows.account.lifetime_start_ms, card.account_lifetime_spend_limit_cents),
+    }),
+    cardWindowSpent: () => since('CARD', card.token, windows.card_start_ms, card.spend_limit_cents),
+  };
+}
+
+/** The available balance, once due management operations have taken effect, locked until commit. */
+async function lockedAvailableCents(op: Operation, financialAccountToken: string): Promise<number> {
+  await applyDueOperations(op.db, op.tx, op.scope);
+  const balances = await ledger.lockBalances(op.db, op.tx, op.scope.programId, [financialAccountToken]);
+  return ledger.availableCents(balances, financialAccountToken);
+}
+
+async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRulesEvaluator }, card: FoundCard, opening: Opening, body: SimulateAuthorizationBody): Promise<EngineDecision> {
+  const facts = authorizationFacts(card, opening, body, op.scope.nowMs);
+  return decideAuthorization(
+    {
+      card,
+      account: accountOf(card),
+      amount_cents: facts.amount_cents,
+      now_ms: op.scope.nowMs,
+      context: { card_present: opening.card_present, merchant_acceptor_id: facts.merchant.acceptor_id },
+      pin: body.pin === undefined ? undefined : { entered: body.pin, hasher: deps.secrets },
+      funds_required: card.require_funds === 1,
+    },
+    {
+      ...spendSources(op, card),
+      authRules: () =>
+        deps.evaluator.evaluateAuthorization({ db: op.db, tx: op.tx, scope: op.scope, facts, history: authorizationHistory(op.tx, op.scope.programId, op.scope.nowMs) }),
+      availableCents: () => lockedAvailableCents(op, card.issuing_financial_account_token),
+    },
+  );
+}
+
+/** After the decision: the card's own records (PIN attempts, single use, merchant lock). */
+async function recordOnCard(op: Operation, card: FoundCard, opening: Opening, decision: EngineDecision): Promise<void> {
+  if (decision.pin !== null) await recordPinAttempt(op.tx, op.scope.programId, card, decision.pin === 'correct', op.scope.nowMs);
+  const debit = opening.kind === 'AUTHORIZATION' || opening.kind === 'FINANCIAL_AUTHORIZATION';
+  if (!decision.approved || !debit) return;
+  // A PIN attempt changes only the attempt count, which recording the approval leaves alone.
+  const merchant = merchantColumns(opening.merchant);
+  await recordApprovedAuthorization(op.tx, op.scope.programId, card, { acceptor_id: merchant.merchant_acceptor_id, descriptor: merchant.merchant_descriptor }, op.scope.nowMs);
+}
+
+/** `POST /v1/simulate/authorize`: every authorization kind, decided by the engine, recorded either way. */
+export async function authorize(
+  op: Operation,
+  deps: { secrets: Secrets; evaluator: AuthRulesEvaluator },
+  body: SimulateAuthorizationBody,
+): Promise<{ token: string }> {
+  const kind = body.status ?? 'AUTHORIZATION';
+  if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new UnprocessableError('amount: must be 0 for a BALANCE_INQUIRY');
+  await expireDueWithin(op);
+  const card = await findCard(op, deps.secrets, body.pan);
+  const opening: Opening = {
+    token: newToken(),
+    event_token: newToken(),
+    kind,
+    magnitude_cents: body.amount,
+    merchant_magnitude_cents: body.merchant_amount ?? body.amount,
+    merchant_currency: simulatorCurrency(body.merchant_currency),
+    merchant: body,
+    card_present: body.pin !== undefined,
+    partial_approval_capable: body.partial_approval_capable ?? false,
+  };
+  const decision = await decide(op, deps, card, opening, body);
+  await recordOpening(op, card, opening, decision);
+  await recordOnCard(op, card, opening, decision);
+  return { token: opening.token };
+}
+
+/** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved. */
+async function networkMessage(op: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
+  const card = await findCard(op, secrets, body.pan);
+  const opening: Opening = {
+    token: newToken(),
+    event_token: newToken(),
+    kind,
+    magnitude_cents: body.amount,
+    merchant_magnitude_cents: body.amount,
+    merchant_currency: 'USD',
+    merchant: body,
+    card_present: false,
+    partial_approval_capable: false,
+  };
+  await recordOpening(op, card, opening, { approved: true, result: 'APPROVED', detailed_results: ['APPROVED'], rule_results: [] });
+  return { token: opening.token };
+}
+
+/** `POST /v1/simulate/return`: a credit to the card, SETTLED at once, no authorization before it. */
+export function simulateReturn(op: Operation, secrets: Secrets, body: SimulateReturnBody): Promise<{ token: string }> {
+  return networkMessage(op, secrets, 'RETURN', body);
+}
+
+/** `POST /v1/simulate/credit_authorization_advice`: a PENDING credit the network approved for the issuer. */
+export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body: SimulateCreditAuthorizationAdviceBody): Promise<{ token: string }> {
+  return networkMessage(op, secrets, 'CREDIT_AUTHORIZATION_ADVICE', body);
+}
+
+// ---- messages on an existing transaction ----------------------------------------------------------
+
+export async function authorizationAdvice(op: Operation, body: SimulateAuthorizationAdviceBody): Promise<{ token: string }> {
+  const row = await recordMessage(op, body.token, (current) => lifecycle.advise(current, body.amount));
+  return { token: row.token };
+}
+
+export async function clearing(op: Operation, body: SimulateClearingBody): Promise<void> {
+  await recordMessage(op, body.token, (current) => lifecycle.clear(current, body.amount));
+}
+
+export async function voidAuthorization(op: Operation, body: SimulateVoidBody): Promise<void> {
+  await recordMessage(op, body.token, (current) => lifecycle.release(current, body.type ?? 'AUTHORIZATION_REVERSAL', body.amount));
+}
+
+export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
+  await recordMessage(op, body.token, (current) => lifecycle.reverseReturn(current));
+}
+
+// ---- reads ----------------------------------------------------------------------------------------
+
+async function withEvents(exec: Executor, programId: string, rows: readonly store.TransactionRow[]): Promise<Transaction[]> {
+  const events = await store.eventsFor(exec, programId, rows.map((row) => row.token));
+  const byTransaction = new Map<string, store.EventRow[]>();
+  for (const event of events) {
+    const list = byTransaction.get(event.transaction_token) ?? [];
+    list.push(event);
+    byTransaction.set(event.transaction_token, list);
+  }
+  return rows.map((row) => toApi(row, byTransaction.get(row.token) ?? []));
+}
+
+function catchUpExpiries(db: Db, scope: ProgramScope): Promise<void> {
+  return catchUp(db, scope, hasDueExpiries, expireDueAuthorizations);
+}
+
+export async function get(db: Db, scope: ProgramScope, token: string): Promise<Transaction> {
+  await catchUpExpiries(db, scope);
+  const row = await store.find(db.kysely, scope.programId, token);
+  if (!row) throw notFound('transaction', token);
+  const [transaction] = await withEvents(db.kysely, scope.programId, [row]);
+  invariant(transaction, 'one row gives one transaction');
+  return transaction;
+}
+
+/** `result=DECLINED` is every result but APPROVED, which is exactly status DECLINED; APPROVED is every other status. */
+export function statusesFor(query: Pick<ListTransactionsQuery, 'result' | 'status'>): string[] | undefined {
+  const byResult = query.result === undefined ? undefined : query.result === 'DECLINED' ? ['DECLINED'] : ['PENDING', 'SETTLED', 'VOIDED', 'EXPIRED'];
+  if (query.status === undefined) return byResult;
+  return byResult === undefined || byResult.includes(query.status) ? [query.status] : [];
+}
+
+export async function list(db: Db, scope: ProgramScope, query: ListTransactionsQuery): Promise<ListResponse<Transaction>> {
+  await catchUpExpiries(db, scope);
+  const { page_size, starting_after, ending_before, result, status, ...filters } = query;
+  const page: PageParams = { page_size, starting_after, ending_before };
+  const statuses = statusesFor({ result, status });
+  if (statuses !== undefined && statuses.length === 0) return { data: [], has_more: false };
+  const { rows, has_more } = await store.list(db.kysely, scope.programId, { ...filters, statuses }, page);
+  return { data: await withEvents(db.kysely, scope.programId, rows), has_more };
+}

@@ -1,0 +1,302 @@
+/**
+ * SQL for card transactions, their events and the spend-per-day buckets. The queries on the path of
+ * every authorization are prepared once (db/prepared.ts); lists and the rarely used filtered sums
+ * are built per call.
+ */
+import { sql } from 'kysely';
+import type { Db, Executor, Tx } from '../db/database.js';
+import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { prepared } from '../db/prepared.js';
+import type { VelocityFilters } from '../engine/rules-seam.js';
+import type { CardsTable } from '../cards/tables.js';
+import type { CardSpendDaysTable, CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
+
+export type TransactionRow = CardTransactionsTable;
+export type EventRow = CardTransactionEventsTable;
+
+/** The card with what an authorization needs of its account and program, in one read. */
+export type CardForAuthorizationRow = CardsTable & {
+  account_state: 'ACTIVE' | 'PAUSED' | 'CLOSED';
+  account_daily_spend_limit_cents: number | null;
+  account_monthly_spend_limit_cents: number | null;
+  account_lifetime_spend_limit_cents: number | null;
+  account_created_ms: number;
+  issuing_financial_account_token: string;
+  require_funds: number;
+};
+
+/**
+ * The card with this PAN (by its keyed hash) in the program, its account's limits and state, and
+ * whether the program requires funds. An unlocked read: on PostgreSQL the service then locks the
+ * account and the card (the seam's order); on SQLite the transaction already holds the write lock.
+ */
+const selectCardForAuthorization = prepared((db, programId: string, panLookupHash: string) =>
+  db
+    .selectFrom('cards')
+    .innerJoin('accounts', (join) => join.onRef('accounts.program_id', '=', 'cards.program_id').onRef('accounts.token', '=', 'cards.account_token'))
+    .innerJoin('programs', 'programs.id', 'cards.program_id')
+    .selectAll('cards')
+    .select([
+      'accounts.state as account_state',
+      'accounts.daily_spend_limit_cents as account_daily_spend_limit_cents',
+      'accounts.monthly_spend_limit_cents as account_monthly_spend_limit_cents',
+      'accounts.lifetime_spend_limit_cents as account_lifetime_spend_limit_cents',
+      'accounts.created_ms as account_created_ms',
+      'accounts.issuing_financial_account_token',
+      'programs.require_funds',
+    ])
+    .where('cards.program_id', '=', programId)
+    .where('cards.pan_lookup_hash', '=', panLookupHash),
+);
+
+export async function findCardForAuthorization(exec: Executor, programId: string, panLookupHash: string): Promise<CardForAuthorizationRow | undefined> {
+  const [row] = await selectCardForAuthorization(exec, programId, panLookupHash);
+  return row as CardForAuthorizationRow | undefined;
+}
+
+/**
+ * An INSERT of every column of a table, prepared once (a fixed column order, so a fixed arity).
+ * Both hot-path inserts of an authorization use it.
+ */
+function preparedInsert<Table extends 'card_transactions' | 'card_transaction_events', Row extends object>(table: Table, columns: ReadonlyArray<keyof Row & string>) {
+  const statement = prepared((db, ...values: unknown[]) => db.insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never));
+  return async (exec: Executor, row: Row): Promise<void> => {
+    await statement(exec, ...columns.map((column) => row[column]));
+  };
+}
+
+export const insertTransaction = preparedInsert<'card_transactions', TransactionRow>('card_transactions', [
+  'program_id',
+  'token',
+  'account_token',
+  'card_token',
+  'financial_account_token',
+  'kind',
+  'status',
+  'result',
+  'authorization_amount_cents',
+  'hold_cents',
+  'settled_cents',
+  'merchant_authorization_amount_cents',
+  'merchant_currency',
+  'spend_cents',
+  'counts_as_spend',
+  'return_reversed',
+  'merchant_acceptor_id',
+  'merchant_descriptor',
+  'merchant_mcc',
+  'merchant_city',
+  'merchant_country',
+  'merchant_state',
+  'card_present',
+  'partial_approval_capable',
+  'expires_ms',
+  'created_ms',
+  'updated_ms',
+]);
+
+export const insertEvent = preparedInsert<'card_transaction_events', EventRow>('card_transaction_events', [
+  'program_id',
+  'transaction_token',
+  'seq',
+  'token',
+  'type',
+  'amount_cents',
+  'settlement_cents',
+  'effective_polarity',
+  'result',
+  'detailed_results',
+  'rule_results',
+  'created_ms',
+]);
+
+export function find(exec: Executor, programId: string, token: string): Promise<TransactionRow | undefined> {
+  return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** The transaction, locked for the rest of the database transaction (PostgreSQL `FOR UPDATE`). */
+export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<TransactionRow | undefined> {
+  return db.forUpdate(tx.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
+export type AmountChanges = Pick<
+  TransactionRow,
+  'status' | 'authorization_amount_cents' | 'hold_cents' | 'settled_cents' | 'spend_cents' | 'return_reversed' | 'expires_ms' | 'updated_ms'
+>;
+
+export async function updateAmounts(exec: Executor, programId: string, token: string, changes: AmountChanges): Promise<void> {
+  await exec.updateTable('card_transactions').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+export async function nextEventSeq(exec: Executor, programId: string, transactionToken: string): Promise<number> {
+  const row = await exec
+    .selectFrom('card_transaction_events')
+    .select(sql<number | null>`max(seq)`.as('max_seq'))
+    .where('program_id', '=', programId)
+    .where('transaction_token', '=', transactionToken)
+    .executeTakeFirst();
+  return row?.max_seq === null || row?.max_seq === undefined ? 0 : Number(row.max_seq) + 1;
+}
+
+export function eventsFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<EventRow[]> {
+  if (transactionTokens.length === 0) return Promise.resolve([]);
+  return exec
+    .selectFrom('card_transaction_events')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('transaction_token', 'in', transactionTokens)
+    .orderBy('transaction_token')
+    .orderBy('seq')
+    .execute();
+}
+
+export interface ListFilters {
+  account_token?: string | undefined;
+  card_token?: string | undefined;
+  /** Any of these statuses (the `result` filter is expressed as statuses). */
+  statuses?: readonly string[] | undefined;
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  let query = exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId);
+  if (filters.card_token !== undefined) query = query.where('card_token', '=', filters.card_token);
+  if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
+  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses as TransactionRow['status'][]);
+  return keysetPage(exec, createdBetween(query, filters, 'card_transactions'), 'card_transactions', programId, page);
+}
+
+// ---- expiry ---------------------------------------------------------------------------------------
+
+/**
+ * PENDING debit authorizations created at or before `createdThroughMs`, oldest first: those whose
+ * expiry has come. Served by the status index (status and kind are literals, so the plan is fixed).
+ */
+const selectDueExpiries = prepared((db, programId: string, createdThroughMs: number, limit: number) =>
+  db
+    .selectFrom('card_transactions')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('status', '=', sql.lit('PENDING'))
+    .where('created_ms', '<=', createdThroughMs)
+    .where('kind', '=', sql.lit('AUTHORIZATION'))
+    .orderBy('created_ms')
+    .orderBy('token')
+    .limit(limit),
+);
+
+export async function dueExpiries(exec: Executor, programId: string, createdThroughMs: number, limit: number): Promise<string[]> {
+  return (await selectDueExpiries(exec, programId, createdThroughMs, limit)).map((row) => row.token);
+}
+
+// ---- spend: per-day buckets and raw sums ----------------------------------------------------------
+
+const upsertSpendDayPrepared = prepared((db, programId: string, scopeToken: string, dayStartMs: number, spentCents: number, approvedCount: number) =>
+  db
+    .insertInto('card_spend_days')
+    .values({ program_id: programId, scope_token: scopeToken, day_start_ms: dayStartMs, spent_cents: spentCents, approved_count: approvedCount })
+    .onConflict((conflict) =>
+      conflict.columns(['program_id', 'scope_token', 'day_start_ms']).doUpdateSet((eb) => ({
+        spent_cents: eb('card_spend_days.spent_cents', '+', eb.ref('excluded.spent_cents')),
+        approved_count: eb('card_spend_days.approved_count', '+', eb.ref('excluded.approved_count')),
+      })),
+    ),
+);
+
+/** Adds to the bucket of a card or account and day (created on first use). */
+export async function addToSpendDay(exec: Executor, programId: string, bucket: Omit<CardSpendDaysTable, 'program_id'>): Promise<void> {
+  await upsertSpendDayPrepared(exec, programId, bucket.scope_token, bucket.day_start_ms, bucket.spent_cents, bucket.approved_count);
+}
+
+export interface SpendSum {
+  amount_cents: number;
+  count: number;
+}
+
+const sumSpendDays = prepared((db, programId: string, scopeToken: string, fromDayMs: number, untilDayMs: number) =>
+  db
+    .selectFrom('card_spend_days')
+    .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
+    .where('program_id', '=', programId)
+    .where('scope_token', '=', scopeToken)
+    .where('day_start_ms', '>=', fromDayMs)
+    .where('day_start_ms', '<', untilDayMs),
+);
+
+function toSum(row: { amount_cents: number; count: number } | undefined): SpendSum {
+  return { amount_cents: Number(row?.amount_cents ?? 0), count: Number(row?.count ?? 0) };
+}
+
+/** Σ of the buckets of days in [fromDayMs, untilDayMs). */
+export async function spendDaysSum(exec: Executor, programId: string, scopeToken: string, fromDayMs: number, untilDayMs: number): Promise<SpendSum> {
+  return toSum((await sumSpendDays(exec, programId, scopeToken, fromDayMs, untilDayMs))[0]);
+}
+
+export type SpendScope = 'CARD' | 'ACCOUNT';
+
+const rawSpendStatements = {
+  CARD: prepared((db, programId: string, token: string, sinceMs: number, untilMs: number) =>
+    db
+      .selectFrom('card_transactions')
+      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
+      .where('program_id', '=', programId)
+      .where('card_token', '=', token)
+      .where('created_ms', '>=', sinceMs)
+      .where('created_ms', '<', untilMs),
+  ),
+  ACCOUNT: prepared((db, programId: string, token: string, sinceMs: number, untilMs: number) =>
+    db
+      .selectFrom('card_transactions')
+      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
+      .where('program_id', '=', programId)
+      .where('account_token', '=', token)
+      .where('created_ms', '>=', sinceMs)
+      .where('created_ms', '<', untilMs),
+  ),
+};
+
+/** Σ of the spend of the card's or account's transactions created in [sinceMs, untilMs) (their list index). */
+export async function rawSpendSum(exec: Executor, programId: string, scope: SpendScope, token: string, sinceMs: number, untilMs: number): Promise<SpendSum> {
+  return toSum((await rawSpendStatements[scope](exec, programId, token, sinceMs, untilMs))[0]);
+}
+
+/** The same with the merchant filters of a velocity rule: a range scan of the list index, filtered. */
+export async function filteredSpendSum(
+  exec: Executor,
+  programId: string,
+  scope: SpendScope,
+  token: string,
+  range: { since_ms: number; until_ms: number },
+  filters: VelocityFilters,
+): Promise<SpendSum> {
+  let query = exec
+    .selectFrom('card_transactions')
+    .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
+    .where('program_id', '=', programId)
+    .where(scope === 'CARD' ? 'card_token' : 'account_token', '=', token)
+    .where('created_ms', '>=', range.since_ms)
+    .where('created_ms', '<', range.until_ms)
+    .where('counts_as_spend', '=', 1);
+  if (filters.include_mccs) query = query.where('merchant_mcc', 'in', [...filters.include_mccs]);
+  if (filters.exclude_mccs) query = query.where('merchant_mcc', 'not in', [...filters.exclude_mccs]);
+  if (filters.include_countries) query = query.where('merchant_country', 'in', [...filters.include_countries]);
+  if (filters.exclude_countries) query = query.where('merchant_country', 'not in', [...filters.exclude_countries]);
+  return toSum(await query.executeTakeFirst());
+}
+
+const countCardAttempts = prepared((db, programId: string, cardToken: string, sinceMs: number, untilMs: number) =>
+  db
+    .selectFrom('card_transactions')
+    .select(sql<number>`count(*)`.as('count'))
+    .where('program_id', '=', programId)
+    .where('card_token', '=', cardToken)
+    .where('created_ms', '>=', sinceMs)
+    .where('created_ms', '<', untilMs),
+);
+
+/** Transactions of any result on the card created in [sinceMs, untilMs). */
+export async function cardAttempts(exec: Executor, programId: string, cardToken: string, sinceMs: number, untilMs: number): Promise<number> {
+  const [row] = await countCardAttempts(exec, programId, cardToken, sinceMs, untilMs);
+  return Number(row?.count ?? 0);
+}
