@@ -5,24 +5,27 @@
  * For one event: ONE query loads the ACTIVE rules of the stream that apply to the card with their
  * current and draft parameters (store.applicableRules); each (rule, version) is compiled once and
  * kept (versions are immutable, so the cache can never be stale); every current version is
- * evaluated and enforced, every draft version evaluated in shadow; then ONE multi-row upsert adds
- * all the verdicts to the per-day aggregate the report reads. History (velocity sums, transaction
- * counts) is read only through the engine's indexed `AuthorizationHistory`, each distinct query at
- * most once per event. So the statements per event are 2 plus the distinct history queries, and
- * neither grows with past transactions.
+ * evaluated and enforced, every draft version evaluated in shadow; then the event's verdicts, as one
+ * *outcome*, add one to that outcome's counter for the day (the per-day aggregate the report reads;
+ * see tables.ts). History (velocity sums, transaction counts) is read only through the engine's
+ * indexed `AuthorizationHistory`, each distinct query at most once per event. So an event costs 2
+ * statements plus its distinct history queries: neither grows with past transactions, and the
+ * writes do not grow with the number of rules.
  */
+import crypto from 'node:crypto';
 import { isoDate, isoTimestamp } from '../clock.js';
 import type { Executor } from '../db/database.js';
+import { InvariantViolation } from '../errors.js';
 import type { AuthorizationFacts, AuthorizationHistory, AuthRulesEvaluator, RuleResult } from '../engine/rules-seam.js';
 import { TRANSACTION_COUNT_WINDOWS_MS, type AuthRuleType, type EventStream } from './attributes.js';
 import type { AttributeValue } from './conditions.js';
 import type { AuthRuleParameters } from './parameters.js';
-import { exampleLine } from './report.js';
+import { exampleLine, type StoredVerdict } from './report.js';
 import { compileRule, type CompiledRule, type RuleInput, type Verdict } from './rules.js';
 import * as store from './store.js';
 import type { VersionRole } from './tables.js';
 
-/** Aggregate rows per rule and day are split over this many shards (by event), against row-lock contention. */
+/** An outcome's day counter is split over this many shards (by event), against row-lock contention. */
 export const STAT_SHARDS = 8;
 const COMPILED_CACHE_LIMIT = 10_000;
 
@@ -42,16 +45,23 @@ export class CompiledRuleCache {
   readonly #entries = new Map<string, CompiledRule>();
   constructor(readonly limit: number = COMPILED_CACHE_LIMIT) {}
 
-  get(programId: string, ruleToken: string, version: number, type: string, parameters: string): CompiledRule {
+  /** The compiled version, if it is cached (it becomes the most recently used). */
+  peek(programId: string, ruleToken: string, version: number): CompiledRule | undefined {
     const key = `${programId}/${ruleToken}/${version}`;
-    let compiled = this.#entries.get(key);
+    const compiled = this.#entries.get(key);
     if (compiled) {
       this.#entries.delete(key);
-    } else {
-      compiled = compileRule(type as AuthRuleType, JSON.parse(parameters) as AuthRuleParameters);
-      if (this.#entries.size >= this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
+      this.#entries.set(key, compiled);
     }
-    this.#entries.set(key, compiled);
+    return compiled;
+  }
+
+  get(programId: string, ruleToken: string, version: number, type: string, parameters: string): CompiledRule {
+    const cached = this.peek(programId, ruleToken, version);
+    if (cached) return cached;
+    const compiled = compileRule(type as AuthRuleType, JSON.parse(parameters) as AuthRuleParameters);
+    if (this.#entries.size >= this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(`${programId}/${ruleToken}/${version}`, compiled);
     return compiled;
   }
 
@@ -77,51 +87,66 @@ export function shardOf(eventToken: string): number {
   return hash % STAT_SHARDS;
 }
 
-function statsRow(event: StreamEvent, evaluation: RuleEvaluation): store.DailyStatsRow {
-  const { decision } = evaluation.verdict;
-  return {
-    program_id: event.programId,
-    rule_token: evaluation.rule_token,
+function invariantMissing(ruleToken: string, version: number): never {
+  throw new InvariantViolation(`auth rule ${ruleToken} has no version ${version}`);
+}
+
+/** Adds the event's verdicts, as one outcome, to the per-day aggregate. */
+async function recordOutcome(exec: Executor, event: StreamEvent, evaluations: readonly RuleEvaluation[]): Promise<void> {
+  if (evaluations.length === 0) return;
+  const verdicts: StoredVerdict[] = evaluations
+    .map((evaluation): StoredVerdict => [evaluation.rule_token, evaluation.role, evaluation.version, evaluation.verdict.decision])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const json = JSON.stringify(verdicts);
+  await store.addOutcomeEvent(exec, {
+    programId: event.programId,
+    hash: crypto.createHash('sha256').update(json).digest('hex').slice(0, 32),
+    verdicts: json,
+    ruleTokens: [...new Set(verdicts.map(([ruleToken]) => ruleToken))],
     day: isoDate(event.now_ms),
-    role: evaluation.role,
-    version: evaluation.version,
     shard: shardOf(event.event_token),
-    approved: decision === 'APPROVED' ? 1 : 0,
-    challenged: decision === 'CHALLENGED' ? 1 : 0,
-    declined: decision === 'DECLINED' ? 1 : 0,
-    examples: exampleLine({ decision, event_token: event.event_token, timestamp: isoTimestamp(event.now_ms) }),
-  };
+    example: exampleLine({ event_token: event.event_token, timestamp: isoTimestamp(event.now_ms) }),
+    nowMs: event.now_ms,
+  });
 }
 
 export class RuleEngine {
   constructor(readonly cache: CompiledRuleCache = new CompiledRuleCache()) {}
 
-  /** The versions to run for each applicable rule: the current one (enforced), then the draft (shadow). */
-  #versions(event: StreamEvent, rows: readonly store.ApplicableRuleRow[]) {
-    const runs: Array<{ row: store.ApplicableRuleRow; role: VersionRole; version: number; rule: CompiledRule }> = [];
-    for (const row of rows) {
-      if (row.current_version !== null && row.current_parameters !== null) {
-        const rule = this.cache.get(event.programId, row.token, row.current_version, row.type, row.current_parameters);
-        runs.push({ row, role: 'CURRENT', version: row.current_version, rule });
-      }
-      if (row.draft_version !== null && row.draft_parameters !== null) {
-        const rule = this.cache.get(event.programId, row.token, row.draft_version, row.type, row.draft_parameters);
-        runs.push({ row, role: 'DRAFT', version: row.draft_version, rule });
-      }
-    }
-    return runs;
+  /**
+   * The versions to run for each applicable rule: the current one (enforced), then the draft
+   * (shadow). Versions are immutable, so a compiled one is reused; parameters are read (one query)
+   * only for versions this process has not compiled yet.
+   */
+  async #versions(exec: Executor, event: StreamEvent, rows: readonly store.ApplicableRuleRow[]) {
+    const wanted = rows.flatMap((row) =>
+      [
+        { row, role: 'CURRENT' as const, version: row.current_version },
+        { row, role: 'DRAFT' as const, version: row.draft_version },
+      ].filter((run): run is { row: store.ApplicableRuleRow; role: VersionRole; version: number } => run.version !== null),
+    );
+    const missing = wanted.filter(({ row, version }) => !this.cache.peek(event.programId, row.token, version));
+    const parameters = await store.versionParameters(
+      exec,
+      event.programId,
+      missing.map(({ row, version }) => ({ rule_token: row.token, version })),
+    );
+    return wanted.map(({ row, role, version }) => {
+      const rule =
+        this.cache.peek(event.programId, row.token, version) ??
+        this.cache.get(event.programId, row.token, version, row.type, parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version));
+      return { row, role, version, rule };
+    });
   }
 
   /** Evaluates and records every applicable rule version for one event; returns every evaluation. */
   async evaluate(exec: Executor, event: StreamEvent): Promise<RuleEvaluation[]> {
     const rows = await store.applicableRules(exec, event.programId, event.stream, event.card_token, event.account_token);
     const evaluations: RuleEvaluation[] = [];
-    for (const { row, role, version, rule } of this.#versions(event, rows)) {
+    for (const { row, role, version, rule } of await this.#versions(exec, event, rows)) {
       evaluations.push({ rule_token: row.token, name: row.name, role, version, verdict: await rule(event.input) });
     }
-    const statsRows = evaluations.map((evaluation) => statsRow(event, evaluation));
-    statsRows.sort((a, b) => a.rule_token.localeCompare(b.rule_token) || a.role.localeCompare(b.role));
-    await store.addDailyStats(exec, statsRows);
+    await recordOutcome(exec, event, evaluations);
     return evaluations;
   }
 

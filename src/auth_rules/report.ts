@@ -1,6 +1,7 @@
 /**
  * Seed 4.2, the performance report: its range limits and its daily statistics, assembled from the
- * per-day aggregate (store.addDailyStats) and the periods each version held its role. Pure.
+ * per-day aggregate by outcome (store.addOutcomeEvent: each event's verdicts counted per outcome
+ * and day) and the periods each version held its role. Pure.
  *
  * Limits, on the program clock (spec 8): data through the previous UTC day only; the past 3 months
  * only (begin on or after today minus 3 calendar months); at most 1 month (end before begin plus
@@ -11,7 +12,7 @@
 import { MS_PER_DAY, utcDayStartMs } from '../clock.js';
 import { UnprocessableError } from '../errors.js';
 import type { ReportExample, RuleStats } from './schemas.js';
-import { EXAMPLES_PER_DAY, type DailyStatsRow } from './store.js';
+import { EXAMPLES_PER_DAY } from './store.js';
 import type { VersionRole } from './tables.js';
 
 export const HISTORY_MONTHS = 3;
@@ -65,18 +66,63 @@ export function versionHolding(periods: readonly VersionPeriods[], role: Version
   return latest;
 }
 
-/** One example line as stored in the aggregate (store.addDailyStats). */
-export function exampleLine(example: Omit<ReportExample, 'approved'>): string {
-  return `${JSON.stringify(example)}\n`;
+/** One example line as stored in an outcome's day counter (store.addOutcomeEvent). */
+export function exampleLine(example: { event_token: string; timestamp: string }): string {
+  return `${JSON.stringify({ event_token: example.event_token, timestamp: example.timestamp })}\n`;
 }
 
-function parseExamples(text: string): ReportExample[] {
+/** A rule's counts for one day, role and version: what its outcomes add up to. */
+export interface DailyStatsRow {
+  day: string;
+  role: VersionRole;
+  version: number;
+  approved: number;
+  challenged: number;
+  declined: number;
+  examples: ReportExample[];
+}
+
+/** An outcome's verdicts as stored: [rule_token, role, version, decision]. */
+export type StoredVerdict = [string, VersionRole, number, ReportExample['decision']];
+
+/**
+ * Expands the outcome day counters of one rule into its per-day, per-role, per-version counts:
+ * each counter adds its events to the rule's decision in that outcome, and lends its example
+ * events with that decision.
+ */
+export function ruleDailyRows(
+  ruleToken: string,
+  counters: ReadonlyArray<{ hash: string; day: string; count: number; examples: string }>,
+  verdictsByHash: ReadonlyMap<string, string>,
+): DailyStatsRow[] {
+  const rows = new Map<string, DailyStatsRow>();
+  const parsed = new Map<string, StoredVerdict[]>();
+  for (const counter of counters) {
+    let verdicts = parsed.get(counter.hash);
+    if (!verdicts) {
+      verdicts = (JSON.parse(verdictsByHash.get(counter.hash) ?? '[]') as StoredVerdict[]).filter(([token]) => token === ruleToken);
+      parsed.set(counter.hash, verdicts);
+    }
+    for (const [, role, version, decision] of verdicts) {
+      const key = `${counter.day}|${role}|${version}`;
+      const row = rows.get(key) ?? { day: counter.day, role, version, approved: 0, challenged: 0, declined: 0, examples: [] };
+      if (decision === 'APPROVED') row.approved += Number(counter.count);
+      else if (decision === 'CHALLENGED') row.challenged += Number(counter.count);
+      else row.declined += Number(counter.count);
+      row.examples.push(...parseExamples(counter.examples, decision));
+      rows.set(key, row);
+    }
+  }
+  return [...rows.values()];
+}
+
+function parseExamples(text: string, decision: ReportExample['decision']): ReportExample[] {
   return text
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
-      const example = JSON.parse(line) as Omit<ReportExample, 'approved'>;
-      return { approved: example.decision === 'APPROVED', decision: example.decision, event_token: example.event_token, timestamp: example.timestamp };
+      const example = JSON.parse(line) as { event_token: string; timestamp: string };
+      return { approved: decision === 'APPROVED', decision, event_token: example.event_token, timestamp: example.timestamp };
     });
 }
 
@@ -87,7 +133,7 @@ function statistics(rows: readonly DailyStatsRow[], version: number): RuleStats 
     stats.approved += row.approved;
     stats.challenged += row.challenged;
     stats.declined += row.declined;
-    stats.examples.push(...parseExamples(row.examples));
+    stats.examples.push(...row.examples);
   }
   stats.examples.sort((a, b) => a.timestamp.localeCompare(b.timestamp) || a.event_token.localeCompare(b.event_token));
   stats.examples = stats.examples.slice(0, EXAMPLES_PER_DAY);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UnprocessableError } from '../errors.js';
-import { addMonths, checkReportRange, dailyStatistics, exampleLine, versionHolding, type VersionPeriods } from './report.js';
-import type { DailyStatsRow } from './store.js';
+import { addMonths, checkReportRange, dailyStatistics, exampleLine, ruleDailyRows, versionHolding, type VersionPeriods } from './report.js';
 
 const ms = (iso: string) => Date.parse(iso);
 
@@ -52,23 +51,24 @@ describe('daily statistics', () => {
     expect(versionHolding(periods, 'CURRENT', ...day('2031-03-12'))).toBe(1);
   });
 
-  it('sums the rows of every shard and version of a role, and keeps the 5 earliest examples', () => {
-    const row = (shard: number, version: number, counts: [number, number, number], times: string[]): DailyStatsRow => ({
-      program_id: 'p',
-      rule_token: 'r',
-      day: '2031-03-11',
-      role: 'DRAFT',
-      version,
-      shard,
-      approved: counts[0],
-      challenged: counts[1],
-      declined: counts[2],
-      examples: times.map((time, index) => exampleLine({ decision: index % 2 === 0 ? 'DECLINED' : 'APPROVED', event_token: `e-${shard}-${index}`, timestamp: time })).join(''),
-    });
-    const rows = [
-      row(0, 1, [1, 0, 2], ['2031-03-11T08:00:00.000Z', '2031-03-11T08:30:00.000Z', '2031-03-11T08:40:00.000Z']),
-      row(3, 3, [2, 1, 1], ['2031-03-11T10:00:00.000Z', '2031-03-11T07:00:00.000Z', '2031-03-11T11:00:00.000Z', '2031-03-11T12:00:00.000Z']),
+  it("expands a rule's outcomes into its counts: every shard and version of a role, the 5 earliest examples", () => {
+    const examples = (prefix: string, times: string[]) => times.map((timestamp, index) => exampleLine({ event_token: `${prefix}-${index}`, timestamp })).join('');
+    const verdicts = new Map([
+      ['declines', JSON.stringify([['other', 'CURRENT', 7, 'APPROVED'], ['r', 'DRAFT', 1, 'DECLINED']])],
+      ['approves', JSON.stringify([['r', 'DRAFT', 3, 'APPROVED']])],
+      ['challenges', JSON.stringify([['r', 'DRAFT', 3, 'CHALLENGED']])],
+    ]);
+    const counters = [
+      { hash: 'declines', day: '2031-03-11', count: 2, examples: examples('d0', ['2031-03-11T08:00:00.000Z', '2031-03-11T08:30:00.000Z']) },
+      { hash: 'declines', day: '2031-03-11', count: 1, examples: examples('d5', ['2031-03-11T08:40:00.000Z']) },
+      { hash: 'approves', day: '2031-03-11', count: 3, examples: examples('a', ['2031-03-11T07:00:00.000Z', '2031-03-11T10:00:00.000Z', '2031-03-11T12:00:00.000Z']) },
+      { hash: 'challenges', day: '2031-03-11', count: 1, examples: examples('c', ['2031-03-11T11:00:00.000Z']) },
+      { hash: 'approves', day: '2031-03-12', count: 4, examples: examples('next', ['2031-03-12T07:00:00.000Z']) },
     ];
+    const rows = ruleDailyRows('r', counters, verdicts);
+    expect(rows.filter((row) => row.day === '2031-03-12')).toEqual([
+      { day: '2031-03-12', role: 'DRAFT', version: 3, approved: 4, challenged: 0, declined: 0, examples: [expect.objectContaining({ event_token: 'next-0' })] },
+    ]);
     const [entry] = dailyStatistics('2031-03-11', '2031-03-11', rows, periods);
     expect(entry?.current_version_statistics).toEqual({ approved: 0, challenged: 0, declined: 0, examples: [], version: 1 });
     const draft = entry?.draft_version_statistics;
@@ -80,7 +80,8 @@ describe('daily statistics', () => {
       '2031-03-11T08:40:00.000Z',
       '2031-03-11T10:00:00.000Z',
     ]);
-    expect(draft?.examples[0]).toEqual({ approved: true, decision: 'APPROVED', event_token: 'e-3-1', timestamp: '2031-03-11T07:00:00.000Z' });
+    expect(draft?.examples[0]).toEqual({ approved: true, decision: 'APPROVED', event_token: 'a-0', timestamp: '2031-03-11T07:00:00.000Z' });
+    expect(draft?.examples[1]).toEqual({ approved: false, decision: 'DECLINED', event_token: 'd0-0', timestamp: '2031-03-11T08:00:00.000Z' });
   });
 
   it('has one entry per day, inclusive, across month ends', () => {

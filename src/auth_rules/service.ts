@@ -19,7 +19,7 @@ import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { STREAM_OF_TYPE, type AuthRuleType, type EventStream } from './attributes.js';
 import { parseParameters } from './parameters.js';
-import { checkReportRange, dailyStatistics } from './report.js';
+import { checkReportRange, dailyStatistics, ruleDailyRows } from './report.js';
 import type { AuthRule, CreateAuthRuleBody, DraftAuthRuleBody, ListAuthRulesQuery, Report, ReportQuery, RuleVersion, UpdateAuthRuleBody } from './schemas.js';
 import * as store from './store.js';
 import type { AuthRuleScope, TargetKind } from './tables.js';
@@ -277,7 +277,9 @@ export async function report(exec: Executor, scope: ProgramScope, token: string,
   const row = await store.findRule(exec, scope.programId, token);
   if (!row) throw notFound('auth rule', token);
   checkReportRange(query.begin, query.end, isoDate(scope.nowMs));
-  const rows = await store.dailyStats(exec, scope.programId, token, query.begin, query.end);
+  const counters = await store.outcomeDaysOfRule(exec, scope.programId, token, query.begin, query.end);
+  const verdicts = await store.outcomeVerdicts(exec, scope.programId, [...new Set(counters.map((counter) => counter.hash))]);
+  const rows = ruleDailyRows(token, counters, verdicts);
   const periods = await store.versionPeriods(exec, scope.programId, token);
   return { auth_rule_token: token, begin: query.begin, end: query.end, daily_statistics: dailyStatistics(query.begin, query.end, rows, periods) };
 }

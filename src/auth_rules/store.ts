@@ -2,10 +2,9 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
-import { prepared } from '../db/prepared.js';
+import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import { EVENT_STREAMS } from './attributes.js';
 import type {
-  AuthRuleDailyStatsTable,
   AuthRulesTable,
   AuthRuleTargetsTable,
   AuthRuleVersionsTable,
@@ -16,7 +15,6 @@ import type {
 export type RuleRow = AuthRulesTable;
 export type VersionRow = AuthRuleVersionsTable;
 export type TargetRow = AuthRuleTargetsTable;
-export type DailyStatsRow = AuthRuleDailyStatsTable;
 
 /** The first examples of a row are kept; the report shows at most this many per day and version. */
 export const EXAMPLES_PER_DAY = 5;
@@ -44,7 +42,7 @@ export async function updateRule(exec: Executor, programId: string, token: strin
 
 /** Deletes the rule with its versions, targets and statistics. */
 export async function deleteRule(exec: Executor, programId: string, token: string): Promise<void> {
-  await exec.deleteFrom('auth_rule_daily_stats').where('program_id', '=', programId).where('rule_token', '=', token).execute();
+  await exec.deleteFrom('auth_rule_outcome_rules').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rule_targets').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rule_versions').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rules').where('program_id', '=', programId).where('token', '=', token).execute();
@@ -210,13 +208,28 @@ export interface ApplicableRuleRow {
   current_version: number | null;
   draft_version: number | null;
   created_ms: number;
-  current_parameters: string | null;
-  draft_parameters: string | null;
+}
+
+/** The parameters of some rule versions (those not compiled yet), by `rule_token/version`. */
+export async function versionParameters(
+  exec: Executor,
+  programId: string,
+  versions: ReadonlyArray<{ rule_token: string; version: number }>,
+): Promise<Map<string, string>> {
+  if (versions.length === 0) return new Map();
+  const rows = await exec
+    .selectFrom('auth_rule_versions')
+    .select(['rule_token', 'version', 'parameters'])
+    .where('program_id', '=', programId)
+    .where('rule_token', 'in', [...new Set(versions.map((version) => version.rule_token))])
+    .execute();
+  return new Map(rows.map((row) => [`${row.rule_token}/${row.version}`, row.parameters]));
 }
 
 /**
- * The ACTIVE rules of a stream that apply to a card, with their current and draft parameters: ONE
- * query per event, whatever the number of rules. The rules come from three index seeks (the
+ * The ACTIVE rules of a stream that apply to a card, with their current and draft version numbers
+ * (parameters are read only for versions not compiled yet, see `versionParameters`): ONE query per
+ * event, whatever the number of rules. The rules come from three index seeks (the
  * program-level rules of the stream; the rules bound to the card; those bound to its account),
  * never a scan of the program's rules; the three sets are disjoint (a rule's targets always match
  * its one scope), hence UNION ALL, computed first (a MATERIALIZED common table expression, so that
@@ -241,12 +254,6 @@ const selectApplicable = prepared((db, programId: string, stream: string, cardTo
     .selectFrom('c')
     // CROSS JOIN: SQLite keeps `c` as the outer loop (each candidate, then the rule by primary key).
     .crossJoin('auth_rules as r')
-    .leftJoin('auth_rule_versions as cv', (join) =>
-      join.onRef('cv.program_id', '=', 'r.program_id').onRef('cv.rule_token', '=', 'r.token').onRef('cv.version', '=', 'r.current_version'),
-    )
-    .leftJoin('auth_rule_versions as dv', (join) =>
-      join.onRef('dv.program_id', '=', 'r.program_id').onRef('dv.rule_token', '=', 'r.token').onRef('dv.version', '=', 'r.draft_version'),
-    )
     .leftJoin('auth_rule_targets as x', (join) =>
       join
         .onRef('x.program_id', '=', 'r.program_id')
@@ -261,8 +268,6 @@ const selectApplicable = prepared((db, programId: string, stream: string, cardTo
       'r.current_version',
       'r.draft_version',
       'r.created_ms',
-      'cv.parameters as current_parameters',
-      'dv.parameters as draft_parameters',
     ])
     .where('r.program_id', '=', programId)
     .whereRef('r.token', '=', 'c.rule_token')
@@ -277,44 +282,89 @@ export async function applicableRules(exec: Executor, programId: string, stream:
   return rows.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
 }
 
-// ---- the per-day aggregate ----------------------------------------------------------------------
+// ---- the per-day aggregate, by outcome ------------------------------------------------------------
 
-/**
- * Adds evaluations to the per-day aggregate: ONE multi-row upsert per event, whatever the number of
- * rules. Each row adds its counts; its example line is appended while the row holds fewer than
- * EXAMPLES_PER_DAY evaluations (each evaluation adds exactly one to a row's total, so the total
- * before the update is the number of examples it holds). Rows must be distinct by key, and are
- * written in key order so that concurrent events lock shared rows in the same order.
- */
-export async function addDailyStats(exec: Executor, rows: readonly DailyStatsRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await exec
-    .insertInto('auth_rule_daily_stats')
-    .values([...rows])
+/** Adds one event to its outcome's counter for the day; returns the counter afterwards. */
+const upsertOutcomeDay = prepared((db, programId: string, hash: string, day: string, shard: number, example: string) =>
+  db
+    .insertInto('auth_rule_outcome_days')
+    .values({ program_id: programId, hash, day, shard, count: 1, examples: example })
     .onConflict((conflict) =>
-      conflict.columns(['program_id', 'rule_token', 'day', 'role', 'version', 'shard']).doUpdateSet((eb) => ({
-        approved: eb('auth_rule_daily_stats.approved', '+', eb.ref('excluded.approved')),
-        challenged: eb('auth_rule_daily_stats.challenged', '+', eb.ref('excluded.challenged')),
-        declined: eb('auth_rule_daily_stats.declined', '+', eb.ref('excluded.declined')),
+      conflict.columns(['program_id', 'hash', 'day', 'shard']).doUpdateSet((eb) => ({
+        count: eb('auth_rule_outcome_days.count', '+', 1),
         examples: eb
           .case()
-          .when(sql<boolean>`auth_rule_daily_stats.approved + auth_rule_daily_stats.challenged + auth_rule_daily_stats.declined < ${EXAMPLES_PER_DAY}`)
-          .then(sql<string>`auth_rule_daily_stats.examples || excluded.examples`)
-          .else(eb.ref('auth_rule_daily_stats.examples'))
+          .when(sql<boolean>`auth_rule_outcome_days.count < ${EXAMPLES_PER_DAY}`)
+          .then(sql<string>`auth_rule_outcome_days.examples || excluded.examples`)
+          .else(eb.ref('auth_rule_outcome_days.examples'))
           .end(),
       })),
     )
+    .returning('count'),
+);
+
+const insertOutcome = preparedWrite((db, programId: string, hash: string, verdicts: string, createdMs: number) =>
+  db
+    .insertInto('auth_rule_outcomes')
+    .values({ program_id: programId, hash, verdicts, created_ms: createdMs })
+    .onConflict((conflict) => conflict.columns(['program_id', 'hash']).doNothing()),
+);
+
+const OUTCOME_RULES_PER_STATEMENT = 500;
+
+export interface OutcomeEvent {
+  programId: string;
+  hash: string;
+  /** JSON of the verdicts (see tables.ts). */
+  verdicts: string;
+  ruleTokens: readonly string[];
+  day: string;
+  shard: number;
+  /** One line `{"event_token":…,"timestamp":…}\n`. */
+  example: string;
+  nowMs: number;
+}
+
+/**
+ * Records one evaluated event: ONE statement in the usual case (the outcome's day counter already
+ * exists), whatever the number of rules. The first event of an outcome on a day also makes sure
+ * the outcome is stored; the very first event of an outcome stores which rules took part.
+ */
+export async function addOutcomeEvent(exec: Executor, event: OutcomeEvent): Promise<void> {
+  const [counter] = await upsertOutcomeDay(exec, event.programId, event.hash, event.day, event.shard, event.example);
+  if (counter !== undefined && Number(counter.count) > 1) return;
+  const inserted = await insertOutcome(exec, event.programId, event.hash, event.verdicts, event.nowMs);
+  if (inserted === 0) return;
+  for (let start = 0; start < event.ruleTokens.length; start += OUTCOME_RULES_PER_STATEMENT) {
+    const tokens = event.ruleTokens.slice(start, start + OUTCOME_RULES_PER_STATEMENT);
+    await insertRows(
+      exec,
+      'auth_rule_outcome_rules',
+      tokens.map((ruleToken) => ({ program_id: event.programId, rule_token: ruleToken, hash: event.hash })),
+    );
+  }
+}
+
+/** The day counters, for `begin`..`end` (inclusive), of every outcome a rule took part in. */
+export function outcomeDaysOfRule(exec: Executor, programId: string, ruleToken: string, begin: string, end: string) {
+  return exec
+    .selectFrom('auth_rule_outcome_rules as r')
+    .innerJoin('auth_rule_outcome_days as d', (join) => join.onRef('d.program_id', '=', 'r.program_id').onRef('d.hash', '=', 'r.hash'))
+    .select(['d.hash', 'd.day', 'd.count', 'd.examples'])
+    .where('r.program_id', '=', programId)
+    .where('r.rule_token', '=', ruleToken)
+    .where('d.day', '>=', begin)
+    .where('d.day', '<=', end)
     .execute();
 }
 
-/** The aggregate rows of a rule for the days `begin`..`end` (inclusive), by primary key. */
-export function dailyStats(exec: Executor, programId: string, ruleToken: string, begin: string, end: string): Promise<DailyStatsRow[]> {
-  return exec
-    .selectFrom('auth_rule_daily_stats')
-    .selectAll()
+export async function outcomeVerdicts(exec: Executor, programId: string, hashes: readonly string[]): Promise<Map<string, string>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await exec
+    .selectFrom('auth_rule_outcomes')
+    .select(['hash', 'verdicts'])
     .where('program_id', '=', programId)
-    .where('rule_token', '=', ruleToken)
-    .where('day', '>=', begin)
-    .where('day', '<=', end)
+    .where('hash', 'in', hashes)
     .execute();
+  return new Map(rows.map((row) => [row.hash, row.verdicts]));
 }

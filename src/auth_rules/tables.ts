@@ -10,9 +10,12 @@
  *   in the report reads.
  * - `auth_rule_targets`: the accounts or cards a rule applies to, or the cards a program-level rule
  *   excludes.
- * - `auth_rule_daily_stats`: the per-day aggregate the report reads, kept up to date by every
- *   evaluation (one multi-row upsert per authorization). Rows are split into a few shards per
- *   rule and day so that concurrent authorizations of different cards do not all wait on one row.
+ * - the per-day aggregate the report reads, by *outcome*: an event's whole set of verdicts (which
+ *   rule versions ran and how each decided), stored once in `auth_rule_outcomes` (with
+ *   `auth_rule_outcome_rules` saying which rules took part); each evaluated event adds one to its
+ *   outcome's counter for the day in `auth_rule_outcome_days`, whatever the number of rules. Day
+ *   rows are split into a few shards so that concurrent events of one outcome do not all wait on
+ *   one row.
  */
 export type AuthRuleScope = 'PROGRAM' | 'ACCOUNT' | 'CARD' | 'NONE';
 export type TargetKind = 'ACCOUNT' | 'CARD' | 'EXCLUDED_CARD';
@@ -54,18 +57,30 @@ export interface AuthRuleTargetsTable {
   target_token: string;
 }
 
-export interface AuthRuleDailyStatsTable {
+export interface AuthRuleOutcomesTable {
+  program_id: string;
+  /** SHA-256 (hex, 32 characters) of `verdicts`. */
+  hash: string;
+  /** JSON array of [rule_token, role, version, decision], sorted by rule and role. */
+  verdicts: string;
+  created_ms: number;
+}
+
+export interface AuthRuleOutcomeRulesTable {
   program_id: string;
   rule_token: string;
+  hash: string;
+}
+
+export interface AuthRuleOutcomeDaysTable {
+  program_id: string;
+  hash: string;
   /** UTC `YYYY-MM-DD` of the evaluations, by the program clock. */
   day: string;
-  role: VersionRole;
-  version: number;
   shard: number;
-  approved: number;
-  challenged: number;
-  declined: number;
-  /** The first examples of the row, one JSON object per line (at most EXAMPLES_PER_DAY). */
+  /** Events with this outcome that day (in this shard). */
+  count: number;
+  /** The first events of the row, one JSON object `{event_token, timestamp}` per line (at most EXAMPLES_PER_DAY). */
   examples: string;
 }
 
@@ -73,5 +88,7 @@ export interface AuthRuleTables {
   auth_rules: AuthRulesTable;
   auth_rule_versions: AuthRuleVersionsTable;
   auth_rule_targets: AuthRuleTargetsTable;
-  auth_rule_daily_stats: AuthRuleDailyStatsTable;
+  auth_rule_outcomes: AuthRuleOutcomesTable;
+  auth_rule_outcome_rules: AuthRuleOutcomeRulesTable;
+  auth_rule_outcome_days: AuthRuleOutcomeDaysTable;
 }

@@ -11,6 +11,7 @@ import * as m0002 from './migrations/0002_account_holders_cards.js';
 import * as m0003 from './migrations/0003_money_movement.js';
 import * as m0004 from './migrations/0004_card_transactions.js';
 import * as m0005 from './migrations/0005_auth_rules.js';
+import * as m0006 from './migrations/0006_auth_rule_outcomes.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0003_money_movement': m0003,
   '0004_card_transactions': m0004,
   '0005_auth_rules': m0005,
+  '0006_auth_rule_outcomes': m0006,
 };
 
 /**
