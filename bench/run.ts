@@ -115,7 +115,7 @@ function row(engine: string, name: string, m: Measurement, refA: Measurement | u
 }
 
 function verdictFor(scenario: Scenario, m: Measurement, refA: Measurement, refB: Measurement, earlier: ReadonlyMap<string, Measurement>): string {
-  const { minRatio, maxP99Ms, maxP99RatioTo, note } = scenario.target;
+  const { minRatio, maxP99Ms, maxP99RatioTo, minThroughputRatioTo, note } = scenario.target;
   const reference = scenario.reference === 'a' ? refA : refB;
   const parts: string[] = [];
   let pass = true;
@@ -133,6 +133,12 @@ function verdictFor(scenario: Scenario, m: Measurement, refA: Measurement, refB:
     const ratio = m.p99Ms / Math.max(base.p99Ms, 1);
     parts.push(`p99 ≤${maxP99RatioTo.ratio}× "${maxP99RatioTo.scenario}" (${ratio.toFixed(2)}×)`);
     pass &&= ratio <= maxP99RatioTo.ratio;
+  }
+  const baseline = minThroughputRatioTo === undefined ? undefined : earlier.get(minThroughputRatioTo.scenario);
+  if (minThroughputRatioTo !== undefined && baseline !== undefined) {
+    const ratio = m.requestsPerSecond / baseline.requestsPerSecond;
+    parts.push(`req/s ≥${minThroughputRatioTo.ratio}× "${minThroughputRatioTo.scenario}" (${ratio.toFixed(2)}×)`);
+    pass &&= ratio >= minThroughputRatioTo.ratio;
   }
   if (parts.length === 0) return note ?? '';
   return `target ${parts.join(', ')}: ${pass ? 'met' : 'MISSED'}${note ? ` (${note})` : ''}`;

@@ -1,19 +1,23 @@
 /**
- * Card transaction scenarios (issue 3):
- *  - the approve path of `POST /v1/simulate/authorize` on a card with a spend limit (and, once Auth
- *    Rules exist, a card-level rule): ≥ 50% of reference (b), p99 < 30 ms;
+ * Card transaction scenarios (issues 3 and 4):
+ *  - the approve path of `POST /v1/simulate/authorize` on a card with a spend limit and a card-level
+ *    Auth Rule: ≥ 50% of reference (b), p99 < 30 ms;
+ *  - the same with 100 active Auth Rules applying to the card (program-level and card-level, half of
+ *    them with a draft in shadow): at most 2× the time of the 1-rule line;
  *  - `GET /v1/transactions?card_token=…&page_size=50` with 1,000 and then 1,000,000 transactions of
  *    that card in the database, seeded directly with one INSERT … SELECT per table: the second
  *    scenario's p99 must stay within 1.5× the first's.
  */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import type Lithic from 'lithic';
 import type { BenchContext } from './context.js';
-import type { Scenario } from './scenarios.js';
+import type { Scenario, ScenarioRequest } from './scenarios.js';
 
 /** A monthly card limit the bench never reaches (1 cent per authorization). */
 const CARD_SPEND_LIMIT_CENTS = 1_000_000_000;
 const LIST_1K = 'GET /v1/transactions?card_token (1k rows)';
+const AUTHORIZE_1_RULE = 'POST /v1/simulate/authorize (approve, 1 Auth Rule)';
 const LIST_1M = 'GET /v1/transactions?card_token (1M rows)';
 
 interface SeededCard {
@@ -64,17 +68,35 @@ async function cardWithTransactions(context: BenchContext, rows: number): Promis
   return listedCard;
 }
 
+/**
+ * A card with a spend limit and `rules` active Auth Rules applying to it that never decline (they
+ * block a gambling MCC; the bench buys coffee): the first on the card, the others alternately on
+ * the program and on the card, every other one with a draft evaluated in shadow.
+ */
+async function authorizeWithRules(context: BenchContext, rules: number): Promise<ScenarioRequest> {
+  const card = await context.client.cards.create({ type: 'VIRTUAL', spend_limit: CARD_SPEND_LIMIT_CENTS, spend_limit_duration: 'MONTHLY' });
+  const parameters = { conditions: [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }] };
+  for (let index = 0; index < rules; index++) {
+    const scope = index % 2 === 0 ? { card_tokens: [card.token] } : { program_level: true };
+    const rule = await context.client.authRules.v2.create({ type: 'CONDITIONAL_BLOCK', parameters, ...scope } as unknown as Lithic.AuthRules.V2CreateParams);
+    await context.client.authRules.v2.promote(rule.token);
+    if (index % 2 === 1) await context.client.authRules.v2.draft(rule.token, { parameters } as unknown as Lithic.AuthRules.V2DraftParams);
+  }
+  return { method: 'POST', path: '/v1/simulate/authorize', body: { amount: 1, descriptor: 'BENCH COFFEE', mcc: '5814', pan: card.pan } };
+}
+
 export const cardTransactionScenarios: Scenario[] = [
   {
-    name: 'POST /v1/simulate/authorize (approve)',
+    name: AUTHORIZE_1_RULE,
     reference: 'b',
-    target: { minRatio: 0.5, maxP99Ms: 30, note: 'card with a MONTHLY spend limit; account with its $5,000 daily limit' },
-    prepare: async (context) => {
-      const card = await context.client.cards.create({ type: 'VIRTUAL', spend_limit: CARD_SPEND_LIMIT_CENTS, spend_limit_duration: 'MONTHLY' });
-      // Card-level Auth Rule: the issue wants one present on this card. Auth Rules arrive with
-      // issue 4; create it here (POST /v2/auth_rules with card_tokens: [card.token]) once they exist.
-      return { method: 'POST', path: '/v1/simulate/authorize', body: { amount: 1, descriptor: 'BENCH COFFEE', pan: card.pan } };
-    },
+    target: { minRatio: 0.5, maxP99Ms: 30, note: 'card: MONTHLY spend limit, 1 card-level Auth Rule; account: $5,000 daily limit' },
+    prepare: (context) => authorizeWithRules(context, 1),
+  },
+  {
+    name: 'POST /v1/simulate/authorize (approve, 100 Auth Rules)',
+    reference: 'b',
+    target: { minThroughputRatioTo: { scenario: AUTHORIZE_1_RULE, ratio: 0.5 } },
+    prepare: (context) => authorizeWithRules(context, 100),
   },
   {
     name: LIST_1K,

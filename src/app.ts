@@ -2,12 +2,12 @@
  * The HTTP application: Fastify with the shared mechanisms wired once for every route, then each
  * resource's routes. Read this file to see the order a request goes through:
  *
- *   onRequest   request id header → authentication (API key → program scope and its clock)
+ *   onRequest   request id header, then authentication (API key → program scope and its clock)
  *   validation  no U+0000 anywhere (PostgreSQL text cannot hold it), then the route's TypeBox
  *               schema (bodies strict; query strings coerced)
- *   preHandler  idempotency claim (POST with Idempotency-Key): replay, 400 or 409 happen here
+ *   preHandler  POST routes: idempotency claim (with Idempotency-Key): replay, 400 or 409 happen here
  *   handler     domain code; writes go through `commit` (one transaction + idempotency record)
- *   onSend      an unfinished idempotency claim is released (before the answer leaves)
+ *   onSend      POST routes: an unfinished idempotency claim is released (before the answer leaves)
  *   errors      one error shape for everything (http/errors.ts)
  */
 import crypto from 'node:crypto';
@@ -22,7 +22,7 @@ import { bookTransferRoutes } from './book_transfers/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
-import { authenticateRequest } from './http/auth.js';
+import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
@@ -35,7 +35,6 @@ import { transactionRoutes } from './transactions/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every resource's routes. A new resource adds one line. */
 const resources = [
@@ -55,11 +54,14 @@ const resources = [
 
 export interface AppOptions {
   logger: FastifyServerOptions['logger'];
+  /** Request logs are written at `info`; above it they could never print, so they are not built. */
+  logRequests: boolean;
 }
 
 export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger,
+    disableRequestLogging: !options.logRequests,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -82,19 +84,23 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
       };
       route.preValidation = [...[route.preValidation ?? []].flat(), defaultBody];
     }
+    if (!(route.config as { public?: boolean } | undefined)?.public) {
+      route.onRequest = [...[route.onRequest ?? []].flat(), authenticateRequest];
+    }
+    if (route.schema?.body !== undefined || route.schema?.querystring !== undefined) {
+      route.preValidation = [...[route.preValidation ?? []].flat(), rejectNulCharacters];
+    }
+    if (route.method === 'POST') {
+      route.preHandler = [...[route.preHandler ?? []].flat(), claimIdempotencyKey];
+      route.onSend = [...[route.onSend ?? []].flat(), releaseUnfinishedClaim];
+    }
     const arrays = arrayQueryParameters(route.schema);
     if (arrays.length > 0) {
       const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
       route.preValidation = [...[route.preValidation ?? []].flat(), split];
     }
   });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-  });
-  app.addHook('onRequest', authenticateRequest);
-  app.addHook('preValidation', rejectNulCharacters);
-  app.addHook('preHandler', claimIdempotencyKey);
-  app.addHook('onSend', releaseUnfinishedClaim);
+  app.addHook('onRequest', setRequestId);
 
   await app.register(swagger, {
     openapi: {

@@ -5,6 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
+import { AUTH_CACHE_TTL_MS } from './programs/auth-cache.js';
 import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
 
 describeWithDb('server process', () => {
@@ -119,6 +120,8 @@ describeWithDb('server process', () => {
     expect(listed.stdout).not.toContain(key);
 
     expect(runCli(['keys', 'revoke', keyId], env).status).toBe(0);
+    // A revocation reaches a running server within AUTH_CACHE_TTL_MS (its cache of authentications).
+    await new Promise((resolve) => setTimeout(resolve, AUTH_CACHE_TTL_MS + 20));
     await expect(sdkClient(server.url, key).apiStatus()).rejects.toMatchObject({ status: 401 });
     await expect(sdkClient(server.url, secondKey).apiStatus()).resolves.toEqual({ message: 'OK' });
     expect(runCli(['keys', 'list'], env).stdout).toMatch(new RegExp(`${keyId}.*revoked`));

@@ -12,7 +12,8 @@ import type { Config } from './config.js';
 import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
 import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, logsRequests } from './logger.js';
+import { AuthCache } from './programs/auth-cache.js';
 import { provisionKeys, type CreatedKey } from './programs/service.js';
 
 const CLOCK_SWEEP_INTERVAL_MS = 60_000;
@@ -39,7 +40,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
     if (generated) options.onKeyGenerated?.(generated);
-    const app = await buildApp({ db, wall, secrets }, { logger: loggerOptions(config.logLevel, options.logStream) });
+    const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall) }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
     }, CLOCK_SWEEP_INTERVAL_MS);
@@ -50,8 +51,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
     // While shutting down, answers close their connection so that keep-alive clients let go.
     let closing = false;
-    app.addHook('onSend', async (_request, reply) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');
+      done(null, payload);
     });
     const address = await app.listen({ port: config.port, host: config.host });
     const close = async () => {

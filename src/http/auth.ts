@@ -1,11 +1,12 @@
 /**
- * Authentication: every route except those marked `config: { public: true }` needs
- * `Authorization: <API key>`, which resolves the program the request acts for. Unknown routes are
- * answered 404 without asking for a key.
+ * The first steps of a request: its id goes on the response (`X-Request-Id`, the same id as an
+ * error body's `debugging_request_id`), then authentication. Every route except those marked
+ * `config: { public: true }` needs `Authorization: <API key>`, which resolves the program the
+ * request acts for and that program's time. Unknown routes are answered 404 without asking for a key.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { programNowMs } from '../clock.js';
-import { authenticate } from '../programs/service.js';
+import { authenticate, cachedAuthentication, type Authentication } from '../programs/service.js';
 import { sendError } from './errors.js';
 
 const MESSAGES = {
@@ -14,15 +15,38 @@ const MESSAGES = {
   revoked: 'API key is not active',
 } as const;
 
-export async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  if (request.is404 || request.routeOptions.config.public) return undefined;
-  const { db, wall } = request.server.deps;
-  const result = await authenticate(db.kysely, request.headers.authorization);
-  if (!result.ok) return sendError(request, reply, 401, MESSAGES[result.reason]);
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Every request, found or not: its id goes on the response (the id of an error body too). */
+export function setRequestId(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  reply.header(REQUEST_ID_HEADER, request.id);
+  done();
+}
+
+/**
+ * `onRequest` of every route not marked public (attached when the route is registered, so nothing
+ * is looked up per request). In callback form: with the key's authentication cached (the usual
+ * case) it finishes without waiting on anything; only a cache miss goes to the database.
+ */
+export function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const { db, authCache } = request.server.deps;
+  const cached = cachedAuthentication(request.headers.authorization, authCache);
+  if (cached) return admit(request, reply, cached, done);
+  authenticate(db.kysely, request.headers.authorization, authCache).then(
+    (result) => admit(request, reply, result, done),
+    (error: Error) => done(error),
+  );
+}
+
+function admit(request: FastifyRequest, reply: FastifyReply, result: Authentication, done: HookHandlerDoneFunction): void {
+  if (!result.ok) {
+    sendError(request, reply, 401, MESSAGES[result.reason]);
+    return;
+  }
   request.scope = {
     programId: result.programId,
     clockOffsetMs: result.clockOffsetMs,
-    nowMs: programNowMs(wall, result.clockOffsetMs),
+    nowMs: programNowMs(request.server.deps.wall, result.clockOffsetMs),
   };
-  return undefined;
+  done();
 }

@@ -5,6 +5,7 @@
 import type { WallClock } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db } from '../db/database.js';
+import type { AuthCache } from '../programs/auth-cache.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { IdempotencyClaim } from './idempotency.js';
 
@@ -13,6 +14,8 @@ export interface Deps {
   db: Db;
   wall: WallClock;
   secrets: Secrets;
+  /** Successful authentications of this process (programs/auth-cache.ts). */
+  authCache: AuthCache;
 }
 
 declare module 'fastify' {

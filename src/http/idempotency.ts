@@ -66,7 +66,7 @@ function idempotencyKeyOf(request: FastifyRequest): { key: string; field: string
 /** preHandler for POST routes: claims the key, or answers a replay / conflict itself. */
 export async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   request.idempotency = null;
-  if (request.method !== 'POST' || request.routeOptions.config.public) return undefined;
+  if (request.method !== 'POST') return undefined;
   const found = idempotencyKeyOf(request);
   if (found === undefined) return undefined;
   const { key, field } = found;

@@ -10,7 +10,7 @@
  */
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import type { FastifyRequest, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
@@ -102,9 +102,10 @@ export function nulCharacterPath(value: unknown, path = ''): string | undefined 
 }
 
 /** preValidation for every route: a 400 naming the field when the body or query holds U+0000. */
-export async function rejectNulCharacters(request: FastifyRequest): Promise<void> {
+export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
     const path = nulCharacterPath(value);
-    if (path !== undefined) throw new InvalidRequestError(`${path || part}: must not contain the NUL character (U+0000)`);
+    if (path !== undefined) return done(new InvalidRequestError(`${path || part}: must not contain the NUL character (U+0000)`));
   }
+  return done();
 }

@@ -1,6 +1,7 @@
 /** API keys, program isolation, and the program clock. */
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
+import { AUTH_CACHE_TTL_MS } from './auth-cache.js';
 import { revokeKey } from './service.js';
 import { systemClock } from '../clock.js';
 import { describeWithDb, sdkClient, useTestServer, type TestProgram } from '../testing/harness.js';
@@ -26,6 +27,8 @@ describeWithDb('API keys', () => {
     await expect(doomed.client.apiStatus()).resolves.toEqual({ message: 'OK' });
     const keyRow = await context.server.server.db.kysely.selectFrom('api_keys').select('id').where('program_id', '=', doomed.programId).executeTakeFirstOrThrow();
     await revokeKey(context.server.server.db.kysely, systemClock, keyRow.id);
+    // A running server trusts an authentication it has seen for at most AUTH_CACHE_TTL_MS.
+    await new Promise((resolve) => setTimeout(resolve, AUTH_CACHE_TTL_MS + 20));
     const error = await doomed.client.apiStatus().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Lithic.AuthenticationError);
     expect((error as Error).message).toMatch(/not active/);

@@ -39,12 +39,16 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Clock },
       },
     },
-    async (request, reply) =>
-      commit(request, reply, async (tx) => {
+    async (request, reply) => {
+      const sent = await commit(request, reply, async (tx) => {
         const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
         await runClockJobs(app.deps.db, tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
         return { now: isoTimestamp(nowMs) };
-      }),
+      });
+      // After the move committed: the program's next request reads its new time.
+      app.deps.authCache.forgetProgram(request.scope.programId);
+      return sent;
+    },
   );
 
   app.get(

@@ -12,6 +12,7 @@ import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { insertFinancialAccount } from '../financial_accounts/service.js';
 import { displayPrefix, generateApiKey, hashApiKey, sameHash } from './keys.js';
+import type { AuthCache } from './auth-cache.js';
 import type { ProgramScope } from './scope.js';
 import * as store from './store.js';
 
@@ -82,19 +83,38 @@ export type Authentication =
   | { ok: true; programId: string; clockOffsetMs: number }
   | { ok: false; reason: 'missing' | 'unknown' | 'revoked' };
 
-/**
- * Resolves an `Authorization` header (the bare key, as Lithic's SDKs send it, or `Bearer <key>`)
- * to its program. The key is hashed and looked up by hash; the stored and computed hashes are
- * then compared in constant time.
- */
-export async function authenticate(exec: Executor, authorization: string | undefined): Promise<Authentication> {
+/** The key of an `Authorization` header: the bare key, as Lithic's SDKs send it, or `Bearer <key>`. */
+function keyOf(authorization: string | undefined): string | undefined {
   const key = authorization?.replace(/^Bearer\s+/i, '').trim();
-  if (!key) return { ok: false, reason: 'missing' };
+  return key ? key : undefined;
+}
+
+/** The cached authentication of a header, if `cache` holds one (no database, no waiting). */
+export function cachedAuthentication(authorization: string | undefined, cache: AuthCache): Authentication | undefined {
+  const key = keyOf(authorization);
+  if (key === undefined) return undefined;
+  const cached = cache.get(hashApiKey(key));
+  return cached ? { ok: true, ...cached } : undefined;
+}
+
+/**
+ * Resolves an `Authorization` header to its program. The key is hashed and looked up by hash (in
+ * `cache` first, when given; see auth-cache.ts); the stored and computed hashes are then compared
+ * in constant time.
+ */
+export async function authenticate(exec: Executor, authorization: string | undefined, cache?: AuthCache): Promise<Authentication> {
+  const key = keyOf(authorization);
+  if (key === undefined) return { ok: false, reason: 'missing' };
   const keyHash = hashApiKey(key);
+  const cached = cache?.get(keyHash);
+  if (cached) return { ok: true, ...cached };
+  const epoch = cache?.epoch ?? 0;
   const found = await store.findKeyByHash(exec, keyHash);
   if (!found || !sameHash(found.key_hash, keyHash)) return { ok: false, reason: 'unknown' };
   if (found.revoked_ms !== null) return { ok: false, reason: 'revoked' };
-  return { ok: true, programId: found.program_id, clockOffsetMs: found.clock_offset_ms };
+  const authentication = { programId: found.program_id, clockOffsetMs: found.clock_offset_ms };
+  cache?.set(keyHash, authentication, epoch);
+  return { ok: true, ...authentication };
 }
 
 export function listKeys(exec: Executor) {
