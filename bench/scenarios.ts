@@ -117,7 +117,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'POST /v1/three_ds_authentication/simulate, 100 rules',
     reference: 'b',
-    target: { minThroughputRatioTo: { scenario: 'POST /v1/three_ds_authentication/simulate, 1 rule', ratio: 0.5 } },
+    target: { note: 'reported: the cost of 100 rules on a light path (the issue-4 target is measured on authorize)' },
     prepare: (context) => threeDsWithRules(context, 100),
   },
   ...cardTransactionScenarios,

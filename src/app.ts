@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { authRuleRoutes } from './auth_rules/routes.js';
@@ -61,7 +61,7 @@ export interface AppOptions {
 export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger,
-    disableRequestLogging: !options.logRequests,
+    logController: new LogController({ disableRequestLogging: !options.logRequests }),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
