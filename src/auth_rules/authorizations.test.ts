@@ -1,0 +1,156 @@
+/**
+ * Auth Rules end to end: rules created over the API decide real authorizations
+ * (`POST /v1/simulate/authorize`), their declines appear on the transaction, drafts run in shadow,
+ * and the performance report counts what the authorizations did, day by day on the program clock.
+ */
+import type Lithic from 'lithic';
+import { expect, it } from 'vitest';
+import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
+import { conditionalBlock, createRule, enforcedRule, merchantLock, newCard, velocityLimit, type RuleScope } from '../testing/auth_rules.js';
+
+const GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
+
+describeWithDb('Auth Rules on authorizations', () => {
+  const context = useTestServer();
+
+  async function fresh(name: string): Promise<{ program: TestProgram; client: Lithic; card: Lithic.Card }> {
+    const program = await context.server.newProgram(name);
+    return { program, client: program.client, card: await newCard(program.client) };
+  }
+
+  async function authorize(client: Lithic, card: Lithic.Card, extra: { mcc?: string; amount?: number; merchant_acceptor_id?: string; descriptor?: string } = {}) {
+    const { token } = await client.transactions.simulateAuthorization({ amount: 1_000, descriptor: 'SHOP', pan: card.pan as string, ...extra });
+    return client.transactions.retrieve(token as string);
+  }
+
+  async function moveClockTo(client: Lithic, instant: string) {
+    await client.post('/v1/simulate/clock', { body: { now: instant } });
+  }
+
+  it('a CONDITIONAL_BLOCK declines what it blocks and names itself; everything else is approved', async () => {
+    const { client, card } = await fresh('block');
+    const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }, 'no gambling'));
+    const declined = await authorize(client, card, { mcc: '7995' });
+    expect(declined.status).toBe('DECLINED');
+    expect(declined.result).not.toBe('APPROVED');
+    const event = declined.events?.[0];
+    expect(event?.detailed_results).toEqual(['AUTH_RULE_BLOCKED_MCC']);
+    expect(event?.rule_results).toEqual([
+      { auth_rule_token: rule.token, name: 'no gambling', result: 'AUTH_RULE_BLOCKED_MCC', explanation: expect.stringContaining('7995') },
+    ]);
+    expect(declined.amounts.hold.amount).toBe(0);
+
+    const approved = await authorize(client, card, { mcc: '5411' });
+    expect(approved).toMatchObject({ status: 'PENDING', result: 'APPROVED' });
+    expect(approved.events?.[0]?.rule_results).toEqual([]);
+  });
+
+  it('applies program-level rules to every card but the excluded ones, and account rules to that account only', async () => {
+    const { program, client, card } = await fresh('scopes');
+    const excluded = await newCard(client);
+    await enforcedRule(client, conditionalBlock(GAMBLING, { program_level: true, excluded_card_tokens: [excluded.token] }));
+    expect((await authorize(client, card, { mcc: '7995' })).status).toBe('DECLINED');
+    expect((await authorize(client, excluded, { mcc: '7995' })).status).toBe('PENDING');
+
+    const other = await fresh('account scope');
+    const accountToken = other.card.account_token;
+    await enforcedRule(other.client, conditionalBlock([{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 5_000 }], { account_tokens: [accountToken] }));
+    expect((await authorize(other.client, other.card, { amount: 6_000 })).status).toBe('DECLINED');
+    expect((await authorize(other.client, other.card, { amount: 4_000 })).status).toBe('PENDING');
+    // Rules of one program never touch another's cards.
+    expect((await authorize(program.client, card, { mcc: '5411', amount: 6_000 })).status).toBe('PENDING');
+  });
+
+  it('stops applying a deactivated rule, and applies it again once a draft is promoted', async () => {
+    const { client, card } = await fresh('deactivate');
+    const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }));
+    await client.authRules.v2.update(rule.token, { state: 'INACTIVE' } as Lithic.AuthRules.V2UpdateParams);
+    expect((await authorize(client, card, { mcc: '7995' })).status).toBe('PENDING');
+    await client.authRules.v2.draft(rule.token, { parameters: { conditions: GAMBLING } } as unknown as Lithic.AuthRules.V2DraftParams);
+    await client.authRules.v2.promote(rule.token);
+    expect((await authorize(client, card, { mcc: '7995' })).status).toBe('DECLINED');
+  });
+
+  it('a VELOCITY_LIMIT counts approved authorizations of its window only', async () => {
+    const { client, card } = await fresh('velocity');
+    const scope: RuleScope = { card_tokens: [card.token] };
+    await enforcedRule(client, velocityLimit({ limit_count: 2, period: { type: 'DAY' } }, scope, 'two a day'));
+    expect((await authorize(client, card)).status).toBe('PENDING');
+    expect((await authorize(client, card, { mcc: '7995', amount: 1 })).status).toBe('PENDING');
+    const third = await authorize(client, card);
+    expect(third.status).toBe('DECLINED');
+    expect(third.events?.[0]?.detailed_results).toEqual(['CARD_SPEND_LIMIT_EXCEEDED']);
+    expect(third.events?.[0]?.rule_results[0]).toMatchObject({ name: 'two a day', result: 'CARD_SPEND_LIMIT_EXCEEDED' });
+    // The decline did not count; a new (US Eastern) day starts a new window.
+    expect((await authorize(client, card)).status).toBe('DECLINED');
+    const today = (await client.get('/v1/simulate/clock')) as { now: string };
+    await moveClockTo(client, new Date(Date.parse(today.now) + 2 * 86_400_000).toISOString());
+    expect((await authorize(client, card)).status).toBe('PENDING');
+  });
+
+  it('a VELOCITY_LIMIT on amount declines the authorization that would go over it', async () => {
+    const { client, card } = await fresh('velocity amount');
+    await enforcedRule(client, velocityLimit({ limit_amount: 2_500, period: { type: 'CUSTOM', duration: 3_600 } }, { card_tokens: [card.token] }));
+    expect((await authorize(client, card, { amount: 1_500 })).status).toBe('PENDING');
+    expect((await authorize(client, card, { amount: 1_001 })).status).toBe('DECLINED');
+    expect((await authorize(client, card, { amount: 1_000 })).status).toBe('PENDING');
+  });
+
+  it('a MERCHANT_LOCK approves its merchants only', async () => {
+    const { client, card } = await fresh('merchant lock');
+    await enforcedRule(client, merchantLock([{ merchant_id: 'SHOP-1' }, { descriptor: 'CORNER CAFE' }], { card_tokens: [card.token] }));
+    expect((await authorize(client, card, { merchant_acceptor_id: 'SHOP-1' })).status).toBe('PENDING');
+    expect((await authorize(client, card, { merchant_acceptor_id: 'ELSEWHERE', descriptor: 'CORNER CAFE' })).status).toBe('PENDING');
+    const elsewhere = await authorize(client, card, { merchant_acceptor_id: 'ELSEWHERE', descriptor: 'OTHER SHOP' });
+    expect(elsewhere.status).toBe('DECLINED');
+    expect(elsewhere.events?.[0]?.detailed_results).toEqual(['MERCHANT_LOCKED_CARD_ATTEMPTED_ELSEWHERE']);
+  });
+
+  it('runs drafts in shadow: a draft that would decline never declines, but the report counts it', async () => {
+    const { client } = await fresh('shadow');
+    await moveClockTo(client, '2031-06-10T12:00:00.000Z');
+    const card = await newCard(client);
+    const rule = await createRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }, 'shadow'));
+    const shadowed = await authorize(client, card, { mcc: '7995' });
+    expect(shadowed).toMatchObject({ status: 'PENDING', result: 'APPROVED' });
+    expect(shadowed.events?.[0]?.rule_results).toEqual([]);
+    await authorize(client, card, { mcc: '5411' });
+
+    await moveClockTo(client, '2031-06-11T09:00:00.000Z');
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: '2031-06-10', end: '2031-06-10' } as Lithic.AuthRules.V2RetrieveReportParams);
+    const day = report.daily_statistics[0];
+    expect(day?.current_version_statistics).toBeNull();
+    expect(day?.draft_version_statistics).toMatchObject({ approved: 1, declined: 1, challenged: 0 });
+    const examples = day?.draft_version_statistics?.examples ?? [];
+    expect(examples.map((example) => example.event_token).sort()).toEqual(
+      [shadowed.events?.[0]?.token as string, expect.any(String)].sort(),
+    );
+    expect(examples.find((example) => example.event_token === shadowed.events?.[0]?.token)).toMatchObject({ approved: false, decision: 'DECLINED' });
+  });
+
+  it("counts each day's authorizations in the report, with the version that was in force", async () => {
+    const { client } = await fresh('report');
+    await moveClockTo(client, '2031-07-01T10:00:00.000Z');
+    const card = await newCard(client);
+    const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }, 'daily'));
+    const declinedEvents: string[] = [];
+    for (const mcc of ['5411', '5411', '7995']) {
+      const transaction = await authorize(client, card, { mcc });
+      if (transaction.status === 'DECLINED') declinedEvents.push(transaction.events?.[0]?.token as string);
+    }
+    await moveClockTo(client, '2031-07-02T10:00:00.000Z');
+    await authorize(client, card, { mcc: '5411' });
+    await moveClockTo(client, '2031-07-04T10:00:00.000Z');
+
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: '2031-07-01', end: '2031-07-03' } as Lithic.AuthRules.V2RetrieveReportParams);
+    expect(report.daily_statistics.map((day) => day.date)).toEqual(['2031-07-01', '2031-07-02', '2031-07-03']);
+    const [first, second, third] = report.daily_statistics;
+    expect(first?.current_version_statistics).toMatchObject({ approved: 2, declined: 1, challenged: 0 });
+    expect(first?.current_version_statistics?.examples?.filter((example) => example.decision === 'DECLINED').map((example) => example.event_token)).toEqual(declinedEvents);
+    expect(second?.current_version_statistics).toMatchObject({ approved: 1, declined: 0 });
+    expect(third?.current_version_statistics).toMatchObject({ approved: 0, declined: 0, examples: [] });
+    // Version 1 was a draft for a moment on the 1st (created, then promoted): zeros that day, null after.
+    expect(first?.draft_version_statistics).toMatchObject({ approved: 0, declined: 0, challenged: 0, version: 1 });
+    expect(second?.draft_version_statistics).toBeNull();
+  });
+});
