@@ -1,6 +1,6 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
-import { Amount, ClientToken, Memo, PAYMENT_DETAILED_RESULTS, RESULTS } from '../money_events/schemas.js';
+import { Amount, ClientToken, DatedEventFields, Memo, RESULTS } from '../money_events/schemas.js';
 
 export const EXTERNAL_PAYMENT_CATEGORIES = ['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const;
 export type ExternalPaymentCategory = (typeof EXTERNAL_PAYMENT_CATEGORIES)[number];
@@ -12,13 +12,7 @@ export const EXTERNAL_PAYMENT_EVENT_TYPES = EXTERNAL_PAYMENT_CATEGORIES.flatMap(
 export const PROGRESS_TO = ['SETTLED', 'RELEASED'] as const;
 
 export const ExternalPaymentEvent = Type.Object({
-  token: Uuid,
-  amount: Type.Integer(),
-  created: DateTime,
-  detailed_results: Type.Array(StringEnum(PAYMENT_DETAILED_RESULTS)),
-  effective_date: IsoDate,
-  memo: Type.String(),
-  result: StringEnum(RESULTS),
+  ...DatedEventFields,
   type: StringEnum(EXTERNAL_PAYMENT_EVENT_TYPES),
 });
 

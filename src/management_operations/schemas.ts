@@ -1,6 +1,6 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
-import { Amount, ClientToken, Memo, PAYMENT_DETAILED_RESULTS, RESULTS, TransactionSeries } from '../money_events/schemas.js';
+import { Amount, ClientToken, DatedEventFields, Memo, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
 export const MANAGEMENT_OPERATION_CATEGORIES = [
   'MANAGEMENT_FEE',
@@ -37,13 +37,7 @@ export const MANAGEMENT_OPERATION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 
 export const DIRECTIONS = ['CREDIT', 'DEBIT'] as const;
 
 export const ManagementOperationEvent = Type.Object({
-  token: Uuid,
-  amount: Type.Integer(),
-  created: DateTime,
-  detailed_results: Type.Array(StringEnum(PAYMENT_DETAILED_RESULTS)),
-  effective_date: IsoDate,
-  memo: Type.String(),
-  result: StringEnum(RESULTS),
+  ...DatedEventFields,
   type: StringEnum(MANAGEMENT_OPERATION_EVENT_TYPES),
   subtype: Type.Optional(Type.String()),
 });

@@ -1,5 +1,5 @@
 /** Schema pieces the three ledger transactions (payments, transfers, management operations) share. */
-import { Nullable, Type, Uuid } from '../http/schemas.js';
+import { DateTime, IsoDate, Nullable, StringEnum, Type, Uuid } from '../http/schemas.js';
 
 export const RESULTS = ['APPROVED', 'DECLINED'] as const;
 
@@ -21,3 +21,17 @@ export const TransactionSeries = Type.Union([
   }),
   Type.Null(),
 ]);
+
+/**
+ * The fields every event of an external payment or a management operation has (an event dated
+ * by `effective_date`); each resource adds its own `type` (and `subtype`).
+ */
+export const DatedEventFields = {
+  token: Uuid,
+  amount: Type.Integer(),
+  created: DateTime,
+  detailed_results: Type.Array(StringEnum(PAYMENT_DETAILED_RESULTS)),
+  effective_date: IsoDate,
+  memo: Type.String(),
+  result: StringEnum(RESULTS),
+};
