@@ -6,7 +6,7 @@
  * The redaction runs when a line is written (`formatters.log`), not when a request's child logger
  * is made: pino's path-based `redact` costs ~3 µs per request even when nothing is logged.
  */
-import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { DestinationStream } from 'pino';
 
 const CARD_NUMBER_LIKE = /\d{12,19}/g;
@@ -68,5 +68,3 @@ export function loggerOptions(level: string, stream?: DestinationStream): Fastif
 export function logsRequests(level: string): boolean {
   return ['trace', 'debug', 'info'].includes(level);
 }
-
-export type Logger = FastifyBaseLogger;

@@ -30,9 +30,6 @@ export const NUMERIC_OPERATIONS = [
   'IS_LESS_THAN_OR_EQUAL_TO',
 ] as const;
 export const OPERATIONS = [...LIST_OPERATIONS, ...REGEX_OPERATIONS, ...NUMERIC_OPERATIONS] as const;
-export type ListOperation = (typeof LIST_OPERATIONS)[number];
-export type RegexOperation = (typeof REGEX_OPERATIONS)[number];
-export type NumericOperation = (typeof NUMERIC_OPERATIONS)[number];
 export type Operation = (typeof OPERATIONS)[number];
 
 export const PAN_ENTRY_MODES = [

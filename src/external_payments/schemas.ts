@@ -3,7 +3,6 @@ import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } 
 import { Amount, ClientToken, DatedEventFields, Memo, RESULTS } from '../money_events/schemas.js';
 
 export const EXTERNAL_PAYMENT_CATEGORIES = ['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const;
-export type ExternalPaymentCategory = (typeof EXTERNAL_PAYMENT_CATEGORIES)[number];
 export const PAYMENT_TYPES = ['DEPOSIT', 'WITHDRAWAL'] as const;
 export const EXTERNAL_PAYMENT_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'CANCELED'] as const;
 export const STEPS = ['INITIATED', 'SETTLED', 'RELEASED', 'CANCELED', 'REVERSED'] as const;
