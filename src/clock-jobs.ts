@@ -25,13 +25,56 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
 }
 
 /**
- * For reads that must show what has fallen due by the program's clock even before the next sweep
- * (e.g. a balance once a management operation's effective date has come): a cheap read-only check,
- * and only when something is due, a write transaction that runs the job. Writes that depend on the
- * same state run the job itself at the start of their own transaction instead.
+ * What a due check found: work to do now, or nothing due, with (when the check can prove one) a
+ * program time before which nothing can fall due (a horizon, see db/horizons.ts).
  */
-export async function catchUp(db: Db, scope: ProgramScope, isDue: (exec: Executor, scope: ProgramScope) => Promise<boolean>, job: ClockJob): Promise<void> {
-  if (await isDue(db.kysely, scope)) await db.transaction((tx) => job(db, tx, scope));
+export type DueCheck = { due: true } | { due: false; clearUntilMs?: number };
+
+/** Clock-driven work that the requests touching its state catch up on first. */
+export interface DueWork {
+  /** The name of its horizon; without one, every check asks the database. */
+  horizon?: string;
+  /** An indexed read-only check. */
+  check(exec: Executor, scope: ProgramScope): Promise<DueCheck>;
+  job: ClockJob;
+}
+
+function clearByHorizon(db: Db, work: DueWork, scope: ProgramScope): boolean {
+  return work.horizon !== undefined && db.horizons.isClear(work.horizon, scope.programId, scope.nowMs);
+}
+
+function horizonOf(work: DueWork, found: DueCheck): { horizon: string; untilMs: number } | undefined {
+  if (found.due || work.horizon === undefined || found.clearUntilMs === undefined) return undefined;
+  return { horizon: work.horizon, untilMs: found.clearUntilMs };
+}
+
+/**
+ * For writes that depend on the work's state, at the start of their transaction: whether the work
+ * is due (then the caller runs it in the same transaction). A horizon answers without a query; a
+ * new horizon is remembered once this transaction commits.
+ */
+export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramScope): Promise<boolean> {
+  if (clearByHorizon(db, work, scope)) return false;
+  const found = await work.check(tx, scope);
+  const learned = horizonOf(work, found);
+  if (learned) db.afterCommit(tx, () => db.horizons.set(learned.horizon, scope.programId, learned.untilMs));
+  return found.due;
+}
+
+/**
+ * For reads that must show what has fallen due by the program's clock even before the next sweep
+ * (e.g. a balance once a management operation's effective date has come): the check, outside any
+ * transaction, and only when something is due, a write transaction that runs the job.
+ */
+export async function catchUp(db: Db, scope: ProgramScope, work: DueWork): Promise<void> {
+  if (clearByHorizon(db, work, scope)) return;
+  const found = await work.check(db.kysely, scope);
+  if (found.due) {
+    await db.transaction((tx) => work.job(db, tx, scope));
+    return;
+  }
+  const learned = horizonOf(work, found);
+  if (learned) db.horizons.set(learned.horizon, scope.programId, learned.untilMs);
 }
 
 /** Runs every job for every program, each program in its own transaction. */

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { ConfigError } from '../config.js';
+import { DueHorizons } from './horizons.js';
 import { isPostgresRetryable, isPostgresUniqueViolation, openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { isSqliteBusy, isSqliteUniqueViolation, openSqlite } from './sqlite.js';
@@ -26,6 +27,13 @@ export interface Db {
    * must have no side effects outside the transaction.
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `effect` once `tx` (a transaction `transaction` opened) has committed, and never if it
+   * rolls back or is retried: for in-process memory of committed facts (`horizons`).
+   */
+  afterCommit(tx: Tx, effect: () => void): void;
+  /** What this process knows cannot fall due before a given program time (see horizons.ts). */
+  readonly horizons: DueHorizons;
   /** Adds `FOR UPDATE` on PostgreSQL; a no-op on SQLite (see above). */
   forUpdate<QB extends SelectQueryBuilder<Database, keyof Database, unknown>>(query: QB): QB;
   isUniqueViolation(error: unknown): boolean;
@@ -57,19 +65,32 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
     engine === 'sqlite' ? openSqlite(target).dialect : openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
+  const commitEffects = new WeakMap<Tx, Array<() => void>>();
 
   return {
     engine,
     kysely,
+    horizons: new DueHorizons(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
+        const effects: Array<() => void> = [];
         try {
-          return await kysely.transaction().execute(work);
+          const result = await kysely.transaction().execute((tx) => {
+            commitEffects.set(tx, effects);
+            return work(tx);
+          });
+          for (const effect of effects) effect();
+          return result;
         } catch (error) {
           if (!retryable(error) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
           await backoff(attempt);
         }
       }
+    },
+    afterCommit(tx, effect) {
+      const effects = commitEffects.get(tx);
+      if (effects === undefined) throw new Error('afterCommit: not a transaction opened by Db.transaction');
+      effects.push(effect);
     },
     forUpdate(query) {
       return engine === 'postgres' ? (query.forUpdate() as typeof query) : query;

@@ -19,7 +19,7 @@
  */
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
-import { catchUp } from '../clock-jobs.js';
+import { catchUp, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -259,17 +259,18 @@ export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Pr
   }
 }
 
-async function hasDuePrenotes(exec: Executor, scope: ProgramScope): Promise<boolean> {
-  return (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0;
-}
+const duePrenotes: DueWork = {
+  check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
+  job: applyDuePrenotes,
+};
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {
-  await catchUp(db, scope, hasDuePrenotes, applyDuePrenotes);
+  await catchUp(db, scope, duePrenotes);
   return toApi(await findOrThrow(db.kysely, scope.programId, token));
 }
 
 export async function list(db: Db, scope: ProgramScope, query: ListExternalBankAccountsQuery): Promise<ListResponse<ExternalBankAccount>> {
-  await catchUp(db, scope, hasDuePrenotes, applyDuePrenotes);
+  await catchUp(db, scope, duePrenotes);
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
   const { rows, has_more } = await store.list(db.kysely, scope.programId, filters, page);

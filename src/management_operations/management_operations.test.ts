@@ -138,6 +138,34 @@ describeWithDb('management operations', () => {
       expect((await reader.client.managementOperations.list({ status: 'SETTLED' })).data.map((operation) => operation.token)).toEqual([pending.token]);
     });
 
+    it('takes effect on its date even when earlier requests found nothing pending (the in-memory horizon)', async () => {
+      const early = await server.newProgram('early reader');
+      const account = await newAccount(early.client);
+      // Reads and a write before the operation exists: each finds nothing due, and the server
+      // remembers that nothing can fall due before tomorrow.
+      expect(await balanceOf(early.client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+      await early.client.managementOperations.create({
+        amount: 40,
+        category: 'MANAGEMENT_REWARD',
+        direction: 'CREDIT',
+        effective_date: day(0),
+        event_type: 'CASH_BACK',
+        financial_account_token: account,
+      });
+      const pending = await early.client.managementOperations.create({
+        amount: 60,
+        category: 'MANAGEMENT_REWARD',
+        direction: 'CREDIT',
+        effective_date: day(1),
+        event_type: 'CASH_BACK',
+        financial_account_token: account,
+      });
+      expect(await balanceOf(early.client, account)).toEqual({ available: 40, pending: 0, total: 40 });
+      advance(MS_PER_DAY);
+      expect(await balanceOf(early.client, account)).toEqual({ available: 100, pending: 0, total: 100 });
+      expect((await early.client.managementOperations.retrieve(pending.token)).status).toBe('SETTLED');
+    });
+
     it('declines a due debit the account cannot cover, appending a declined event', async () => {
       const account = await newAccount(client);
       const debit = await operate(account, 100, { direction: 'DEBIT', effective_date: day(1) });

@@ -21,8 +21,9 @@
  * Ledger: `MANAGEMENT_OPERATION` posts CREDIT: account.available +amount, PROGRAM −amount; DEBIT the
  * opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite of the operation.
  */
-import { catchUp } from '../clock-jobs.js';
-import { isoDate } from '../clock.js';
+import { catchUp, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
+import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
@@ -154,7 +155,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
  */
 export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   const { programId, nowMs } = scope;
-  if (!(await store.anyDue(tx, programId, isoDate(nowMs)))) return;
+  if (!(await isDueWithin(db, tx, dueOperations, scope))) return;
   for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
     const row = await store.lockIfPending(db, tx, programId, token);
     if (!row) continue;
@@ -187,13 +188,23 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
   }
 }
 
-async function hasDueOperations(exec: Executor, scope: ProgramScope): Promise<boolean> {
-  return store.anyDue(exec, scope.programId, isoDate(scope.nowMs));
+/**
+ * Due when a PENDING operation's effective date has come. Else nothing is due before the earliest
+ * pending date, nor before tomorrow: an operation created later is PENDING only if its date is
+ * after its creator's today, which is at least the day of now − REQUEST_CLOCK_MARGIN_MS.
+ */
+async function checkDueOperations(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
+  const first = await store.firstPendingEffectiveDate(exec, scope.programId);
+  if (first !== undefined && first <= isoDate(scope.nowMs)) return { due: true };
+  const nextCreatableMs = utcDayStartMs(isoDate(scope.nowMs - REQUEST_CLOCK_MARGIN_MS)) + MS_PER_DAY;
+  return { due: false, clearUntilMs: first === undefined ? nextCreatableMs : Math.min(utcDayStartMs(first), nextCreatableMs) };
 }
+
+const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations, job: applyDueOperations };
 
 /** Before a read that must reflect the clock (operations, balances, financial transactions). */
 export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void> {
-  return catchUp(db, scope, hasDueOperations, applyDueOperations);
+  return catchUp(db, scope, dueOperations);
 }
 
 export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {

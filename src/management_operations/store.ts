@@ -16,19 +16,19 @@ export function find(exec: Executor, programId: string, token: string): Promise<
   return exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
-/** Whether any PENDING operation of the program is due by `today`: asked before every money movement, hence prepared. */
-const selectFirstDue = prepared((db, programId: string, today: string) =>
+/** The earliest effective date among the program's PENDING operations (the next to fall due), if any. */
+const selectFirstPendingDate = prepared((db, programId: string) =>
   db
     .selectFrom('management_operations')
-    .select('token')
+    .select('effective_date')
     .where('program_id', '=', programId)
     .where('status', '=', 'PENDING')
-    .where('effective_date', '<=', today)
+    .orderBy('effective_date')
     .limit(1),
 );
 
-export async function anyDue(exec: Executor, programId: string, today: string): Promise<boolean> {
-  return (await selectFirstDue(exec, programId, today)).length > 0;
+export async function firstPendingEffectiveDate(exec: Executor, programId: string): Promise<string | undefined> {
+  return (await selectFirstPendingDate(exec, programId))[0]?.effective_date;
 }
 
 /** Tokens of the PENDING operations whose effective date is on or before `today`, in token order (the lock order). */

@@ -36,6 +36,7 @@
  * gives it back; a pending credit is incoming money in pending until cleared into available.
  * Zero postings are left out; a movement that is all zeros is not posted.
  */
+import { MS_PER_DAY } from '../clock.js';
 import { UnprocessableError } from '../errors.js';
 import type { RuleResult } from '../engine/rules-seam.js';
 import type { CardTransactionsTable, TransactionStatus } from './tables.js';
@@ -50,7 +51,7 @@ const DUAL_MESSAGE_KINDS: readonly string[] = ['AUTHORIZATION', 'CREDIT_AUTHORIZ
 const SETTLED_CREDIT_KINDS = CREDIT_KINDS;
 
 /** A PENDING debit authorization that is neither cleared nor voided expires this long after it was made. */
-export const AUTHORIZATION_EXPIRY_MS = 7 * 86_400_000;
+export const AUTHORIZATION_EXPIRY_MS = 7 * MS_PER_DAY;
 
 export type Bucket = 'available' | 'pending' | 'network';
 export interface Posting {

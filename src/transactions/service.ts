@@ -28,7 +28,8 @@
  * start of each authorization (one indexed check), so a limit or a funds decision never counts a
  * hold that has expired.
  */
-import { catchUp } from '../clock-jobs.js';
+import { catchUp, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import * as accountStore from '../accounts/store.js';
 import type { AccountSpent } from '../accounts/spend.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
@@ -275,12 +276,22 @@ export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScop
   }
 }
 
-async function hasDueExpiries(exec: Executor, scope: ProgramScope): Promise<boolean> {
-  return (await store.dueExpiries(exec, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, 1)).length > 0;
+/**
+ * Due when the oldest PENDING authorization has reached its expiry. Else nothing expires before it
+ * does, nor before an authorization created now would: one created later by a request that read
+ * the clock up to REQUEST_CLOCK_MARGIN_MS ago expires no earlier than now − margin + expiry.
+ */
+async function checkDueExpiries(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
+  const oldestMs = await store.oldestPendingAuthorizationMs(exec, scope.programId);
+  if (oldestMs !== undefined && oldestMs + lifecycle.AUTHORIZATION_EXPIRY_MS <= scope.nowMs) return { due: true };
+  const nextCreatableMs = scope.nowMs - REQUEST_CLOCK_MARGIN_MS + lifecycle.AUTHORIZATION_EXPIRY_MS;
+  return { due: false, clearUntilMs: oldestMs === undefined ? nextCreatableMs : Math.min(oldestMs + lifecycle.AUTHORIZATION_EXPIRY_MS, nextCreatableMs) };
 }
 
+const dueExpiries: DueWork = { horizon: 'authorization_expiry', check: checkDueExpiries, job: expireDueAuthorizations };
+
 async function expireDueWithin(op: Operation): Promise<void> {
-  if (await hasDueExpiries(op.tx, op.scope)) await expireDueAuthorizations(op.db, op.tx, op.scope);
+  if (await isDueWithin(op.db, op.tx, dueExpiries, op.scope)) await expireDueAuthorizations(op.db, op.tx, op.scope);
 }
 
 // ---- authorizations -------------------------------------------------------------------------------
@@ -452,7 +463,7 @@ async function withEvents(exec: Executor, programId: string, rows: readonly stor
 }
 
 function catchUpExpiries(db: Db, scope: ProgramScope): Promise<void> {
-  return catchUp(db, scope, hasDueExpiries, expireDueAuthorizations);
+  return catchUp(db, scope, dueExpiries);
 }
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<Transaction> {

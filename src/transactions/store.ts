@@ -190,6 +190,23 @@ export async function dueExpiries(exec: Executor, programId: string, createdThro
   return (await selectDueExpiries(exec, programId, createdThroughMs, limit)).map((row) => row.token);
 }
 
+/** When the oldest PENDING debit authorization was created (the next to expire), if there is one. */
+const selectOldestPendingAuthorization = prepared((db, programId: string) =>
+  db
+    .selectFrom('card_transactions')
+    .select('created_ms')
+    .where('program_id', '=', programId)
+    .where('status', '=', sql.lit('PENDING'))
+    .where('kind', '=', sql.lit('AUTHORIZATION'))
+    .orderBy('created_ms')
+    .orderBy('token')
+    .limit(1),
+);
+
+export async function oldestPendingAuthorizationMs(exec: Executor, programId: string): Promise<number | undefined> {
+  return (await selectOldestPendingAuthorization(exec, programId))[0]?.created_ms;
+}
+
 // ---- spend: per-day buckets and raw sums ----------------------------------------------------------
 
 const upsertSpendDayPrepared = prepared((db, programId: string, scopeToken: string, dayStartMs: number, spentCents: number, approvedCount: number) =>
