@@ -1,5 +1,9 @@
+import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { describeWithDb, startTestServer } from '../testing/harness.js';
+import { createTestDatabase, describeWithDb, startTestServer } from '../testing/harness.js';
+import type { CardTransactionsTable } from '../transactions/tables.js';
+import { openDatabase } from './database.js';
+import { migrateTo, migrateToLatest } from './migrate.js';
 
 /**
  * Two databases side by side (on PostgreSQL: two schemas of one database, as concurrent test files
@@ -19,6 +23,41 @@ describeWithDb('migrations', () => {
       }
     } finally {
       await first.close();
+    }
+  });
+});
+
+describeWithDb('migration 0007 (write path)', () => {
+  it('keeps every card transaction and drops the unread journals index', async () => {
+    const database = await createTestDatabase();
+    const db = openDatabase(database.databaseUrl, { dataDir: database.dataDir });
+    try {
+      await migrateTo(db, '0006_auth_rule_outcomes');
+      const row: CardTransactionsTable = {
+        program_id: 'p', token: 't1', account_token: 'a', card_token: 'c', financial_account_token: 'f', kind: 'AUTHORIZATION',
+        status: 'PENDING', result: 'APPROVED', authorization_amount_cents: 100, hold_cents: 100, settled_cents: 0,
+        merchant_authorization_amount_cents: 100, merchant_currency: 'USD', spend_cents: 100, counts_as_spend: 1, return_reversed: 0,
+        merchant_acceptor_id: 'm', merchant_descriptor: 'D', merchant_mcc: '5999', merchant_city: 'X', merchant_country: 'USA',
+        merchant_state: 'NY', card_present: 0, partial_approval_capable: 0, expires_ms: 5, created_ms: 1, updated_ms: 1,
+      };
+      await db.kysely.insertInto('card_transactions').values([row, { ...row, token: 't2', created_ms: 2 }]).execute();
+      await migrateToLatest(db);
+      const rows = await db.kysely.selectFrom('card_transactions').selectAll().orderBy('token').execute();
+      expect(rows).toEqual([row, { ...row, token: 't2', created_ms: 2 }]);
+      const byCard = await db.kysely.selectFrom('card_transactions').select('token').where('program_id', '=', 'p').where('card_token', '=', 'c').orderBy('created_ms', 'desc').execute();
+      expect(byCard.map((r) => r.token)).toEqual(['t2', 't1']);
+      if (db.engine === 'sqlite') {
+        const { rows: tables } = await sql<{ sql: string }>`select sql from sqlite_master where name = 'card_transactions'`.execute(db.kysely);
+        expect(tables[0]?.sql).toMatch(/without rowid$/i);
+        const { rows: indexes } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name like 'card_transactions%' or name = 'journals_by_transaction' order by name`.execute(db.kysely);
+        expect(indexes.map((index) => index.name)).toEqual(['card_transactions_by_account', 'card_transactions_by_card', 'card_transactions_by_created', 'card_transactions_by_status']);
+      } else {
+        const { rows: indexes } = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where schemaname = current_schema() and indexname = 'journals_by_transaction'`.execute(db.kysely);
+        expect(indexes[0]?.n).toBe(0);
+      }
+    } finally {
+      await db.close();
+      await database.drop();
     }
   });
 });

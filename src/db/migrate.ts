@@ -4,7 +4,7 @@
  * several servers may start against one PostgreSQL at once. To add a migration: create
  * `migrations/NNNN_name.ts` exporting `up`, and list it below. Never edit an applied migration.
  */
-import { Migrator, sql, type Migration } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_account_holders_cards.js';
@@ -12,6 +12,7 @@ import * as m0003 from './migrations/0003_money_movement.js';
 import * as m0004 from './migrations/0004_card_transactions.js';
 import * as m0005 from './migrations/0005_auth_rules.js';
 import * as m0006 from './migrations/0006_auth_rule_outcomes.js';
+import * as m0007 from './migrations/0007_write_path.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0004_card_transactions': m0004,
   '0005_auth_rules': m0005,
   '0006_auth_rule_outcomes': m0006,
+  '0007_write_path': m0007,
 };
 
 /**
@@ -33,16 +35,27 @@ async function bookkeepingSchema(db: Db): Promise<string | undefined> {
   return rows[0]?.schema ?? undefined;
 }
 
-export async function migrateToLatest(db: Db): Promise<void> {
-  const schema = await bookkeepingSchema(db);
-  const migrator = new Migrator({
+function migrator(db: Db, schema: string | undefined): Migrator {
+  return new Migrator({
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
     ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+function assertMigrated({ error, results }: MigrationResultSet): void {
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  assertMigrated(await migrator(db, await bookkeepingSchema(db)).migrateToLatest());
+}
+
+/** Migrates up to and including `name` (for tests of a migration on data written before it). */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  if (!(name in migrations)) throw new Error(`no migration named ${name}`);
+  assertMigrated(await migrator(db, await bookkeepingSchema(db)).migrateTo(name));
 }

@@ -159,7 +159,7 @@ export interface NamedAccount {
   field: string;
 }
 
-function requireOpenRows(rows: readonly store.FinancialAccountRow[], accounts: readonly NamedAccount[]): void {
+function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): void {
   for (const { token, field } of accounts) {
     const row = rows.find((candidate) => candidate.token === token);
     if (!row) throw notFound('financial account', token, field);
@@ -179,7 +179,7 @@ function requireOpenRows(rows: readonly store.FinancialAccountRow[], accounts: r
 export async function lockOpenBalances(db: Db, tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
   const tokens = accounts.map((account) => account.token);
   const balances = await lockExistingBalances(db, tx, programId, tokens);
-  requireOpenRows(await store.findMany(tx, programId, tokens), accounts);
+  requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
   for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
   return balances;
 }

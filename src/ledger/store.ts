@@ -44,9 +44,24 @@ const selectOneBalanceForUpdate = prepared((db, programId: string, token: string
   forUpdateOn(db, db.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', '=', token)),
 );
 
+const selectTwoBalancesForUpdate = prepared((db, programId: string, first: string, second: string) =>
+  forUpdateOn(
+    db,
+    db
+      .selectFrom('balances')
+      .select(balanceColumns)
+      .where('program_id', '=', programId)
+      .where('financial_account_token', 'in', [first, second])
+      .orderBy('financial_account_token'),
+  ),
+);
+
+/** Balance rows in token order, locked (one and two accounts, the common cases, are prepared statements). */
 export function selectBalancesForUpdate(db: Db, tx: Tx, programId: string, sortedTokens: string[]): Promise<Balance[]> {
-  if (sortedTokens.length === 0) return Promise.resolve([]);
-  if (sortedTokens.length === 1) return selectOneBalanceForUpdate(tx, programId, sortedTokens[0] as string);
+  const [first, second] = sortedTokens;
+  if (first === undefined) return Promise.resolve([]);
+  if (second === undefined) return selectOneBalanceForUpdate(tx, programId, first);
+  if (sortedTokens.length === 2) return selectTwoBalancesForUpdate(tx, programId, first, second);
   const query = tx
     .selectFrom('balances')
     .select(balanceColumns)
