@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
 import { sweepAllPrograms } from './clock-jobs.js';
+import { expireIdempotencyRecords } from './http/idempotency.js';
 import { systemClock, type WallClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
@@ -43,6 +44,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall) }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
+      expireIdempotencyRecords(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'idempotency retention sweep failed'));
     }, CLOCK_SWEEP_INTERVAL_MS);
     sweeper.unref();
     app.addHook('onClose', async () => {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, startTestServer } from '../testing/harness.js';
 import type { CardTransactionsTable } from '../transactions/tables.js';
-import { openDatabase } from './database.js';
+import { openDatabase, type Db } from './database.js';
 import { migrateTo, migrateToLatest } from './migrate.js';
 
 /**
@@ -27,12 +27,22 @@ describeWithDb('migrations', () => {
   });
 });
 
+/** A fresh database migrated up to `before`, for a test to fill, migrate further and check. */
+async function withDatabaseAt(before: string, test: (db: Db) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase();
+  const db = openDatabase(database.databaseUrl, { dataDir: database.dataDir });
+  try {
+    await migrateTo(db, before);
+    await test(db);
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+}
+
 describeWithDb('migration 0007 (write path)', () => {
   it('keeps every card transaction and drops the unread journals index', async () => {
-    const database = await createTestDatabase();
-    const db = openDatabase(database.databaseUrl, { dataDir: database.dataDir });
-    try {
-      await migrateTo(db, '0006_auth_rule_outcomes');
+    await withDatabaseAt('0006_auth_rule_outcomes', async (db) => {
       const row: CardTransactionsTable = {
         program_id: 'p', token: 't1', account_token: 'a', card_token: 'c', financial_account_token: 'f', kind: 'AUTHORIZATION',
         status: 'PENDING', result: 'APPROVED', authorization_amount_cents: 100, hold_cents: 100, settled_cents: 0,
@@ -55,9 +65,30 @@ describeWithDb('migration 0007 (write path)', () => {
         const { rows: indexes } = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where schemaname = current_schema() and indexname = 'journals_by_transaction'`.execute(db.kysely);
         expect(indexes[0]?.n).toBe(0);
       }
-    } finally {
-      await db.close();
-      await database.drop();
-    }
+    });
+  });
+});
+
+describeWithDb('migration 0008 (entries carry their journal)', () => {
+  it('moves every journal onto its entries, and the ledger stays append-only', async () => {
+    await withDatabaseAt('0007_write_path', async (db) => {
+      const journal = { program_id: 'p', token: 'j1', kind: 'BOOK_TRANSFER', transaction_token: 't1', event_token: 'e1', created_ms: 7 };
+      await sql`insert into journals (program_id, token, kind, transaction_token, event_token, created_ms)
+        values (${journal.program_id}, ${journal.token}, ${journal.kind}, ${journal.transaction_token}, ${journal.event_token}, ${journal.created_ms})`.execute(db.kysely);
+      for (const [seq, account, amount] of [[0, 'fa-from', -250], [1, 'fa-to', 250]] as const) {
+        await sql`insert into ledger_entries (program_id, journal_token, seq, ledger_account, bucket, amount_cents, created_ms)
+          values ('p', 'j1', ${seq}, ${account}, 'available', ${amount}, 7)`.execute(db.kysely);
+      }
+      await migrateToLatest(db);
+      const entries = await db.kysely.selectFrom('ledger_entries').selectAll().orderBy('seq').execute();
+      const carried = { program_id: 'p', journal_token: 'j1', bucket: 'available', created_ms: 7, kind: 'BOOK_TRANSFER', transaction_token: 't1', event_token: 'e1' };
+      expect(entries).toEqual([
+        { ...carried, seq: 0, ledger_account: 'fa-from', amount_cents: -250 },
+        { ...carried, seq: 1, ledger_account: 'fa-to', amount_cents: 250 },
+      ]);
+      await expect(sql`delete from ledger_entries`.execute(db.kysely)).rejects.toThrow(/append-only/);
+      await expect(sql`update ledger_entries set amount_cents = 0`.execute(db.kysely)).rejects.toThrow(/append-only/);
+      await expect(sql`select 1 from journals`.execute(db.kysely)).rejects.toThrow();
+    });
   });
 });

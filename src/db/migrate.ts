@@ -13,6 +13,8 @@ import * as m0004 from './migrations/0004_card_transactions.js';
 import * as m0005 from './migrations/0005_auth_rules.js';
 import * as m0006 from './migrations/0006_auth_rule_outcomes.js';
 import * as m0007 from './migrations/0007_write_path.js';
+import * as m0008 from './migrations/0008_ledger_entries_carry_their_journal.js';
+import * as m0009 from './migrations/0009_idempotency_retention.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -22,6 +24,8 @@ const migrations: Record<string, Migration> = {
   '0005_auth_rules': m0005,
   '0006_auth_rule_outcomes': m0006,
   '0007_write_path': m0007,
+  '0008_ledger_entries_carry_their_journal': m0008,
+  '0009_idempotency_retention': m0009,
 };
 
 /**

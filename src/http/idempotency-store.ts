@@ -1,4 +1,5 @@
 /** SQL for idempotency records (see idempotency.ts). */
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { IdempotencyKeysTable } from './idempotency-tables.js';
 
@@ -67,4 +68,14 @@ export async function release(exec: Executor, programId: string, key: string, ow
     .where('owner', '=', owner)
     .where('state', '=', 'in_flight')
     .execute();
+}
+
+/**
+ * Deletes up to `limit` records whose lease ended before `beforeMs` (wall time): completed ones
+ * past their retention, and claims whose request died long ago. Returns how many it deleted.
+ */
+export async function deleteLeasedBefore(exec: Executor, beforeMs: number, limit: number): Promise<number> {
+  const result = await sql`delete from idempotency_keys where (program_id, idempotency_key) in
+    (select program_id, idempotency_key from idempotency_keys where lease_expires_ms < ${beforeMs} limit ${limit})`.execute(exec);
+  return Number(result.numAffectedRows ?? 0);
 }

@@ -4,7 +4,8 @@ import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { describeWithDb, sdkClient, useTestServer, type TestServer } from '../testing/harness.js';
 import * as store from './idempotency-store.js';
-import { requestFingerprint } from './idempotency.js';
+import { movableWallClock } from '../testing/clock.js';
+import { expireIdempotencyRecords, requestFingerprint } from './idempotency.js';
 
 describeWithDb('idempotency', () => {
   const context = useTestServer();
@@ -152,3 +153,59 @@ describeWithDb('idempotency', () => {
 function fingerprintOf(server: TestServer, url: string, body: object): string {
   return requestFingerprint(server.server.app.deps.secrets, 'POST', url, body);
 }
+
+describeWithDb('idempotency records after 24 hours', () => {
+  const { wall, advance } = movableWallClock('2031-05-20T12:00:00.000Z');
+  const context = useTestServer({ wall });
+
+  const post = async (key: string, nickname: string) => {
+    const response = await context.server.request('POST', '/v1/financial_accounts', {
+      apiKey: context.program.apiKey,
+      body: { nickname, type: 'OPERATING' },
+      headers: { 'idempotency-key': key },
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as { token?: string } };
+  };
+
+  it('are kept for 24 hours of wall time, then deleted by the sweep, and the key is free again', async () => {
+    const { db } = context.server.server;
+    const key = crypto.randomUUID();
+    const first = await post(key, 'kept');
+    expect(first.status).toBe(200);
+
+    advance(23 * 3_600_000);
+    await expireIdempotencyRecords(db, wall);
+    const replay = await post(key, 'kept');
+    expect(replay).toMatchObject({ status: 200, replayed: 'true', body: { token: first.body.token } });
+    expect((await post(key, 'other body')).status).toBe(400);
+
+    advance(2 * 3_600_000);
+    expect(await expireIdempotencyRecords(db, wall)).toBeGreaterThanOrEqual(1);
+    const reused = await post(key, 'other body');
+    expect(reused.status).toBe(200);
+    expect(reused.replayed).toBeNull();
+    expect(reused.body.token).not.toBe(first.body.token);
+  });
+
+  it('deletes in batches until none is left', async () => {
+    const { db } = context.server.server;
+    const now = wall.nowMs();
+    const old = Array.from({ length: 2_500 }, (_, index) => ({
+      program_id: context.program.programId,
+      idempotency_key: `old-${index}`,
+      fingerprint: 'f',
+      state: 'complete' as const,
+      owner: 'o',
+      lease_expires_ms: now - 25 * 3_600_000,
+      response_status: 200,
+      response_body: null,
+      created_ms: now,
+    }));
+    for (let index = 0; index < old.length; index += 500) {
+      await db.kysely.insertInto('idempotency_keys').values(old.slice(index, index + 500)).execute();
+    }
+    expect(await expireIdempotencyRecords(db, wall)).toBe(2_500);
+    const left = await db.kysely.selectFrom('idempotency_keys').select('idempotency_key').where('idempotency_key', 'like', 'old-%').execute();
+    expect(left).toEqual([]);
+  });
+});

@@ -11,16 +11,21 @@
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
  *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ * Records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe keep keys), then the
+ * sweep deletes them and the key may be used again.
  * Records give nothing away at rest: a card's response holds its PAN and CVV and a request may
  * hold a PIN, so responses are stored encrypted and fingerprints are keyed hashes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Secrets } from '../crypto/secrets.js';
-import type { Tx } from '../db/database.js';
+import type { WallClock } from '../clock.js';
+import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import * as store from './idempotency-store.js';
 
 const LEASE_MS = 60_000;
+export const RETENTION_MS = 24 * 3_600_000;
+const RETENTION_BATCH = 1_000;
 const MAX_KEY_LENGTH = 255;
 
 export interface IdempotencyClaim {
@@ -144,4 +149,15 @@ export async function commit<T>(request: FastifyRequest, reply: FastifyReply, wo
   });
   if (claim) claim.completed = true;
   return reply.type('application/json; charset=utf-8').send(payload);
+}
+
+/** The sweep's share: deletes the records older than RETENTION_MS, in batches. Returns how many. */
+export async function expireIdempotencyRecords(db: Db, wall: WallClock): Promise<number> {
+  const beforeMs = wall.nowMs() - RETENTION_MS + LEASE_MS;
+  let deleted = 0;
+  for (;;) {
+    const batch = await store.deleteLeasedBefore(db.kysely, beforeMs, RETENTION_BATCH);
+    deleted += batch;
+    if (batch < RETENTION_BATCH) return deleted;
+  }
 }

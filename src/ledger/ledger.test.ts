@@ -87,7 +87,7 @@ describeWithDb('ledger', () => {
     const { db } = context.server.server;
     await expect(sql`UPDATE ledger_entries SET amount_cents = 0`.execute(db.kysely)).rejects.toThrow(/append-only/);
     await expect(sql`DELETE FROM ledger_entries`.execute(db.kysely)).rejects.toThrow(/append-only/);
-    await expect(sql`DELETE FROM journals`.execute(db.kysely)).rejects.toThrow(/append-only/);
+    await expect(sql`UPDATE ledger_entries SET kind = 'OTHER'`.execute(db.kysely)).rejects.toThrow(/append-only/);
   });
 
   it('detects a balance row that disagrees with its entries', async () => {

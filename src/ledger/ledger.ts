@@ -128,22 +128,14 @@ export async function lockBalances(
 }
 
 /**
- * Writes a balanced movement: one journal, its entries, and the balance of every financial
- * account it touches. Must run inside the transaction that records the movement's cause.
+ * Writes a balanced movement: its journal (entries that share a journal token and carry the
+ * movement's kind and cause) and the balance of every financial account it touches. Must run inside the transaction that records the movement's cause.
  */
 export async function post(tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
   assertBalanced(movement);
   const deltas = balanceDeltas(movement.postings);
 
   const journalToken = newToken();
-  await store.insertJournal(tx, {
-    program_id: programId,
-    token: journalToken,
-    kind: movement.kind,
-    transaction_token: movement.transaction_token,
-    event_token: movement.event_token,
-    created_ms: nowMs,
-  });
   await store.insertEntries(
     tx,
     movement.postings.map((posting, seq) => ({
@@ -154,6 +146,9 @@ export async function post(tx: Tx, programId: string, movement: Movement, nowMs:
       bucket: posting.bucket,
       amount_cents: posting.amount_cents,
       created_ms: nowMs,
+      kind: movement.kind,
+      transaction_token: movement.transaction_token,
+      event_token: movement.event_token,
     })),
   );
   // Updated in token order: each UPDATE locks its row, so movements that did not lock beforehand

@@ -8,7 +8,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
-import type { JournalsTable, LedgerEntriesTable } from './tables.js';
+import type { LedgerEntriesTable } from './tables.js';
 
 const balanceColumns = [
   'financial_account_token',
@@ -85,11 +85,7 @@ export function selectAllBalances(exec: Executor, programId: string): Promise<Ba
   return exec.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).execute();
 }
 
-export async function insertJournal(exec: Executor, journal: JournalsTable) {
-  await insertRows(exec, 'journals', [journal]);
-}
-
-/** All of a movement's entries in one statement. */
+/** All of a movement's entries (its journal) in one statement. */
 export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[]) {
   await insertRows(exec, 'ledger_entries', entries);
 }
@@ -132,37 +128,27 @@ export function sumEntriesByAccount(exec: Executor, programId: string) {
 /** Per journal touching the account: the journal and the account's net amount in each bucket. */
 export function accountJournalAmounts(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number) {
   let query = exec
-    .selectFrom('ledger_entries as e')
-    .innerJoin('journals as j', (join) => join.onRef('j.program_id', '=', 'e.program_id').onRef('j.token', '=', 'e.journal_token'))
-    .select([
-      'j.token as journal_token',
-      'j.kind',
-      'j.transaction_token',
-      'j.event_token',
-      'j.created_ms',
-      'e.bucket',
-      sql<number>`sum(e.amount_cents)`.as('amount_cents'),
-    ])
-    .where('e.program_id', '=', programId)
-    .where('e.ledger_account', '=', financialAccountToken);
-  if (throughMs !== undefined) query = query.where('e.created_ms', '<=', throughMs);
+    .selectFrom('ledger_entries')
+    .select(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket', sql<number>`sum(amount_cents)`.as('amount_cents')])
+    .where('program_id', '=', programId)
+    .where('ledger_account', '=', financialAccountToken);
+  if (throughMs !== undefined) query = query.where('created_ms', '<=', throughMs);
   return query
-    .groupBy(['j.token', 'j.kind', 'j.transaction_token', 'j.event_token', 'j.created_ms', 'e.bucket'])
-    .orderBy('j.created_ms')
-    .orderBy('j.token')
+    .groupBy(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket'])
+    .orderBy('created_ms')
+    .orderBy('journal_token')
     .execute();
 }
 
 /** When the journal of `eventToken` that touched the account was written, if there is one. */
 export async function eventJournalCreatedMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string) {
   const row = await exec
-    .selectFrom('journals as j')
-    .innerJoin('ledger_entries as e', (join) => join.onRef('e.program_id', '=', 'j.program_id').onRef('e.journal_token', '=', 'j.token'))
-    .select('j.created_ms')
-    .where('j.program_id', '=', programId)
-    .where('j.event_token', '=', eventToken)
-    .where('e.ledger_account', '=', financialAccountToken)
-    .orderBy('j.created_ms', 'desc')
+    .selectFrom('ledger_entries')
+    .select('created_ms')
+    .where('program_id', '=', programId)
+    .where('ledger_account', '=', financialAccountToken)
+    .where('event_token', '=', eventToken)
+    .orderBy('created_ms', 'desc')
     .limit(1)
     .executeTakeFirst();
   return row?.created_ms;

@@ -1,19 +1,9 @@
 /**
- * The double-entry ledger. A journal is one money movement; its entries sum to zero. Entries are
- * append-only. `balances` holds the running sums per financial account, maintained in the same
- * transaction as the entries and re-derivable from them at any time.
+ * The double-entry ledger. A journal is one money movement: the entries that share a
+ * `journal_token`, which sum to zero. Each entry carries its journal's fields (kind, cause, time).
+ * Entries are append-only. `balances` holds the running sums per financial account, maintained in
+ * the same transaction as the entries and re-derivable from them at any time.
  */
-export interface JournalsTable {
-  program_id: string;
-  token: string;
-  /** What moved the money, e.g. `BOOK_TRANSFER`, `CARD_HOLD`. */
-  kind: string;
-  /** The resource (transfer, payment, card transaction…) and its event that caused the movement. */
-  transaction_token: string;
-  event_token: string;
-  created_ms: number;
-}
-
 export interface LedgerEntriesTable {
   program_id: string;
   journal_token: string;
@@ -23,6 +13,11 @@ export interface LedgerEntriesTable {
   bucket: 'available' | 'pending';
   amount_cents: number;
   created_ms: number;
+  /** What moved the money, e.g. `BOOK_TRANSFER`, `CARD_HOLD` (the journal's, on each of its entries). */
+  kind: string;
+  /** The resource (transfer, payment, card transaction…) and its event that caused the movement. */
+  transaction_token: string;
+  event_token: string;
 }
 
 export interface BalancesTable {
@@ -37,7 +32,6 @@ export interface BalancesTable {
 }
 
 export interface LedgerTables {
-  journals: JournalsTable;
   ledger_entries: LedgerEntriesTable;
   balances: BalancesTable;
 }

@@ -4,7 +4,7 @@
  * so that every query is scoped to one program and served by an index.
  */
 import { sql, type Kysely } from 'kysely';
-import { clusteredOnPrimaryKey, engineOf } from './engine.js';
+import { clusteredOnPrimaryKey, forbidUpdateAndDelete } from './engine.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -139,21 +139,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await forbidUpdateAndDelete(db, 'ledger_entries');
   await forbidUpdateAndDelete(db, 'journals');
-}
-
-/** Ledger invariant 3: entries are append-only. The database enforces it, not only the code. */
-async function forbidUpdateAndDelete(db: Kysely<unknown>, table: string): Promise<void> {
-  const message = `${table} is append-only`;
-  if (engineOf(db) === 'postgres') {
-    await sql`CREATE FUNCTION ${sql.raw(`${table}_append_only`)}() RETURNS trigger LANGUAGE plpgsql AS ${sql.lit(
-      `BEGIN RAISE EXCEPTION '${message}'; END;`,
-    )}`.execute(db);
-    await sql`CREATE TRIGGER ${sql.raw(`${table}_append_only`)} BEFORE UPDATE OR DELETE ON ${sql.table(table)}
-      FOR EACH ROW EXECUTE FUNCTION ${sql.raw(`${table}_append_only`)}()`.execute(db);
-    return;
-  }
-  for (const operation of ['UPDATE', 'DELETE']) {
-    await sql`CREATE TRIGGER ${sql.raw(`${table}_no_${operation.toLowerCase()}`)} BEFORE ${sql.raw(operation)} ON ${sql.table(table)}
-      BEGIN SELECT RAISE(ABORT, ${sql.lit(message)}); END`.execute(db);
-  }
 }

@@ -14,3 +14,20 @@ export function engineOf(db: Kysely<unknown>): Engine {
 export function clusteredOnPrimaryKey(db: Kysely<unknown>) {
   return engineOf(db) === 'sqlite' ? sql`without rowid` : sql``;
 }
+
+/** Ledger invariant 3: entries are append-only. The database enforces it, not only the code. */
+export async function forbidUpdateAndDelete(db: Kysely<unknown>, table: string): Promise<void> {
+  const message = `${table} is append-only`;
+  if (engineOf(db) === 'postgres') {
+    await sql`CREATE FUNCTION ${sql.raw(`${table}_append_only`)}() RETURNS trigger LANGUAGE plpgsql AS ${sql.lit(
+      `BEGIN RAISE EXCEPTION '${message}'; END;`,
+    )}`.execute(db);
+    await sql`CREATE TRIGGER ${sql.raw(`${table}_append_only`)} BEFORE UPDATE OR DELETE ON ${sql.table(table)}
+      FOR EACH ROW EXECUTE FUNCTION ${sql.raw(`${table}_append_only`)}()`.execute(db);
+    return;
+  }
+  for (const operation of ['UPDATE', 'DELETE']) {
+    await sql`CREATE TRIGGER ${sql.raw(`${table}_no_${operation.toLowerCase()}`)} BEFORE ${sql.raw(operation)} ON ${sql.table(table)}
+      BEGIN SELECT RAISE(ABORT, ${sql.lit(message)}); END`.execute(db);
+  }
+}
