@@ -3,6 +3,9 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { IdempotencyKeysTable } from './idempotency-tables.js';
 
+/** How a body `token` is stored as a key (idempotency.ts). */
+export const BODY_TOKEN_PREFIX = 'token:';
+
 export async function insertClaim(exec: Executor, row: IdempotencyKeysTable): Promise<boolean> {
   const result = await exec
     .insertInto('idempotency_keys')
@@ -71,11 +74,14 @@ export async function release(exec: Executor, programId: string, key: string, ow
 }
 
 /**
- * Deletes up to `limit` records whose lease ended before `beforeMs` (wall time): completed ones
- * past their retention, and claims whose request died long ago. Returns how many it deleted.
+ * Deletes up to `limit` `Idempotency-Key` records whose lease ended before `beforeMs` (wall time):
+ * completed ones past their retention, and claims whose request died long ago. Records of body
+ * tokens (`token:…`) stay: that token is the resource's own, and reusing it returns the original
+ * for as long as the resource exists. Returns how many it deleted.
  */
 export async function deleteLeasedBefore(exec: Executor, beforeMs: number, limit: number): Promise<number> {
   const result = await sql`delete from idempotency_keys where (program_id, idempotency_key) in
-    (select program_id, idempotency_key from idempotency_keys where lease_expires_ms < ${beforeMs} limit ${limit})`.execute(exec);
+    (select program_id, idempotency_key from idempotency_keys
+      where lease_expires_ms < ${beforeMs} and idempotency_key not like ${`${BODY_TOKEN_PREFIX}%`} limit ${limit})`.execute(exec);
   return Number(result.numAffectedRows ?? 0);
 }

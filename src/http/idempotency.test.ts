@@ -187,6 +187,24 @@ describeWithDb('idempotency records after 24 hours', () => {
     expect(reused.body.token).not.toBe(first.body.token);
   });
 
+  it('keep a body token’s record: reusing the token still returns the original', async () => {
+    const { db } = context.server.server;
+    const account = await context.program.client.financialAccounts.create({ nickname: 'funded', type: 'OPERATING' });
+    const body = {
+      token: crypto.randomUUID(),
+      amount: 5,
+      category: 'MANAGEMENT_ADJUSTMENT',
+      direction: 'CREDIT',
+      effective_date: new Date(wall.nowMs()).toISOString().slice(0, 10),
+      event_type: 'CASH_BACK',
+      financial_account_token: account.token,
+    } as const;
+    const first = await context.program.client.managementOperations.create(body);
+    advance(48 * 3_600_000);
+    await expireIdempotencyRecords(db, wall);
+    expect(await context.program.client.managementOperations.create(body)).toEqual(first);
+  });
+
   it('deletes in batches until none is left', async () => {
     const { db } = context.server.server;
     const now = wall.nowMs();

@@ -11,8 +11,9 @@
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
  *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
- * Records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe keep keys), then the
- * sweep deletes them and the key may be used again.
+ * `Idempotency-Key` records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe
+ * keep keys), then the sweep deletes them and the key may be used again. A body token's record stays
+ * as long as its resource: reusing that token always returns the original.
  * Records give nothing away at rest: a card's response holds its PAN and CVV and a request may
  * hold a PIN, so responses are stored encrypted and fingerprints are keyed hashes.
  */
@@ -64,7 +65,7 @@ function idempotencyKeyOf(request: FastifyRequest): { key: string; field: string
     return { key, field: 'Idempotency-Key' };
   }
   const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
-  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return { key: `token:${bodyToken}`, field: 'token' };
+  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return { key: `${store.BODY_TOKEN_PREFIX}${bodyToken}`, field: 'token' };
   return undefined;
 }
 
