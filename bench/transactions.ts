@@ -27,7 +27,8 @@ interface SeededCard {
   rows: number;
 }
 
-let listedCard: SeededCard | undefined;
+/** The listed card of each engine's run (each run has its own server, database and context). */
+const listedCards = new WeakMap<BenchContext, SeededCard>();
 
 /** One transaction (SETTLED authorization) and its event per number in [from, to), by one statement per table. */
 async function seedTransactions(context: BenchContext, card: SeededCard, from: number, to: number): Promise<void> {
@@ -55,17 +56,26 @@ async function seedTransactions(context: BenchContext, card: SeededCard, from: n
   await sql`analyze`.execute(context.db.kysely);
 }
 
-/** The listed card with at least `rows` transactions (created on first use, topped up after). */
+/**
+ * The listed card with at least `rows` transactions (created on first use, topped up after), and
+ * proof that the list the scenario measures is a full page of that card's transactions.
+ */
 async function cardWithTransactions(context: BenchContext, rows: number): Promise<SeededCard> {
-  if (!listedCard) {
+  let listed = listedCards.get(context);
+  if (!listed) {
     const card = await context.client.cards.create({ type: 'VIRTUAL', memo: 'bench list' });
-    listedCard = { token: card.token, account_token: card.account_token, financial_account_token: card.funding.token, rows: 0 };
+    listed = { token: card.token, account_token: card.account_token, financial_account_token: card.funding.token, rows: 0 };
+    listedCards.set(context, listed);
   }
-  if (listedCard.rows < rows) {
-    await seedTransactions(context, listedCard, listedCard.rows, rows);
-    listedCard.rows = rows;
+  if (listed.rows < rows) {
+    await seedTransactions(context, listed, listed.rows, rows);
+    listed.rows = rows;
   }
-  return listedCard;
+  const page = await context.client.transactions.list({ card_token: listed.token, page_size: 50 });
+  if (page.data.length !== 50 || page.data.some((transaction) => transaction.card_token !== listed.token)) {
+    throw new Error(`bench: the list of card ${listed.token} is not a full page of its transactions`);
+  }
+  return listed;
 }
 
 /**
