@@ -45,6 +45,11 @@ export class CompiledRuleCache {
   readonly #entries = new Map<string, CompiledRule>();
   constructor(readonly limit: number = COMPILED_CACHE_LIMIT) {}
 
+  /** Whether the version is compiled, without touching its recency. */
+  has(programId: string, ruleToken: string, version: number): boolean {
+    return this.#entries.has(`${programId}/${ruleToken}/${version}`);
+  }
+
   /** The compiled version, if it is cached (it becomes the most recently used). */
   peek(programId: string, ruleToken: string, version: number): CompiledRule | undefined {
     const key = `${programId}/${ruleToken}/${version}`;
@@ -125,7 +130,7 @@ export class RuleEngine {
         { row, role: 'DRAFT' as const, version: row.draft_version },
       ].filter((run): run is { row: store.ApplicableRuleRow; role: VersionRole; version: number } => run.version !== null),
     );
-    const missing = wanted.filter(({ row, version }) => !this.cache.peek(event.programId, row.token, version));
+    const missing = wanted.filter(({ row, version }) => !this.cache.has(event.programId, row.token, version));
     const parameters = await store.versionParameters(
       exec,
       event.programId,

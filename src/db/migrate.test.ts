@@ -57,8 +57,9 @@ describeWithDb('migration 0007 (write path)', () => {
       const byCard = await db.kysely.selectFrom('card_transactions').select('token').where('program_id', '=', 'p').where('card_token', '=', 'c').orderBy('created_ms', 'desc').execute();
       expect(byCard.map((r) => r.token)).toEqual(['t2', 't1']);
       if (db.engine === 'sqlite') {
-        const { rows: tables } = await sql<{ sql: string }>`select sql from sqlite_master where name = 'card_transactions'`.execute(db.kysely);
-        expect(tables[0]?.sql).toMatch(/without rowid$/i);
+        const { rows: tables } = await sql<{ sql: string }>`select sql from sqlite_master where name in ('card_transactions', 'auth_rules')`.execute(db.kysely);
+        expect(tables).toHaveLength(2);
+        for (const table of tables) expect(table.sql).toMatch(/without rowid$/i);
         const { rows: indexes } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name like 'card_transactions%' or name = 'journals_by_transaction' order by name`.execute(db.kysely);
         expect(indexes.map((index) => index.name)).toEqual(['card_transactions_by_account', 'card_transactions_by_card', 'card_transactions_by_created', 'card_transactions_by_status']);
       } else {
