@@ -61,8 +61,8 @@ export function describeDatabaseUrl(url: string | undefined, dataDir: string): {
 
 export function openDatabase(url: string | undefined, options: DatabaseOptions): Db {
   const { engine, target } = describeDatabaseUrl(url, options.dataDir);
-  const dialect =
-    engine === 'sqlite' ? openSqlite(target).dialect : openPostgres(target, options.pgPoolSize ?? 10).dialect;
+  const sqlite = engine === 'sqlite' ? openSqlite(target) : undefined;
+  const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
   const commitEffects = new WeakMap<Tx, Array<() => void>>();
@@ -96,7 +96,10 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
       return engine === 'postgres' ? (query.forUpdate() as typeof query) : query;
     },
     isUniqueViolation: engine === 'sqlite' ? isSqliteUniqueViolation : isPostgresUniqueViolation,
-    close: () => kysely.destroy(),
+    async close() {
+      await sqlite?.checkpointer?.stop();
+      await kysely.destroy();
+    },
   };
 }
 
