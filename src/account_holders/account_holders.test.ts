@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { enroll, kybBody, kycBody, kycExemptBody, US_ADDRESS } from '../testing/enrollment.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 
 type Body = Record<string, unknown>;
 
@@ -20,14 +20,7 @@ function withField(body: Body, path: string, value: unknown): Body {
 }
 
 describeWithDb('account holders', () => {
-  let server: TestServer;
-  let program: TestProgram;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   async function counts(client: Lithic) {
     const [holders, accounts, financialAccounts] = await Promise.all([
@@ -41,7 +34,7 @@ describeWithDb('account holders', () => {
   describe('enrollment', () => {
     it('KYC_BASIC accepts an individual at once and opens its account with an ISSUING financial account', async () => {
       const body = kycBody();
-      const created = await enroll(program.client, body);
+      const created = await enroll(context.program.client, body);
       expect(created).toEqual({
         token: expect.stringMatching(/^[0-9a-f-]{36}$/),
         account_token: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -50,7 +43,7 @@ describeWithDb('account holders', () => {
         created: expect.any(String),
       });
 
-      const holder = await program.client.accountHolders.retrieve(created.token);
+      const holder = await context.program.client.accountHolders.retrieve(created.token);
       expect(holder).toEqual({
         token: created.token,
         account_token: created.account_token,
@@ -72,14 +65,14 @@ describeWithDb('account holders', () => {
         },
       });
 
-      const account = await program.client.accounts.retrieve(created.account_token);
+      const account = await context.program.client.accounts.retrieve(created.account_token);
       expect(account).toMatchObject({
         token: created.account_token,
         state: 'ACTIVE',
         account_holder: { token: created.token, email: body.individual.email, phone_number: body.individual.phone_number },
         verification_address: US_ADDRESS,
       });
-      const funding = await program.client.financialAccounts.list({ account_token: created.account_token });
+      const funding = await context.program.client.financialAccounts.list({ account_token: created.account_token });
       expect(funding.data.map((account) => account.type)).toEqual(['ISSUING']);
     });
 
@@ -93,26 +86,26 @@ describeWithDb('account holders', () => {
       ['000-00-0007', 'RISK_THRESHOLD_FAILURE'],
       ['000-00-0010', 'COMPLETE_VERIFICATION_FAILURE'],
     ])('KYC_BASIC rejects the sandbox government id %s with %s and closes the account', async (governmentId, reason) => {
-      const created = await enroll(program.client, withField(kycBody(), 'individual.government_id', governmentId));
+      const created = await enroll(context.program.client, withField(kycBody(), 'individual.government_id', governmentId));
       expect(created).toMatchObject({ status: 'REJECTED', status_reasons: [reason] });
-      const holder = await program.client.accountHolders.retrieve(created.token);
+      const holder = await context.program.client.accountHolders.retrieve(created.token);
       expect(holder.verification_application).toMatchObject({ status: 'REJECTED', status_reasons: [reason] });
-      expect((await program.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
+      expect((await context.program.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
     });
 
     it('KYC_BYO is ACCEPTED and needs kyc_passed_timestamp', async () => {
-      await expect(enroll(program.client, kycBody('KYC_BYO'))).resolves.toMatchObject({ status: 'ACCEPTED' });
-      const error = await apiFailure(enroll(program.client, withField(kycBody('KYC_BYO'), 'kyc_passed_timestamp', undefined)));
+      await expect(enroll(context.program.client, kycBody('KYC_BYO'))).resolves.toMatchObject({ status: 'ACCEPTED' });
+      const error = await apiFailure(enroll(context.program.client, withField(kycBody('KYC_BYO'), 'kyc_passed_timestamp', undefined)));
       expect(error.status).toBe(400);
       expect(error.message).toBe('kyc_passed_timestamp: is required for workflow KYC_BYO');
     });
 
     it('KYB_BASIC waits for review, with every business field in the whole holder', async () => {
       const body = kybBody();
-      const created = await enroll(program.client, body);
+      const created = await enroll(context.program.client, body);
       expect(created).toMatchObject({ status: 'PENDING_REVIEW', status_reasons: [], required_documents: [] });
 
-      const holder = await program.client.accountHolders.retrieve(created.token);
+      const holder = await context.program.client.accountHolders.retrieve(created.token);
       expect(holder).toMatchObject({
         user_type: 'BUSINESS',
         status: 'PENDING_REVIEW',
@@ -138,18 +131,18 @@ describeWithDb('account holders', () => {
     });
 
     it('KYB_BYO is ACCEPTED and needs kyb_passed_timestamp; beneficial owners may be empty', async () => {
-      await expect(enroll(program.client, withField(kybBody('KYB_BYO'), 'beneficial_owner_individuals', []))).resolves.toMatchObject({
+      await expect(enroll(context.program.client, withField(kybBody('KYB_BYO'), 'beneficial_owner_individuals', []))).resolves.toMatchObject({
         status: 'ACCEPTED',
       });
-      const error = await apiFailure(enroll(program.client, withField(kybBody('KYB_BYO'), 'kyb_passed_timestamp', undefined)));
+      const error = await apiFailure(enroll(context.program.client, withField(kybBody('KYB_BYO'), 'kyb_passed_timestamp', undefined)));
       expect(error.message).toBe('kyb_passed_timestamp: is required for workflow KYB_BYO');
     });
 
     it('KYC_EXEMPT is ACCEPTED, an individual without date of birth', async () => {
       const body = kycExemptBody();
-      const created = await enroll(program.client, body);
+      const created = await enroll(context.program.client, body);
       expect(created.status).toBe('ACCEPTED');
-      const holder = await program.client.accountHolders.retrieve(created.token);
+      const holder = await context.program.client.accountHolders.retrieve(created.token);
       expect(holder).toMatchObject({
         user_type: 'INDIVIDUAL',
         exemption_type: 'PREPAID_CARD_USER',
@@ -159,63 +152,63 @@ describeWithDb('account holders', () => {
     });
 
     it('links an authorized user to the account of an enrolled business', async () => {
-      const business = await enroll(program.client, kybBody('KYB_BYO'));
+      const business = await enroll(context.program.client, kybBody('KYB_BYO'));
       const body = { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token };
-      const created = await enroll(program.client, body);
-      const holder = await program.client.accountHolders.retrieve(created.token);
+      const created = await enroll(context.program.client, body);
+      const holder = await context.program.client.accountHolders.retrieve(created.token);
       expect(holder.business_account_token).toBe(business.account_token);
-      const account = await program.client.accounts.retrieve(created.account_token);
+      const account = await context.program.client.accounts.retrieve(created.account_token);
       expect(account.account_holder).toMatchObject({ token: created.token, business_account_token: business.account_token });
     });
 
     it('refuses a business_account_token that is unknown (404), not a business (422), or for a prepaid user (400)', async () => {
-      const unknown = await apiFailure(enroll(program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: crypto.randomUUID() }));
+      const unknown = await apiFailure(enroll(context.program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: crypto.randomUUID() }));
       expect(unknown.status).toBe(404);
       expect(unknown.message).toContain('business_account_token');
 
-      const individual = await enroll(program.client, kycBody());
+      const individual = await enroll(context.program.client, kycBody());
       const notBusiness = await apiFailure(
-        enroll(program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: individual.account_token }),
+        enroll(context.program.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: individual.account_token }),
       );
       expect(notBusiness.status).toBe(422);
       expect(notBusiness.message).toContain('business_account_token');
 
-      const business = await enroll(program.client, kybBody('KYB_BYO'));
-      const prepaid = await apiFailure(enroll(program.client, { ...kycExemptBody('PREPAID_CARD_USER'), business_account_token: business.account_token }));
+      const business = await enroll(context.program.client, kybBody('KYB_BYO'));
+      const prepaid = await apiFailure(enroll(context.program.client, { ...kycExemptBody('PREPAID_CARD_USER'), business_account_token: business.account_token }));
       expect(prepaid.status).toBe(400);
       expect(prepaid.message).toBe('business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER');
     });
 
     it('keeps government ids encrypted at rest and out of every response', async () => {
       const body = withField(kybBody(), 'control_person.government_id', '987-65-4329');
-      const created = await enroll(program.client, body);
-      const retrieved = await server.request('GET', `/v1/account_holders/${created.token}`, { apiKey: program.apiKey });
-      const listed = await server.request('GET', `/v1/account_holders?limit=100`, { apiKey: program.apiKey });
+      const created = await enroll(context.program.client, body);
+      const retrieved = await context.server.request('GET', `/v1/account_holders/${created.token}`, { apiKey: context.program.apiKey });
+      const listed = await context.server.request('GET', `/v1/account_holders?limit=100`, { apiKey: context.program.apiKey });
       for (const text of [await retrieved.text(), await listed.text()]) {
         expect(text).not.toContain('987654329');
         expect(text).not.toContain('987-65-4329');
         expect(text).not.toContain('123456789');
       }
-      const row = await server.server.db.kysely
+      const row = await context.server.server.db.kysely
         .selectFrom('account_holders')
         .selectAll()
-        .where('program_id', '=', program.programId)
+        .where('program_id', '=', context.program.programId)
         .where('token', '=', created.token)
         .executeTakeFirstOrThrow();
       expect(JSON.stringify(row)).not.toMatch(/987654329|987-65-4329|123456789|12-3456789/);
-      const ids = JSON.parse(server.server.app.deps.secrets.decrypt(row.government_ids_encrypted as string)) as Record<string, string>;
+      const ids = JSON.parse(context.server.server.app.deps.secrets.decrypt(row.government_ids_encrypted as string)) as Record<string, string>;
       expect(Object.values(ids).sort()).toEqual(['123456789', '222334444', '987654329']);
     });
 
     it('answers a repeated Idempotency-Key with the first response and enrolls once', async () => {
-      const before = await counts(program.client);
+      const before = await counts(context.program.client);
       const key = crypto.randomUUID();
       const body = kycBody();
       // The SDK does not send Idempotency-Key by itself: pass the header.
-      const first = await program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
-      const second = await program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
+      const first = await context.program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
+      const second = await context.program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
       expect(second).toEqual(first);
-      const after = await counts(program.client);
+      const after = await counts(context.program.client);
       expect(after.holders).toBe(before.holders + 1);
     });
   });
@@ -269,23 +262,23 @@ describeWithDb('account holders', () => {
     ];
 
     it.each(cases)('%s', async (_name, body, message) => {
-      const before = await counts(program.client);
-      const error = await apiFailure(enroll(program.client, body));
+      const before = await counts(context.program.client);
+      const error = await apiFailure(enroll(context.program.client, body));
       expect(error.status).toBe(400);
       expect(error.message).toBe(message);
-      expect(await counts(program.client)).toEqual(before);
+      expect(await counts(context.program.client)).toEqual(before);
     });
 
     it('accepts the forms the rules allow: ZIP+4, SSN without hyphens, APO addresses, date-time dob', async () => {
       let body = withField(kycBody(), 'individual.address', { address1: 'PSC 1234, Box 5678', city: 'APO', country: 'USA', postal_code: '09204-1234', state: 'AE' });
       body = withField(body, 'individual.government_id', '123456789');
       body = withField(body, 'individual.dob', '1991-03-08T08:00:00Z');
-      await expect(enroll(program.client, body)).resolves.toMatchObject({ status: 'ACCEPTED' });
+      await expect(enroll(context.program.client, body)).resolves.toMatchObject({ status: 'ACCEPTED' });
     });
 
     it('refuses a body that is not JSON or not an object', async () => {
       for (const body of ['{', '[]', '"x"']) {
-        const response = await server.request('POST', '/v1/account_holders', { apiKey: program.apiKey, body });
+        const response = await context.server.request('POST', '/v1/account_holders', { apiKey: context.program.apiKey, body });
         expect(response.status, body).toBe(400);
       }
     });
@@ -293,12 +286,12 @@ describeWithDb('account holders', () => {
 
   describe('enrollment review simulation', () => {
     async function pendingBusiness() {
-      return enroll(program.client, kybBody());
+      return enroll(context.program.client, kybBody());
     }
 
     it('ACCEPTED moves a pending holder to ACCEPTED and answers the whole holder', async () => {
       const created = await pendingBusiness();
-      const reviewed = await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED', status_reasons: [] });
+      const reviewed = await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED', status_reasons: [] });
       expect(reviewed).toMatchObject({
         token: created.token,
         account_token: created.account_token,
@@ -311,15 +304,15 @@ describeWithDb('account holders', () => {
         beneficial_owner_individuals: [{ first_name: 'Tim' }],
         nature_of_business: 'Software for restaurants',
       });
-      expect(await program.client.accountHolders.retrieve(created.token)).toEqual(reviewed);
-      expect((await program.client.accounts.retrieve(created.account_token)).state).toBe('ACTIVE');
+      expect(await context.program.client.accountHolders.retrieve(created.token)).toEqual(reviewed);
+      expect((await context.program.client.accounts.retrieve(created.account_token)).state).toBe('ACTIVE');
     });
 
     it('REJECTED records the reasons, stamps the program clock, and closes the account', async () => {
-      const clocked = await server.newProgram('review clock');
+      const clocked = await context.server.newProgram('review clock');
       const created = await enroll(clocked.client, kybBody());
       const later = new Date(Date.now() + 10 * 86_400_000).toISOString();
-      await server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: later } });
+      await context.server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: later } });
       const reasons = [
         'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED',
         'CONTROL_PERSON_DOB_VERIFICATION_FAILURE',
@@ -349,27 +342,27 @@ describeWithDb('account holders', () => {
     ])('refuses %j with 400 and leaves the holder pending', async (body, message) => {
       const created = await pendingBusiness();
       const withToken = 'account_holder_token' in body || message.startsWith('account_holder_token: is required') ? body : { ...body, account_holder_token: created.token };
-      const error = await apiFailure(program.client.accountHolders.simulateEnrollmentReview(withToken as never));
+      const error = await apiFailure(context.program.client.accountHolders.simulateEnrollmentReview(withToken as never));
       expect(error.status).toBe(400);
       expect(error.message).toContain(message);
-      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe('PENDING_REVIEW');
+      expect((await context.program.client.accountHolders.retrieve(created.token)).status).toBe('PENDING_REVIEW');
     });
 
     it('answers 404 for an unknown holder and 422 for a holder that is not pending review', async () => {
-      const unknown = await apiFailure(program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: crypto.randomUUID(), status: 'ACCEPTED' }));
+      const unknown = await apiFailure(context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: crypto.randomUUID(), status: 'ACCEPTED' }));
       expect(unknown.status).toBe(404);
 
       const created = await pendingBusiness();
-      await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' });
+      await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' });
       const again = await apiFailure(
-        program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'REJECTED', status_reasons: ['CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE'] }),
+        context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'REJECTED', status_reasons: ['CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE'] }),
       );
       expect(again.status).toBe(422);
       expect(again.message).toContain('ACCEPTED');
-      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe('ACCEPTED');
+      expect((await context.program.client.accountHolders.retrieve(created.token)).status).toBe('ACCEPTED');
 
-      const individual = await enroll(program.client, kycBody());
-      const notReviewable = await apiFailure(program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: individual.token, status: 'ACCEPTED' }));
+      const individual = await enroll(context.program.client, kycBody());
+      const notReviewable = await apiFailure(context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: individual.token, status: 'ACCEPTED' }));
       expect(notReviewable.status).toBe(422);
     });
 
@@ -377,7 +370,7 @@ describeWithDb('account holders', () => {
       const created = await pendingBusiness();
       const outcomes = await Promise.allSettled(
         Array.from({ length: 10 }, (_, i) =>
-          program.client.accountHolders.simulateEnrollmentReview(
+          context.program.client.accountHolders.simulateEnrollmentReview(
             i % 2 === 0
               ? { account_holder_token: created.token, status: 'ACCEPTED' }
               : { account_holder_token: created.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] },
@@ -388,7 +381,7 @@ describeWithDb('account holders', () => {
       expect(fulfilled).toHaveLength(1);
       for (const outcome of outcomes) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
       const decided = (fulfilled[0] as PromiseFulfilledResult<{ status?: string }>).value.status;
-      expect((await program.client.accountHolders.retrieve(created.token)).status).toBe(decided);
+      expect((await context.program.client.accountHolders.retrieve(created.token)).status).toBe(decided);
     });
   });
 
@@ -397,7 +390,7 @@ describeWithDb('account holders', () => {
     const made: Record<string, { token: string; email?: string }> = {};
 
     beforeAll(async () => {
-      lister = await server.newProgram('lister');
+      lister = await context.server.newProgram('lister');
       const jane = kycBody();
       const business = withField(kybBody('KYB_BYO'), 'business_entity.legal_business_name', 'Acme 100% Widgets_Co');
       const exempt = { ...kycExemptBody(), external_id: 'ext-42', phone_number: '+15555559999' };
@@ -444,15 +437,15 @@ describeWithDb('account holders', () => {
 
     it('refuses bad list parameters with 400', async () => {
       for (const query of ['limit=0', 'limit=101', 'page_size=10', 'begin=yesterday', `starting_after=${crypto.randomUUID()}`]) {
-        const response = await server.request('GET', `/v1/account_holders?${query}`, { apiKey: lister.apiKey });
+        const response = await context.server.request('GET', `/v1/account_holders?${query}`, { apiKey: lister.apiKey });
         expect(response.status, query).toBe(400);
       }
     });
   });
 
   it('keeps programs apart', async () => {
-    const mine = await server.newProgram('mine');
-    const theirs = await server.newProgram('theirs');
+    const mine = await context.server.newProgram('mine');
+    const theirs = await context.server.newProgram('theirs');
     const created = await enroll(mine.client, kybBody());
     await expect(theirs.client.accountHolders.retrieve(created.token)).rejects.toBeInstanceOf(Lithic.NotFoundError);
     await expect(theirs.client.accounts.retrieve(created.account_token)).rejects.toBeInstanceOf(Lithic.NotFoundError);

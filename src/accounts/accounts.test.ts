@@ -1,21 +1,14 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { enroll, kybBody, kycBody } from '../testing/enrollment.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 
 describeWithDb('accounts', () => {
-  let server: TestServer;
-  let program: TestProgram;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   it('starts every program with its default account: ACTIVE, $5,000 a day, no holder', async () => {
-    const fresh = await server.newProgram('fresh');
+    const fresh = await context.server.newProgram('fresh');
     const page = await fresh.client.accounts.list();
     expect(page.has_more).toBe(false);
     expect(page.data).toEqual([
@@ -33,8 +26,8 @@ describeWithDb('accounts', () => {
 
   it('shows the holder of an enrolled account, its contact details and address', async () => {
     const body = kybBody('KYB_BYO');
-    const holder = await enroll(program.client, body);
-    const account = await program.client.accounts.retrieve(holder.account_token);
+    const holder = await enroll(context.program.client, body);
+    const account = await context.program.client.accounts.retrieve(holder.account_token);
     expect(account).toEqual({
       token: holder.account_token,
       created: holder.created,
@@ -48,7 +41,7 @@ describeWithDb('accounts', () => {
   });
 
   it('lists newest first, pages with cursors and filters by creation time', async () => {
-    const pager = await server.newProgram('pager');
+    const pager = await context.server.newProgram('pager');
     for (let i = 0; i < 4; i++) await enroll(pager.client, kycBody());
     const all = (await pager.client.accounts.list({ page_size: 100 })).data;
     expect(all).toHaveLength(5);
@@ -68,34 +61,34 @@ describeWithDb('accounts', () => {
 
   describe('update', () => {
     it('changes only the supplied spend limits; 0 removes a limit', async () => {
-      const { account_token } = await enroll(program.client, kycBody());
-      const limited = await program.client.accounts.update(account_token, { monthly_spend_limit: 1_000_000, lifetime_spend_limit: 5 });
+      const { account_token } = await enroll(context.program.client, kycBody());
+      const limited = await context.program.client.accounts.update(account_token, { monthly_spend_limit: 1_000_000, lifetime_spend_limit: 5 });
       expect(limited.spend_limit).toEqual({ daily: 500_000, monthly: 1_000_000, lifetime: 5 });
-      const daily = await program.client.accounts.update(account_token, { daily_spend_limit: 1234 });
+      const daily = await context.program.client.accounts.update(account_token, { daily_spend_limit: 1234 });
       expect(daily.spend_limit).toEqual({ daily: 1234, monthly: 1_000_000, lifetime: 5 });
-      const removed = await program.client.accounts.update(account_token, { daily_spend_limit: 0, lifetime_spend_limit: 0 });
+      const removed = await context.program.client.accounts.update(account_token, { daily_spend_limit: 0, lifetime_spend_limit: 0 });
       expect(removed.spend_limit).toEqual({ daily: 0, monthly: 1_000_000, lifetime: 0 });
       expect(removed.state).toBe('ACTIVE');
-      expect(await program.client.accounts.retrieve(account_token)).toEqual(removed);
+      expect(await context.program.client.accounts.retrieve(account_token)).toEqual(removed);
     });
 
     it('follows the state machine: ACTIVE ⇄ PAUSED, either → CLOSED, CLOSED is final', async () => {
-      const { account_token } = await enroll(program.client, kycBody());
-      expect((await program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
-      expect((await program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
-      expect((await program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
-      expect((await program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
-      expect((await program.client.accounts.update(account_token, { state: 'CLOSED' })).state).toBe('CLOSED');
+      const { account_token } = await enroll(context.program.client, kycBody());
+      expect((await context.program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
+      expect((await context.program.client.accounts.update(account_token, { state: 'PAUSED' })).state).toBe('PAUSED');
+      expect((await context.program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
+      expect((await context.program.client.accounts.update(account_token, { state: 'ACTIVE' })).state).toBe('ACTIVE');
+      expect((await context.program.client.accounts.update(account_token, { state: 'CLOSED' })).state).toBe('CLOSED');
       for (const state of ['ACTIVE', 'PAUSED', 'CLOSED'] as const) {
-        const refused = await apiFailure(program.client.accounts.update(account_token, { state, daily_spend_limit: 1 }));
+        const refused = await apiFailure(context.program.client.accounts.update(account_token, { state, daily_spend_limit: 1 }));
         expect(refused).toEqual({ status: 422, message: 'state: the account is CLOSED, which is final' });
       }
-      const after = await program.client.accounts.retrieve(account_token);
+      const after = await context.program.client.accounts.retrieve(account_token);
       expect(after).toMatchObject({ state: 'CLOSED', spend_limit: { daily: 500_000 } });
 
-      const paused = (await enroll(program.client, kycBody())).account_token;
-      await program.client.accounts.update(paused, { state: 'PAUSED' });
-      expect((await program.client.accounts.update(paused, { state: 'CLOSED' })).state).toBe('CLOSED');
+      const paused = (await enroll(context.program.client, kycBody())).account_token;
+      await context.program.client.accounts.update(paused, { state: 'PAUSED' });
+      expect((await context.program.client.accounts.update(paused, { state: 'CLOSED' })).state).toBe('CLOSED');
     });
 
     it.each([
@@ -107,34 +100,34 @@ describeWithDb('accounts', () => {
       [{ state: null }, 'state: must be string'],
       [{ verification_address: {} }, 'verification_address: is not a recognised field'],
     ])('refuses %j with 400 and changes nothing', async (body, message) => {
-      const { account_token } = await enroll(program.client, kycBody());
-      const before = await program.client.accounts.retrieve(account_token);
-      expect(await apiFailure(program.client.accounts.update(account_token, body as never))).toEqual({ status: 400, message });
-      expect(await program.client.accounts.retrieve(account_token)).toEqual(before);
+      const { account_token } = await enroll(context.program.client, kycBody());
+      const before = await context.program.client.accounts.retrieve(account_token);
+      expect(await apiFailure(context.program.client.accounts.update(account_token, body as never))).toEqual({ status: 400, message });
+      expect(await context.program.client.accounts.retrieve(account_token)).toEqual(before);
     });
 
     it('answers 404 for an unknown account and 400 for a malformed token', async () => {
-      expect((await apiFailure(program.client.accounts.update(crypto.randomUUID(), { state: 'PAUSED' }))).status).toBe(404);
-      expect((await apiFailure(program.client.accounts.retrieve(crypto.randomUUID()))).status).toBe(404);
-      expect((await apiFailure(program.client.accounts.retrieve('nope'))).message).toBe('account_token: must be a valid uuid');
+      expect((await apiFailure(context.program.client.accounts.update(crypto.randomUUID(), { state: 'PAUSED' }))).status).toBe(404);
+      expect((await apiFailure(context.program.client.accounts.retrieve(crypto.randomUUID()))).status).toBe(404);
+      expect((await apiFailure(context.program.client.accounts.retrieve('nope'))).message).toBe('account_token: must be a valid uuid');
     });
 
     it('serializes concurrent updates: the final state is one that was asked for', async () => {
-      const { account_token } = await enroll(program.client, kycBody());
+      const { account_token } = await enroll(context.program.client, kycBody());
       const states = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'PAUSED' : 'ACTIVE') as 'PAUSED' | 'ACTIVE');
-      const results = await Promise.all(states.map((state, i) => program.client.accounts.update(account_token, { state, daily_spend_limit: i + 1 })));
-      const final = await program.client.accounts.retrieve(account_token);
+      const results = await Promise.all(states.map((state, i) => context.program.client.accounts.update(account_token, { state, daily_spend_limit: i + 1 })));
+      const final = await context.program.client.accounts.retrieve(account_token);
       expect(results).toContainEqual(final);
     });
   });
 
   it('keeps programs apart', async () => {
-    const other = await server.newProgram('other');
-    const { account_token } = await enroll(program.client, kycBody());
+    const other = await context.server.newProgram('other');
+    const { account_token } = await enroll(context.program.client, kycBody());
     expect((await apiFailure(other.client.accounts.retrieve(account_token))).status).toBe(404);
     expect((await apiFailure(other.client.accounts.update(account_token, { state: 'CLOSED' }))).status).toBe(404);
     const theirs = await other.client.accounts.list();
     expect(theirs.data.map((account) => account.token)).not.toContain(account_token);
-    expect((await program.client.accounts.retrieve(account_token)).state).toBe('ACTIVE');
+    expect((await context.program.client.accounts.retrieve(account_token)).state).toBe('ACTIVE');
   });
 });

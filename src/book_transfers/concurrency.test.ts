@@ -5,23 +5,16 @@
  * transactions truly in flight); on SQLite it checks the same outcome through its single writer.
  */
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, fund, newAccount } from '../testing/money.js';
 
 describeWithDb('book transfers under concurrency', () => {
-  let server: TestServer;
-  let program: TestProgram;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   it('100 parallel transfers A→B and B→A: none fails, balances exact, ledger balanced', async () => {
-    const { client } = program;
+    const { client } = context.program;
     const a = await newAccount(client, 'a');
     const b = await newAccount(client, 'b');
     await fund(client, a, 100_000);
@@ -46,11 +39,11 @@ describeWithDb('book transfers under concurrency', () => {
     const bToA = amounts.filter((_, index) => index % 2 === 1).reduce((sum, amount) => sum + amount, 0);
     expect(await balanceOf(client, a)).toEqual({ available: 100_000 - aToB + bToA, pending: 0, total: 100_000 - aToB + bToA });
     expect(await balanceOf(client, b)).toEqual({ available: 100_000 + aToB - bToA, pending: 0, total: 100_000 + aToB - bToA });
-    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   });
 
   it('never overdraws: of parallel transfers that together exceed the funds, exactly the affordable ones settle', async () => {
-    const { client } = program;
+    const { client } = context.program;
     const a = await newAccount(client, 'a');
     const b = await newAccount(client, 'b');
     await fund(client, a, 1_000);
