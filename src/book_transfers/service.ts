@@ -67,7 +67,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
   if (from === to) throw new InvalidRequestError('to_financial_account_token: must differ from from_financial_account_token');
   const token = await newTransactionToken(tx, programId, body.token);
   await applyDueOperations(db, tx, scope);
-  const balances = await lockOpenBalances(db, tx, programId, [
+  const balances = await lockOpenBalances(tx, programId, [
     { token: from, field: 'from_financial_account_token' },
     { token: to, field: 'to_financial_account_token' },
   ]);
@@ -118,7 +118,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
     throw new UnprocessableError(`book transfer '${token}' is ${current?.status ?? row.status}; only a SETTLED transfer can be reversed`);
   }
   await applyDueOperations(db, tx, scope);
-  await lockOpenBalances(db, tx, programId, [
+  await lockOpenBalances(tx, programId, [
     { token: row.from_financial_account_token, field: 'from_financial_account_token' },
     { token: row.to_financial_account_token, field: 'to_financial_account_token' },
   ]);

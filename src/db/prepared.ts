@@ -1,13 +1,15 @@
 /**
  * Statements built and compiled once, then run with new values. Kysely builds and compiles a query
  * on every call (6–15 µs here, more than executing a simple indexed statement); on the paths every
- * request or every money movement takes, that is worth avoiding. Three helpers:
+ * request or every money movement takes, that is worth avoiding. Four helpers:
  *
  * - `prepared((db, a, b) => db.selectFrom(…).where('x', '=', a)…)` compiles the builder once per
  *   engine with placeholder arguments and remembers which bound parameter is which argument; it
  *   returns the rows. Only scalar arguments may be used (an array would expand to a variable
  *   number of parameters).
  * - `preparedWrite(…)`: the same for an INSERT, UPDATE or DELETE; returns the affected row count.
+ * - `preparedOverTokens(…)`: a query over a list of tokens (`in (…)`), compiled once per engine
+ *   and list length.
  * - `insertRows(exec, table, rows)` inserts whole rows in one statement, compiled once per engine,
  *   table, column list and row count.
  *
@@ -82,6 +84,27 @@ export function preparedWrite<Args extends unknown[]>(
 ): (exec: Executor, ...args: Args) => Promise<number> {
   const compile = compiler(build);
   return async (exec, ...args) => Number((await exec.executeQuery(compile(exec, args))).numAffectedRows ?? 0);
+}
+
+/**
+ * A prepared query over a program's list of tokens (`where(column, 'in', tokens)`): compiled once
+ * per engine and list length. An empty list answers no rows without a query (`in ()` is not SQL).
+ */
+export function preparedOverTokens<Row>(
+  build: (db: Kysely<Database>, programId: string, tokens: readonly string[]) => { compile(): CompiledQuery<Row> },
+): (exec: Executor, programId: string, tokens: readonly string[]) => Promise<Row[]> {
+  const templates = new Map<string, Template>();
+  return async (exec, programId, tokens) => {
+    if (tokens.length === 0) return [];
+    const key = `${engineOf(exec)}|${tokens.length}`;
+    let template = templates.get(key);
+    if (!template) {
+      const [programPlaceholder, ...tokenPlaceholders] = placeholders(tokens.length + 1);
+      template = compileTemplate(build(exec, programPlaceholder as string, tokenPlaceholders));
+      templates.set(key, template);
+    }
+    return (await exec.executeQuery<Row>(withArguments(template, [programId, ...tokens]))).rows;
+  };
 }
 
 /** Compiled INSERTs by (engine, table, row count, columns): a pure cache of SQL text. */

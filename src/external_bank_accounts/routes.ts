@@ -30,7 +30,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
         response,
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.create(db, tx, request.scope, secrets, request.body)),
+    async (request, reply) => commit(request, reply, (tx) => service.create(tx, request.scope, secrets, request.body)),
   );
 
   app.get(
@@ -94,7 +94,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       },
       async (request, reply) =>
         commit(request, reply, (tx) =>
-          service.retry(db, tx, request.scope, secrets, request.params.external_bank_account_token, method, request.body ?? {}),
+          service.retry(tx, request.scope, secrets, request.params.external_bank_account_token, method, request.body ?? {}),
         ),
     );
   }

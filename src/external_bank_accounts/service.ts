@@ -96,9 +96,9 @@ async function checkFundingAccount(exec: Executor, programId: string, token: str
  * Sends two micro-deposits from the funding account and draws their sum back: three journals of
  * kind MICRO_DEPOSIT, net zero for the account. Returns the amounts, to be stored encrypted.
  */
-async function sendMicroDeposits(db: Db, tx: Tx, scope: ProgramScope, row: Row, fundingToken: string): Promise<[number, number]> {
+async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string): Promise<[number, number]> {
   const amounts: [number, number] = [crypto.randomInt(1, 100), crypto.randomInt(1, 100)];
-  await lockOpenBalances(db, tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
+  await lockOpenBalances(tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
   const move = (amountCents: number) =>
     ledger.post(
       tx,
@@ -121,12 +121,12 @@ async function sendMicroDeposits(db: Db, tx: Tx, scope: ProgramScope, row: Row, 
 }
 
 /** What starting (or restarting) verification by `method` sets on the row. */
-async function startVerification(db: Db, tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
+async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
   const reset = { verification_attempts: 0, verification_failed_reason: null, micro_deposits_encrypted: null, prenote_due_ms: null };
   switch (row.verification_method as VerificationMethod) {
     case 'MICRO_DEPOSIT': {
       invariant(fundingToken !== null, 'micro-deposits need a funding account');
-      const amounts = await sendMicroDeposits(db, tx, scope, row, fundingToken);
+      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken);
       return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(amounts)) };
     }
     case 'PRENOTE':
@@ -136,7 +136,7 @@ async function startVerification(db: Db, tx: Tx, scope: ProgramScope, row: Row, 
   }
 }
 
-export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
+export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
   const { programId, nowMs } = scope;
   if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (checksum)');
   if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
@@ -176,7 +176,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     updated_ms: nowMs,
   };
   await store.insert(tx, row);
-  const started = await startVerification(db, tx, scope, row, row.financial_account_token, secrets);
+  const started = await startVerification(tx, scope, row, row.financial_account_token, secrets);
   await store.update(tx, programId, row.token, started, nowMs);
   row = { ...row, ...started };
   return toApi(row);
@@ -229,7 +229,6 @@ export async function verifyMicroDeposits(tx: Tx, scope: ProgramScope, secrets: 
 
 /** retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over. */
 export async function retry(
-  db: Db,
   tx: Tx,
   scope: ProgramScope,
   secrets: Secrets,
@@ -245,7 +244,7 @@ export async function retry(
   }
   await checkFundingAccount(tx, scope.programId, body.financial_account_token);
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
-  const started = { ...(await startVerification(db, tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
+  const started = { ...(await startVerification(tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
   if ((await store.update(tx, scope.programId, token, started, scope.nowMs, row.verification_state)) === 0) {
     throw new UnprocessableError(`external bank account '${token}' changed verification state concurrently; retry`);
   }

@@ -126,20 +126,20 @@ async function settleStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentAc
   return { ...row, is_settled: 1, updated_ms: scope.nowMs };
 }
 
-async function releaseStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
+async function releaseStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
   if (row.status !== 'PENDING') refuse(row, 'released', 'a PENDING');
   const changes = { status: 'SETTLED', is_settled: 1, pending_amount_cents: 0, settled_amount_cents: row.amount_cents } as const;
   if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING' }, changes, scope.nowMs)) === 0) {
     refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'released', 'a PENDING');
   }
-  await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
+  await lockOpenBalances(tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
   if (row.is_settled === 0) await record(tx, scope, row, 'SETTLED', body);
   await record(tx, scope, row, 'RELEASED', body);
   return { ...row, ...changes, updated_ms: scope.nowMs };
 }
 
 /** cancel (PENDING → CANCELED) and reverse (SETTLED → REVERSED): undo what the payment did. */
-async function undoStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: 'CANCELED' | 'REVERSED', body: PaymentActionBody): Promise<Row> {
+async function undoStep(tx: Tx, scope: ProgramScope, row: Row, step: 'CANCELED' | 'REVERSED', body: PaymentActionBody): Promise<Row> {
   const from = step === 'CANCELED' ? 'PENDING' : 'SETTLED';
   const action = step === 'CANCELED' ? 'canceled' : 'reversed';
   if (row.status !== from) refuse(row, action, `a ${from}`);
@@ -147,15 +147,15 @@ async function undoStep(db: Db, tx: Tx, scope: ProgramScope, row: Row, step: 'CA
   if ((await store.transition(tx, scope.programId, row.token, { status: from }, changes, scope.nowMs)) === 0) {
     refuse((await store.find(tx, scope.programId, row.token)) ?? row, action, `a ${from}`);
   }
-  await lockOpenBalances(db, tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
+  await lockOpenBalances(tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
   await record(tx, scope, row, step, body);
   return { ...row, ...changes, updated_ms: scope.nowMs };
 }
 
-async function progress(db: Db, tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | 'RELEASED' | undefined, body: PaymentActionBody): Promise<Row> {
+async function progress(tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | 'RELEASED' | undefined, body: PaymentActionBody): Promise<Row> {
   let current = row;
   if (to !== undefined && current.is_settled === 0) current = await settleStep(tx, scope, current, body);
-  if (to === 'RELEASED') current = await releaseStep(db, tx, scope, current, body);
+  if (to === 'RELEASED') current = await releaseStep(tx, scope, current, body);
   return current;
 }
 
@@ -163,7 +163,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
   await applyDueOperations(db, tx, scope);
-  const balances = await lockOpenBalances(db, tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
+  const balances = await lockOpenBalances(tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
   const approved = body.payment_type === 'DEPOSIT' || ledger.availableCents(balances, body.financial_account_token) >= body.amount;
   const row: Row = {
     program_id: programId,
@@ -184,7 +184,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
   await store.insert(tx, row);
   if (approved) {
     await record(tx, scope, row, 'INITIATED', body);
-    const progressed = await progress(db, tx, scope, row, body.progress_to, body);
+    const progressed = await progress(tx, scope, row, body.progress_to, body);
     return answer(tx, programId, progressed);
   }
   await append(
@@ -215,16 +215,16 @@ export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, ac
   switch (action) {
     case 'settle':
       updated = await settleStep(tx, scope, row, body);
-      if (body.progress_to === 'RELEASED') updated = await releaseStep(db, tx, scope, updated, body);
+      if (body.progress_to === 'RELEASED') updated = await releaseStep(tx, scope, updated, body);
       break;
     case 'release':
-      updated = await releaseStep(db, tx, scope, row, body);
+      updated = await releaseStep(tx, scope, row, body);
       break;
     case 'cancel':
-      updated = await undoStep(db, tx, scope, row, 'CANCELED', body);
+      updated = await undoStep(tx, scope, row, 'CANCELED', body);
       break;
     case 'reverse':
-      updated = await undoStep(db, tx, scope, row, 'REVERSED', body);
+      updated = await undoStep(tx, scope, row, 'REVERSED', body);
       break;
   }
   return answer(tx, scope.programId, updated);

@@ -99,7 +99,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) =>
-      commit(request, reply, (tx) => service.updateStatus(db, tx, request.scope, request.params.financial_account_token, request.body)),
+      commit(request, reply, (tx) => service.updateStatus(tx, request.scope, request.params.financial_account_token, request.body)),
   );
 
   app.get(

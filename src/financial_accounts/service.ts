@@ -6,7 +6,7 @@
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
-import type { Db, Executor, Tx } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
@@ -114,7 +114,7 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
  * account that can no longer move it; the balance is locked while this is decided (money movements
  * re-check the status under the same lock).
  */
-export async function updateStatus(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
+export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
   const { programId } = scope;
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
@@ -123,7 +123,7 @@ export async function updateStatus(db: Db, tx: Tx, scope: ProgramScope, token: s
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);
   }
   if (body.status === 'CLOSED') {
-    const balance = (await lockBalances(db, tx, programId, [token])).get(token);
+    const balance = (await lockBalances(tx, programId, [token])).get(token);
     if (balance && (balance.available_cents !== 0 || balance.pending_cents !== 0)) {
       throw new UnprocessableError(
         `status: financial account '${token}' still holds money (available ${balance.available_cents}, pending ${balance.pending_cents}); move it out before closing`,
@@ -176,9 +176,9 @@ function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'to
  * account locks its balance too, so a movement never lands on an account closed while the movement
  * waited for the lock.
  */
-export async function lockOpenBalances(db: Db, tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
+export async function lockOpenBalances(tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
   const tokens = accounts.map((account) => account.token);
-  const balances = await lockExistingBalances(db, tx, programId, tokens);
+  const balances = await lockExistingBalances(tx, programId, tokens);
   requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
   for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
   return balances;

@@ -1,6 +1,6 @@
 /** SQL for financial accounts. */
 import type { Executor } from '../db/database.js';
-import { insertRows, prepared } from '../db/prepared.js';
+import { insertRows, preparedOverTokens } from '../db/prepared.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { FinancialAccountsTable } from './tables.js';
 
@@ -39,24 +39,10 @@ export function tokensOfAccount(exec: Executor, programId: string, accountToken:
   return exec.selectFrom('financial_accounts').select('token').where('program_id', '=', programId).where('account_token', '=', accountToken);
 }
 
-type AccountStatus = Pick<FinancialAccountRow, 'token' | 'status'>;
-
-const selectOneStatus = prepared((db, programId: string, token: string) =>
-  db.selectFrom('financial_accounts').select(['token', 'status']).where('program_id', '=', programId).where('token', '=', token),
-);
-
-const selectTwoStatuses = prepared((db, programId: string, first: string, second: string) =>
-  db.selectFrom('financial_accounts').select(['token', 'status']).where('program_id', '=', programId).where('token', 'in', [first, second]),
-);
-
 /** The status of each of the financial accounts that exist among `tokens` (asked by every money movement: prepared). */
-export function statusesOf(exec: Executor, programId: string, tokens: readonly string[]): Promise<AccountStatus[]> {
-  const [first, second] = tokens;
-  if (first === undefined) return Promise.resolve([]);
-  if (second === undefined) return selectOneStatus(exec, programId, first);
-  if (tokens.length === 2) return selectTwoStatuses(exec, programId, first, second);
-  return exec.selectFrom('financial_accounts').select(['token', 'status']).where('program_id', '=', programId).where('token', 'in', tokens).execute();
-}
+export const statusesOf = preparedOverTokens((db, programId, tokens) =>
+  db.selectFrom('financial_accounts').select(['token', 'status']).where('program_id', '=', programId).where('token', 'in', tokens),
+);
 
 export async function update(
   exec: Executor,

@@ -124,7 +124,7 @@ describeWithDb('ledger', () => {
     const outcomes = await Promise.all(
       Array.from({ length: 25 }, () =>
         db.transaction(async (tx) => {
-          const balances = await lockBalances(db, tx, funded.programId, [source, sink]);
+          const balances = await lockBalances(tx, funded.programId, [source, sink]);
           if ((balances.get(source)?.available_cents ?? 0) < 100) return 'declined';
           await post(tx, funded.programId, transfer(source, sink, 100), Date.now());
           return 'approved';

@@ -22,7 +22,7 @@
  * reads, decides, then posts within the same transaction.
  */
 import { newToken } from '../ids.js';
-import type { Db, Executor, Tx } from '../db/database.js';
+import type { Executor, Tx } from '../db/database.js';
 import { invariant } from '../errors.js';
 import * as store from './store.js';
 
@@ -102,13 +102,12 @@ export function openBalance(tx: Executor, programId: string, financialAccountTok
  * returns them (an unknown token simply has no entry).
  */
 export async function lockExistingBalances(
-  db: Db,
   tx: Tx,
   programId: string,
   financialAccountTokens: readonly string[],
 ): Promise<Map<string, Balance>> {
   const tokens = [...new Set(financialAccountTokens)].sort();
-  const rows = await store.selectBalancesForUpdate(db, tx, programId, tokens);
+  const rows = await store.selectBalancesForUpdate(tx, programId, tokens);
   return new Map(rows.map((row) => [row.financial_account_token, row]));
 }
 
@@ -117,12 +116,11 @@ export async function lockExistingBalances(
  * Throws if one of them has no balance row: every financial account gets one when it is created.
  */
 export async function lockBalances(
-  db: Db,
   tx: Tx,
   programId: string,
   financialAccountTokens: readonly string[],
 ): Promise<Map<string, Balance>> {
-  const balances = await lockExistingBalances(db, tx, programId, financialAccountTokens);
+  const balances = await lockExistingBalances(tx, programId, financialAccountTokens);
   for (const token of financialAccountTokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
   return balances;
 }

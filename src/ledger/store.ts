@@ -4,8 +4,8 @@
  * (db/prepared.ts): they are on the path of every card authorization.
  */
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Db, Executor, Tx } from '../db/database.js';
-import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
+import type { Executor } from '../db/database.js';
+import { insertRows, preparedOverTokens, preparedWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
 import type { LedgerEntriesTable } from './tables.js';
@@ -40,36 +40,13 @@ function forUpdateOn<QB extends SelectQueryBuilder<Database, 'balances', Balance
   return db.getExecutor().adapter instanceof PostgresAdapter ? (query.forUpdate() as QB) : query;
 }
 
-const selectOneBalanceForUpdate = prepared((db, programId: string, token: string) =>
-  forUpdateOn(db, db.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', '=', token)),
-);
-
-const selectTwoBalancesForUpdate = prepared((db, programId: string, first: string, second: string) =>
+/** Balance rows in token order, locked (on the path of every money movement: prepared). */
+export const selectBalancesForUpdate = preparedOverTokens((db, programId, tokens) =>
   forUpdateOn(
     db,
-    db
-      .selectFrom('balances')
-      .select(balanceColumns)
-      .where('program_id', '=', programId)
-      .where('financial_account_token', 'in', [first, second])
-      .orderBy('financial_account_token'),
+    db.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', 'in', tokens).orderBy('financial_account_token'),
   ),
 );
-
-/** Balance rows in token order, locked (one and two accounts, the common cases, are prepared statements). */
-export function selectBalancesForUpdate(db: Db, tx: Tx, programId: string, sortedTokens: string[]): Promise<Balance[]> {
-  const [first, second] = sortedTokens;
-  if (first === undefined) return Promise.resolve([]);
-  if (second === undefined) return selectOneBalanceForUpdate(tx, programId, first);
-  if (sortedTokens.length === 2) return selectTwoBalancesForUpdate(tx, programId, first, second);
-  const query = tx
-    .selectFrom('balances')
-    .select(balanceColumns)
-    .where('program_id', '=', programId)
-    .where('financial_account_token', 'in', sortedTokens)
-    .orderBy('financial_account_token');
-  return db.forUpdate(query).execute();
-}
 
 export function selectBalances(exec: Executor, programId: string, tokens: readonly string[]): Promise<Balance[]> {
   if (tokens.length === 0) return Promise.resolve([]);

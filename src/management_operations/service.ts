@@ -106,7 +106,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
   await applyDueOperations(db, tx, scope);
-  const balances = await lockOpenBalances(db, tx, programId, accountOf(body));
+  const balances = await lockOpenBalances(tx, programId, accountOf(body));
 
   let row: Row = {
     program_id: programId,
@@ -159,7 +159,7 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
   for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
     const row = await store.lockIfPending(db, tx, programId, token);
     if (!row) continue;
-    const balances = await ledger.lockBalances(db, tx, programId, [row.financial_account_token]);
+    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
     if (fundsAllow(balances, row)) {
       const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
@@ -219,7 +219,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
   if ((await store.transition(tx, programId, token, row.status, reversed, nowMs)) === 0) {
     throw new UnprocessableError(`management operation '${token}' was changed by a concurrent request; only a SETTLED or PENDING operation can be reversed`);
   }
-  if (row.status === 'SETTLED') await lockOpenBalances(db, tx, programId, accountOf(row));
+  if (row.status === 'SETTLED') await lockOpenBalances(tx, programId, accountOf(row));
   const event = await append(
     tx,
     programId,
