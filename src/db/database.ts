@@ -10,7 +10,7 @@ import { ConfigError } from '../config.js';
 import { DueHorizons } from './horizons.js';
 import { isPostgresRetryable, isPostgresUniqueViolation, openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
-import { isSqliteBusy, isSqliteUniqueViolation, openSqlite } from './sqlite.js';
+import { isSqliteBusy, isSqliteUniqueViolation, openSqlite, type CheckpointerOptions } from './sqlite.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -46,6 +46,8 @@ export interface DatabaseOptions {
   /** Folder for the default SQLite file. */
   dataDir: string;
   pgPoolSize?: number;
+  /** SQLite's background checkpointer (tests shorten its interval and WAL restart threshold). */
+  sqliteCheckpoints?: CheckpointerOptions;
 }
 
 export function describeDatabaseUrl(url: string | undefined, dataDir: string): { engine: Engine; target: string } {
@@ -61,7 +63,7 @@ export function describeDatabaseUrl(url: string | undefined, dataDir: string): {
 
 export function openDatabase(url: string | undefined, options: DatabaseOptions): Db {
   const { engine, target } = describeDatabaseUrl(url, options.dataDir);
-  const sqlite = engine === 'sqlite' ? openSqlite(target) : undefined;
+  const sqlite = engine === 'sqlite' ? openSqlite(target, options.sqliteCheckpoints) : undefined;
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;

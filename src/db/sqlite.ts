@@ -13,6 +13,13 @@
  *   with its own connection, every CHECKPOINT_INTERVAL_MS, in PASSIVE mode (they never block a
  *   writer). Left to SQLite, a checkpoint runs inside whichever COMMIT crosses the WAL threshold,
  *   on the one thread that serves every request: each one stalled all requests for its length.
+ * - The WAL is restarted (written again from its start) only by a write transaction that begins
+ *   when every frame has been checkpointed. Under a steady write load a checkpoint running beside
+ *   the writer never catches up, so the WAL would grow without end (about 1 GB a minute under
+ *   book-transfer load), and every COMMIT would extend the file, which costs ~3× an overwrite.
+ *   So once the worker reports a WAL of WAL_RESTART_FRAMES or more, the next transaction to
+ *   begin first waits (a millisecond or two) while the worker checkpoints the few frames left,
+ *   with no writer running: that transaction's first write restarts the WAL.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,19 +31,29 @@ import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, ty
 const STATEMENT_CACHE_LIMIT = 2000;
 
 class ImmediateTransactionDriver extends SqliteDriver {
+  readonly #checkpointer: Checkpointer | undefined;
+  constructor(database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
+    super({ database });
+    this.#checkpointer = checkpointer;
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    // Kysely holds this connection's mutex here: no statement of this process runs meanwhile.
+    const catchUp = this.#checkpointer?.catchUpIfDue();
+    if (catchUp) await catchUp;
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 }
 
 class ImmediateTransactionDialect extends SqliteDialect {
   readonly #database: BetterSqlite3.Database;
-  constructor(database: BetterSqlite3.Database) {
+  readonly #checkpointer: Checkpointer | undefined;
+  constructor(database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
     super({ database });
     this.#database = database;
+    this.#checkpointer = checkpointer;
   }
   override createDriver() {
-    return new ImmediateTransactionDriver({ database: this.#database });
+    return new ImmediateTransactionDriver(this.#database, this.#checkpointer);
   }
 }
 
@@ -56,32 +73,100 @@ function withStatementCache(database: BetterSqlite3.Database): BetterSqlite3.Dat
 }
 
 const CHECKPOINT_INTERVAL_MS = 200;
+/** 16,384 frames: 64 MiB of 4 KiB pages. */
+const WAL_RESTART_FRAMES = 16_384;
+/** A catch-up that takes longer than this (a worker gone wrong) no longer holds writers back. */
+const CATCH_UP_TIMEOUT_MS = 1_000;
 
-/** The worker's code (CommonJS, evaluated): it loads better-sqlite3 from the path the main thread resolved. */
+/** Worker → main thread. */
+type CheckpointerMessage =
+  | { kind: 'wal-long'; frames: number }
+  | { kind: 'caught-up'; frames: number; checkpointed: number }
+  | { kind: 'error'; message: string };
+
+/**
+ * The worker's code (CommonJS, evaluated): it loads better-sqlite3 from the path the main thread
+ * resolved. `wal_checkpoint` answers [{ busy, log, checkpointed }], in frames.
+ */
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.modulePath);
 const db = new Database(workerData.filename);
 db.pragma('busy_timeout = 5000');
+function checkpoint() {
+  try {
+    return db.pragma('wal_checkpoint(PASSIVE)')[0];
+  } catch (error) {
+    parentPort.postMessage({ kind: 'error', message: String(error) });
+    return { log: 0, checkpointed: 0 };
+  }
+}
 const timer = setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (error) { parentPort.postMessage(String(error)); }
+  const { log } = checkpoint();
+  if (log >= workerData.restartFrames) parentPort.postMessage({ kind: 'wal-long', frames: log });
 }, workerData.intervalMs);
-parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
+parentPort.on('message', (message) => {
+  if (message === 'catch-up') {
+    const { log, checkpointed } = checkpoint();
+    parentPort.postMessage({ kind: 'caught-up', frames: log, checkpointed });
+    return;
+  }
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
 `;
 
 export interface Checkpointer {
+  /**
+   * When the worker has reported a long WAL: a promise that resolves once it has checkpointed
+   * every frame (call it with no write transaction open). Otherwise undefined, at no cost.
+   */
+  catchUpIfDue(): Promise<void> | undefined;
   /** Stops the worker and closes its connection (before the main connection closes). */
   stop(): Promise<void>;
 }
 
-function startCheckpointer(filename: string, onError: (message: string) => void): Checkpointer {
+export interface CheckpointerOptions {
+  intervalMs?: number;
+  restartFrames?: number;
+}
+
+function startCheckpointer(filename: string, options: CheckpointerOptions, onError: (message: string) => void): Checkpointer {
   const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData: { filename, modulePath, intervalMs: CHECKPOINT_INTERVAL_MS } });
-  worker.on('message', (message: string) => onError(message));
+  const workerData = {
+    filename,
+    modulePath,
+    intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+    restartFrames: options.restartFrames ?? WAL_RESTART_FRAMES,
+  };
+  const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData });
+  let walLong = false;
+  let caughtUp: (() => void) | undefined;
+  worker.on('message', (message: CheckpointerMessage) => {
+    if (message.kind === 'error') onError(message.message);
+    else if (message.kind === 'wal-long') walLong = true;
+    else caughtUp?.();
+  });
   worker.on('error', (error) => onError(String(error)));
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  void exited.then(() => caughtUp?.());
   return {
+    catchUpIfDue() {
+      if (!walLong) return undefined;
+      walLong = false;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, CATCH_UP_TIMEOUT_MS);
+        function done() {
+          clearTimeout(timer);
+          caughtUp = undefined;
+          resolve();
+        }
+        caughtUp = done;
+        worker.postMessage('catch-up');
+      });
+    },
     async stop() {
       worker.ref(); // keep the process alive until the worker has closed its connection
       worker.postMessage('stop');
@@ -90,7 +175,7 @@ function startCheckpointer(filename: string, onError: (message: string) => void)
   };
 }
 
-export function openSqlite(filename: string): { dialect: Dialect; checkpointer: Checkpointer | undefined } {
+export function openSqlite(filename: string, checkpoints: CheckpointerOptions = {}): { dialect: Dialect; checkpointer: Checkpointer | undefined } {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const database = new BetterSqlite3(filename);
   database.pragma('journal_mode = WAL');
@@ -100,9 +185,9 @@ export function openSqlite(filename: string): { dialect: Dialect; checkpointer: 
   let checkpointer: Checkpointer | undefined;
   if (filename !== ':memory:') {
     database.pragma('wal_autocheckpoint = 0');
-    checkpointer = startCheckpointer(path.resolve(filename), (message) => process.emitWarning(`SQLite checkpointer: ${message}`));
+    checkpointer = startCheckpointer(path.resolve(filename), checkpoints, (message) => process.emitWarning(`SQLite checkpointer: ${message}`));
   }
-  return { dialect: new ImmediateTransactionDialect(withStatementCache(database)), checkpointer };
+  return { dialect: new ImmediateTransactionDialect(withStatementCache(database), checkpointer), checkpointer };
 }
 
 export function isSqliteBusy(error: unknown): boolean {
