@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
  * The evaluator on a real database, called as the authorization engine calls it (inside a
  * transaction of the server's database, with facts and a history), against rules made over HTTP.
  */
-import type { KyselyPlugin } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import type Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import type { RuleResult } from '../engine/rules-seam.js';
@@ -22,7 +22,8 @@ import {
   velocityLimit,
 } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
-import { authRulesEvaluator, CompiledRuleCache } from './evaluator.js';
+import { openDatabase } from '../db/database.js';
+import { authRulesEvaluator, CompiledRuleCache, GenerationalMap } from './evaluator.js';
 
 const GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
 
@@ -129,6 +130,42 @@ describeWithDb('auth rules evaluator', () => {
     expect(fake.spendQueries[1]?.since_ms).toBe(now - 3_600_000);
   });
 
+  it('sees a change another process makes to a rule or to its targets at the next event', async () => {
+    const { program, client, card } = await setUp('elsewhere');
+    const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { program_level: true }));
+    expect(await authorize(program, card, at('7995'))).toHaveLength(1);
+    // Another process: its own connection to the same database, writing rows directly.
+    const { databaseUrl, dataDir } = context.server.database;
+    const other = openDatabase(databaseUrl, { dataDir });
+    try {
+      const setState = (state: string) => sql`update auth_rules set state = ${state} where program_id = ${program.programId} and token = ${rule.token}`.execute(other.kysely);
+      await setState('INACTIVE');
+      expect(await authorize(program, card, at('7995'))).toEqual([]);
+      await setState('ACTIVE');
+      expect(await authorize(program, card, at('7995'))).toHaveLength(1);
+      await sql`insert into auth_rule_targets (program_id, rule_token, kind, target_token)
+        values (${program.programId}, ${rule.token}, 'EXCLUDED_CARD', ${card.token})`.execute(other.kysely);
+      expect(await authorize(program, card, at('7995'))).toEqual([]);
+      await sql`delete from auth_rule_targets where program_id = ${program.programId} and rule_token = ${rule.token}`.execute(other.kysely);
+      expect(await authorize(program, card, at('7995'))).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('keeps in its two generations what was used since the older one began', () => {
+    const map = new GenerationalMap<string>(2);
+    map.set('card-1', 'rules of card 1');
+    map.set('card-2', 'rules of card 2');
+    map.set('card-3', 'rules of card 3'); // the young generation was full: cards 1 and 2 are now old
+    expect(map.get('card-1')).toBe('rules of card 1'); // used: back in the young generation
+    map.set('card-4', 'rules of card 4'); // full again: card 2 goes with the old generation
+    expect(map.get('card-2')).toBeUndefined();
+    expect(map.get('card-1')).toBe('rules of card 1');
+    expect(map.get('card-3')).toBe('rules of card 3');
+    expect(map.get('card-4')).toBe('rules of card 4');
+  });
+
   describe('cost', () => {
     /** Counts the statements run through a transaction (every query result passes through a plugin). */
     async function statementsFor(program: TestProgram, card: Lithic.Card, eventToken: string): Promise<{ statements: number; results: RuleResult[] }> {
@@ -149,7 +186,7 @@ describeWithDb('auth rules evaluator', () => {
       return { statements, results };
     }
 
-    it('runs the same two statements (load rules, record the outcome) with 1 rule and with 100 rules', async () => {
+    it('runs the same two statements (the rules version, the outcome) with 1 rule and with 100 rules', async () => {
       const { program, client, card } = await setUp('cost');
       // Events of one shard of the outcome's day counter: after its first event, each is one upsert.
       const eventToken = crypto.randomUUID();
@@ -170,18 +207,15 @@ describeWithDb('auth rules evaluator', () => {
       expect(hundred.results).toHaveLength(50);
     });
 
-    it('compiles each rule version once and keeps the most recently used', () => {
+    it('compiles each rule version once, reading its parameters only then', () => {
       const cache = new CompiledRuleCache(2);
-      const parameters = JSON.stringify({ conditions: GAMBLING });
+      const parameters = () => JSON.stringify({ conditions: GAMBLING });
       const first = cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
-      expect(cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', '{not even json')).toBe(first);
+      expect(cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', () => '{not even json')).toBe(first);
+      expect(cache.has('p', 'rule-1', 1)).toBe(true);
       const second = cache.get('p', 'rule-1', 2, 'CONDITIONAL_BLOCK', parameters);
       expect(second).not.toBe(first);
-      cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
-      cache.get('p', 'rule-2', 1, 'CONDITIONAL_BLOCK', parameters);
-      expect(cache.size).toBe(2);
-      expect(cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters)).toBe(first);
-      expect(cache.get('p', 'rule-1', 2, 'CONDITIONAL_BLOCK', parameters)).not.toBe(second);
+      expect(cache.has('p', 'rule-2', 1)).toBe(false);
     });
   });
 

@@ -3,7 +3,9 @@
  * evaluation the 3DS stream uses (three_ds/service.ts).
  *
  * For one event: ONE query loads the ACTIVE rules of the stream that apply to the card with their
- * current and draft parameters (store.applicableRules); each (rule, version) is compiled once and
+ * current and draft parameters (store.applicableRules), and is skipped when the program's rules
+ * version (one primary-key read) is the one the process last loaded them at for this card, since
+ * every change to rules or targets, by any process, gives a new version; each (rule, version) is compiled once and
  * kept (versions are immutable, so the cache can never be stale); every current version is
  * evaluated and enforced, every draft version evaluated in shadow; then the event's verdicts, as one
  * *outcome*, add one to that outcome's counter for the day (the per-day aggregate the report reads;
@@ -27,7 +29,7 @@ import type { VersionRole } from './tables.js';
 
 /** An outcome's day counter is split over this many shards (by event), against row-lock contention. */
 export const STAT_SHARDS = 8;
-const COMPILED_CACHE_LIMIT = 10_000;
+const CACHE_GENERATION = 10_000;
 
 export interface RuleEvaluation {
   rule_token: string;
@@ -38,41 +40,88 @@ export interface RuleEvaluation {
 }
 
 /**
- * Compiled rule versions by (program, rule, version), least recently used dropped first. Safe to
- * share across requests and databases: a version's parameters never change and tokens are unique.
+ * A map bounded by two generations: a hit in the old generation moves to the young one, and when
+ * the young one is full the old one is dropped. What is used stays; what is not goes, without
+ * recency bookkeeping on every hit.
  */
-export class CompiledRuleCache {
-  readonly #entries = new Map<string, CompiledRule>();
-  constructor(readonly limit: number = COMPILED_CACHE_LIMIT) {}
+export class GenerationalMap<V> {
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+  constructor(readonly generationSize: number) {}
 
-  /** Whether the version is compiled, without touching its recency. */
-  has(programId: string, ruleToken: string, version: number): boolean {
-    return this.#entries.has(`${programId}/${ruleToken}/${version}`);
+  get(key: string): V | undefined {
+    const young = this.#young.get(key);
+    if (young !== undefined) return young;
+    const old = this.#old.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
   }
 
-  /** The compiled version, if it is cached (it becomes the most recently used). */
-  peek(programId: string, ruleToken: string, version: number): CompiledRule | undefined {
+  set(key: string, value: V): void {
+    if (this.#young.size >= this.generationSize) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(key, value);
+  }
+}
+
+/**
+ * Compiled rule versions by (program, rule, version). Safe to share across requests and databases:
+ * a version's parameters never change and tokens are unique.
+ */
+export class CompiledRuleCache {
+  readonly #compiled: GenerationalMap<CompiledRule>;
+  constructor(generationSize: number = CACHE_GENERATION) {
+    this.#compiled = new GenerationalMap(generationSize);
+  }
+
+  /** The compiled version; `parameters` (its JSON) is asked for only if it is not compiled yet. */
+  get(programId: string, ruleToken: string, version: number, type: string, parameters: () => string): CompiledRule {
     const key = `${programId}/${ruleToken}/${version}`;
-    const compiled = this.#entries.get(key);
-    if (compiled) {
-      this.#entries.delete(key);
-      this.#entries.set(key, compiled);
+    let compiled = this.#compiled.get(key);
+    if (compiled === undefined) {
+      compiled = compileRule(type as AuthRuleType, JSON.parse(parameters()) as AuthRuleParameters);
+      this.#compiled.set(key, compiled);
     }
     return compiled;
   }
 
-  get(programId: string, ruleToken: string, version: number, type: string, parameters: string): CompiledRule {
-    const cached = this.peek(programId, ruleToken, version);
-    if (cached) return cached;
-    const compiled = compileRule(type as AuthRuleType, JSON.parse(parameters) as AuthRuleParameters);
-    if (this.#entries.size >= this.limit) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(`${programId}/${ruleToken}/${version}`, compiled);
-    return compiled;
+  has(programId: string, ruleToken: string, version: number): boolean {
+    return this.#compiled.get(`${programId}/${ruleToken}/${version}`) !== undefined;
   }
+}
 
-  get size(): number {
-    return this.#entries.size;
-  }
+/** One version of one rule to run on an event. */
+interface RuleRun {
+  rule_token: string;
+  name: string | null;
+  role: VersionRole;
+  version: number;
+  rule: CompiledRule;
+}
+
+/**
+ * What runs for the events of one card, at one rules version: the runs (oldest rule first, its
+ * current version then its draft), the order of their verdicts in an outcome (by rule token, then
+ * role), and the rules' tokens.
+ */
+interface ApplicableRuns {
+  rules_version: string;
+  runs: readonly RuleRun[];
+  outcome_order: readonly number[];
+  rule_tokens: readonly string[];
+}
+
+function applicableRuns(rulesVersion: string, runs: RuleRun[]): ApplicableRuns {
+  const outcomeOrder = runs
+    .map((_, index) => index)
+    .sort((i, j) => {
+      const a = runs[i] as RuleRun;
+      const b = runs[j] as RuleRun;
+      return a.rule_token < b.rule_token ? -1 : a.rule_token > b.rule_token ? 1 : a.role < b.role ? -1 : a.role > b.role ? 1 : 0;
+    });
+  return Object.freeze({ rules_version: rulesVersion, runs, outcome_order: outcomeOrder, rule_tokens: [...new Set(runs.map((run) => run.rule_token))] });
 }
 
 export interface StreamEvent {
@@ -97,17 +146,18 @@ function invariantMissing(ruleToken: string, version: number): never {
 }
 
 /** Adds the event's verdicts, as one outcome, to the per-day aggregate. */
-async function recordOutcome(exec: Executor, event: StreamEvent, evaluations: readonly RuleEvaluation[]): Promise<void> {
+async function recordOutcome(exec: Executor, event: StreamEvent, applicable: ApplicableRuns, evaluations: readonly RuleEvaluation[]): Promise<void> {
   if (evaluations.length === 0) return;
-  const verdicts: StoredVerdict[] = evaluations
-    .map((evaluation): StoredVerdict => [evaluation.rule_token, evaluation.role, evaluation.version, evaluation.verdict.decision])
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const verdicts = applicable.outcome_order.map((index): StoredVerdict => {
+    const evaluation = evaluations[index] as RuleEvaluation;
+    return [evaluation.rule_token, evaluation.role, evaluation.version, evaluation.verdict.decision];
+  });
   const json = JSON.stringify(verdicts);
   await store.addOutcomeEvent(exec, {
     programId: event.programId,
     hash: crypto.createHash('sha256').update(json).digest('hex').slice(0, 32),
     verdicts: json,
-    ruleTokens: [...new Set(verdicts.map(([ruleToken]) => ruleToken))],
+    ruleTokens: applicable.rule_tokens,
     day: isoDate(event.now_ms),
     shard: shardOf(event.event_token),
     example: exampleLine({ event_token: event.event_token, timestamp: isoTimestamp(event.now_ms) }),
@@ -116,42 +166,58 @@ async function recordOutcome(exec: Executor, event: StreamEvent, evaluations: re
 }
 
 export class RuleEngine {
+  readonly #applicable = new GenerationalMap<ApplicableRuns>(CACHE_GENERATION);
   constructor(readonly cache: CompiledRuleCache = new CompiledRuleCache()) {}
+
+  /**
+   * What runs for the event's card: from memory while the program's rules version is the one it was
+   * read at (every change to rules or targets, by any process, gives a new version).
+   */
+  async #applicableRuns(exec: Executor, event: StreamEvent): Promise<ApplicableRuns> {
+    const rulesVersion = await store.rulesVersion(exec, event.programId);
+    const key = `${event.programId}|${event.stream}|${event.card_token}|${event.account_token}`;
+    const cached = this.#applicable.get(key);
+    if (cached?.rules_version === rulesVersion) return cached;
+    const rows = await store.applicableRules(exec, event.programId, event.stream, event.card_token, event.account_token);
+    const applicable = applicableRuns(rulesVersion, await this.#runs(exec, event.programId, rows));
+    this.#applicable.set(key, applicable);
+    return applicable;
+  }
 
   /**
    * The versions to run for each applicable rule: the current one (enforced), then the draft
    * (shadow). Versions are immutable, so a compiled one is reused; parameters are read (one query)
    * only for versions this process has not compiled yet.
    */
-  async #versions(exec: Executor, event: StreamEvent, rows: readonly store.ApplicableRuleRow[]) {
+  async #runs(exec: Executor, programId: string, rows: readonly store.ApplicableRuleRow[]): Promise<RuleRun[]> {
     const wanted = rows.flatMap((row) =>
-      [
-        { row, role: 'CURRENT' as const, version: row.current_version },
-        { row, role: 'DRAFT' as const, version: row.draft_version },
-      ].filter((run): run is { row: store.ApplicableRuleRow; role: VersionRole; version: number } => run.version !== null),
+      ([['CURRENT', row.current_version], ['DRAFT', row.draft_version]] as const)
+        .filter((run): run is readonly [VersionRole, number] => run[1] !== null)
+        .map(([role, version]) => ({ row, role, version })),
     );
-    const missing = wanted.filter(({ row, version }) => !this.cache.has(event.programId, row.token, version));
+    const missing = wanted.filter(({ row, version }) => !this.cache.has(programId, row.token, version));
     const parameters = await store.versionParameters(
       exec,
-      event.programId,
+      programId,
       missing.map(({ row, version }) => ({ rule_token: row.token, version })),
     );
-    return wanted.map(({ row, role, version }) => {
-      const rule =
-        this.cache.peek(event.programId, row.token, version) ??
-        this.cache.get(event.programId, row.token, version, row.type, parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version));
-      return { row, role, version, rule };
-    });
+    return wanted.map(({ row, role, version }) => ({
+      rule_token: row.token,
+      name: row.name,
+      role,
+      version,
+      rule: this.cache.get(programId, row.token, version, row.type, () => parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version)),
+    }));
   }
 
   /** Evaluates and records every applicable rule version for one event; returns every evaluation. */
   async evaluate(exec: Executor, event: StreamEvent): Promise<RuleEvaluation[]> {
-    const rows = await store.applicableRules(exec, event.programId, event.stream, event.card_token, event.account_token);
+    const applicable = await this.#applicableRuns(exec, event);
     const evaluations: RuleEvaluation[] = [];
-    for (const { row, role, version, rule } of await this.#versions(exec, event, rows)) {
-      evaluations.push({ rule_token: row.token, name: row.name, role, version, verdict: await rule(event.input) });
+    for (const { rule_token, name, role, version, rule } of applicable.runs) {
+      evaluations.push({ rule_token, name, role, version, verdict: await rule(event.input) });
     }
-    await recordOutcome(exec, event, evaluations);
+    await recordOutcome(exec, event, applicable, evaluations);
     return evaluations;
   }
 

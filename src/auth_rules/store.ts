@@ -270,6 +270,14 @@ const selectApplicable = prepared((db, programId: string, stream: string, cardTo
     .where('r.token', 'not in', bound('EXCLUDED_CARD', cardToken));
 });
 
+const selectRulesVersion = prepared((db, programId: string) => db.selectFrom('programs').select('rules_version').where('id', '=', programId));
+
+/** The program's rules version (migration 0010): equal values mean the same rules and targets. */
+export async function rulesVersion(exec: Executor, programId: string): Promise<string> {
+  const [row] = await selectRulesVersion(exec, programId);
+  return row?.rules_version ?? '';
+}
+
 /** Oldest rule first. Sorted here, not in SQL: an ORDER BY led SQLite to walk all the program's rules in creation order. */
 export async function applicableRules(exec: Executor, programId: string, stream: string, cardToken: string, accountToken: string): Promise<ApplicableRuleRow[]> {
   const rows = await selectApplicable(exec, programId, stream, cardToken, accountToken);

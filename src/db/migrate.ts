@@ -15,6 +15,7 @@ import * as m0006 from './migrations/0006_auth_rule_outcomes.js';
 import * as m0007 from './migrations/0007_write_path.js';
 import * as m0008 from './migrations/0008_ledger_entries_carry_their_journal.js';
 import * as m0009 from './migrations/0009_idempotency_retention.js';
+import * as m0010 from './migrations/0010_auth_rules_version.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0007_write_path': m0007,
   '0008_ledger_entries_carry_their_journal': m0008,
   '0009_idempotency_retention': m0009,
+  '0010_auth_rules_version': m0010,
 };
 
 /**

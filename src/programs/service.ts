@@ -20,7 +20,7 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
   const programId = newToken();
   const nowMs = wall.nowMs();
   await db.transaction(async (tx) => {
-    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, created_ms: nowMs });
+    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
     const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
     const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
     await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);

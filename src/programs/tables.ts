@@ -6,6 +6,8 @@ export interface ProgramsTable {
   clock_offset_ms: number;
   /** 1: card authorizations need the available funds of the card's ISSUING financial account. */
   require_funds: number;
+  /** A new random value whenever the program's Auth Rules or their targets change (set by triggers, migration 0010). */
+  rules_version: string;
   created_ms: number;
 }
 
