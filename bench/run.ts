@@ -167,7 +167,8 @@ async function benchEngine(engine: Engine): Promise<void> {
     CARDWRIGHT_API_KEYS: apiKey,
     LOG_LEVEL: 'warn',
   });
-  const db = openDatabase(database.url, { dataDir: database.dataDir });
+  // Seeding only: the server's own worker does the checkpoints.
+  const db = openDatabase(database.url, { dataDir: database.dataDir, sqliteCheckpoints: { enabled: false } });
   try {
     const key = await db.kysely.selectFrom('api_keys').select('program_id').where('key_hash', '=', hashApiKey(apiKey)).executeTakeFirstOrThrow();
     const context: BenchContext = {

@@ -27,7 +27,7 @@ const USAGE = `usage:
   cardwright keys revoke <key-id>`;
 
 async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: 2 });
+  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: 2, sqliteCheckpoints: { enabled: false } });
   try {
     await migrateToLatest(db);
     return await work(db);

@@ -35,13 +35,17 @@ export interface StartOptions {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const wall = options.wall ?? systemClock;
-  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize });
+  // The database opens before the app and its logger exist: until then its background errors are warnings.
+  let reportBackgroundError = (message: string) => process.emitWarning(`SQLite checkpointer: ${message}`);
+  const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
+  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
     if (generated) options.onKeyGenerated?.(generated);
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall) }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
+    reportBackgroundError = (message) => app.log.error({ component: 'sqlite-checkpointer' }, message);
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
       expireIdempotencyRecords(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'idempotency retention sweep failed'));

@@ -46,7 +46,7 @@ export interface DatabaseOptions {
   /** Folder for the default SQLite file. */
   dataDir: string;
   pgPoolSize?: number;
-  /** SQLite's background checkpointer (tests shorten its interval and WAL restart threshold). */
+  /** SQLite's background checkpointer: off for auxiliary connections, errors to a logger, shorter intervals in tests. */
   sqliteCheckpoints?: CheckpointerOptions;
 }
 

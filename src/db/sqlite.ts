@@ -20,6 +20,9 @@
  *   So once the worker reports a WAL of WAL_RESTART_FRAMES or more, the next transaction to
  *   begin first waits (a millisecond or two) while the worker checkpoints the few frames left,
  *   with no writer running: that transaction's first write restarts the WAL.
+ * - One process owns the checkpoints: the server. Other connections (CLI commands, the benchmark's
+ *   seeding) open without a worker (`enabled: false`): two workers checkpointing one file make each
+ *   other's catch-up fail (retried for CATCH_UP_BUDGET_MS), and the WAL would grow again.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,6 +78,8 @@ function withStatementCache(database: BetterSqlite3.Database): BetterSqlite3.Dat
 const CHECKPOINT_INTERVAL_MS = 200;
 /** 16,384 frames: 64 MiB of 4 KiB pages. */
 const WAL_RESTART_FRAMES = 16_384;
+/** How long the worker keeps retrying a catch-up that another connection's checkpoint or reader holds up. */
+const CATCH_UP_BUDGET_MS = 50;
 /** A catch-up that takes longer than this (a worker gone wrong) no longer holds writers back. */
 const CATCH_UP_TIMEOUT_MS = 1_000;
 
@@ -86,7 +91,9 @@ type CheckpointerMessage =
 
 /**
  * The worker's code (CommonJS, evaluated): it loads better-sqlite3 from the path the main thread
- * resolved. `wal_checkpoint` answers [{ busy, log, checkpointed }], in frames.
+ * resolved. `wal_checkpoint` answers [{ busy, log, checkpointed }], in frames; a checkpoint that
+ * another connection's checkpoint holds up answers busy, one held up by a reader checkpoints less
+ * than the log.
  */
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -98,16 +105,26 @@ function checkpoint() {
     return db.pragma('wal_checkpoint(PASSIVE)')[0];
   } catch (error) {
     parentPort.postMessage({ kind: 'error', message: String(error) });
-    return { log: 0, checkpointed: 0 };
+    return { busy: 0, log: 0, checkpointed: 0 };
   }
 }
 const timer = setInterval(() => {
   const { log } = checkpoint();
   if (log >= workerData.restartFrames) parentPort.postMessage({ kind: 'wal-long', frames: log });
 }, workerData.intervalMs);
+// Another connection's checkpoint (another process's worker) makes ours return at once: retry.
+const pause = new Int32Array(new SharedArrayBuffer(4));
+function catchUp() {
+  const deadline = Date.now() + workerData.catchUpBudgetMs;
+  for (;;) {
+    const result = checkpoint();
+    if ((result.busy === 0 && result.checkpointed === result.log) || Date.now() >= deadline) return result;
+    Atomics.wait(pause, 0, 0, 1);
+  }
+}
 parentPort.on('message', (message) => {
   if (message === 'catch-up') {
-    const { log, checkpointed } = checkpoint();
+    const { log, checkpointed } = catchUp();
     parentPort.postMessage({ kind: 'caught-up', frames: log, checkpointed });
     return;
   }
@@ -128,8 +145,16 @@ export interface Checkpointer {
 }
 
 export interface CheckpointerOptions {
+  /**
+   * false: no worker; SQLite checkpoints inside a COMMIT now and then, as it does by default. For
+   * short-lived or auxiliary connections (the CLI, the benchmark's seeding): the server's own
+   * worker does the checkpoints, and a second one would keep getting in its way.
+   */
+  enabled?: boolean;
   intervalMs?: number;
   restartFrames?: number;
+  /** Where the worker's errors go (by default, a process warning). */
+  onError?: (message: string) => void;
 }
 
 function startCheckpointer(filename: string, options: CheckpointerOptions, onError: (message: string) => void): Checkpointer {
@@ -139,6 +164,7 @@ function startCheckpointer(filename: string, options: CheckpointerOptions, onErr
     modulePath,
     intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS,
     restartFrames: options.restartFrames ?? WAL_RESTART_FRAMES,
+    catchUpBudgetMs: CATCH_UP_BUDGET_MS,
   };
   const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData });
   let walLong = false;
@@ -183,9 +209,10 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   let checkpointer: Checkpointer | undefined;
-  if (filename !== ':memory:') {
+  if (filename !== ':memory:' && checkpoints.enabled !== false) {
     database.pragma('wal_autocheckpoint = 0');
-    checkpointer = startCheckpointer(path.resolve(filename), checkpoints, (message) => process.emitWarning(`SQLite checkpointer: ${message}`));
+    const onError = checkpoints.onError ?? ((message: string) => process.emitWarning(`SQLite checkpointer: ${message}`));
+    checkpointer = startCheckpointer(path.resolve(filename), checkpoints, onError);
   }
   return { dialect: new ImmediateTransactionDialect(withStatementCache(database), checkpointer), checkpointer };
 }
