@@ -1,33 +1,24 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
 
 type Transfer = Lithic.BookTransferResponse;
 
 describeWithDb('book transfers', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-    client = program.client;
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   async function pair(fundedCents: number): Promise<[string, string]> {
-    const from = await newAccount(client, 'from');
-    const to = await newAccount(client, 'to');
-    if (fundedCents > 0) await fund(client, from, fundedCents);
+    const from = await newAccount(context.program.client, 'from');
+    const to = await newAccount(context.program.client, 'to');
+    if (fundedCents > 0) await fund(context.program.client, from, fundedCents);
     return [from, to];
   }
 
   function transfer(from: string, to: string, amount: number, extra: Partial<Lithic.BookTransferCreateParams> = {}) {
-    return client.bookTransfers.create({
+    return context.program.client.bookTransfers.create({
       amount,
       category: 'TRANSFER',
       type: 'ACCOUNT_TO_ACCOUNT',
@@ -39,11 +30,12 @@ describeWithDb('book transfers', () => {
   }
 
   async function expectLedgerConsistent() {
-    const check = await verifyProgramLedger(server.server.db.kysely, program.programId);
+    const check = await verifyProgramLedger(context.server.server.db.kysely, context.program.programId);
     expect(check).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   }
 
   it('moves available funds at once and records one approved event', async () => {
+    const { client } = context.program;
     const [from, to] = await pair(10_000);
     const created = await transfer(from, to, 2_500, { memo: 'rent share' });
     expect(created).toMatchObject({
@@ -74,6 +66,7 @@ describeWithDb('book transfers', () => {
   });
 
   it('stores a transfer without the funds as DECLINED (200) and moves nothing', async () => {
+    const { client } = context.program;
     const [from, to] = await pair(1_000);
     const declined = await transfer(from, to, 1_001);
     expect(declined).toMatchObject({ status: 'DECLINED', result: 'DECLINED', settled_amount: 0, pending_amount: 0 });
@@ -98,6 +91,7 @@ describeWithDb('book transfers', () => {
     [{ on_closed_account: 'USE_SUSPENSE' }, 'on_closed_account: must be one of FAIL'],
     [{ colour: 'red' }, 'colour: is not a recognised field'],
   ])('refuses %j with 400 naming the field, and changes nothing', async (override, message) => {
+    const { client } = context.program;
     const [from, to] = await pair(500);
     const body = { amount: 100, category: 'TRANSFER', type: 'TRANSFER', subtype: 'x', from_financial_account_token: from, to_financial_account_token: to, ...override };
     const error = await expectError(client.bookTransfers.create(body as never), 400);
@@ -114,6 +108,7 @@ describeWithDb('book transfers', () => {
   });
 
   it('refuses to move money on an account that is not OPEN (422)', async () => {
+    const { client } = context.program;
     const [from, to] = await pair(500);
     await client.financialAccounts.updateStatus(to, { status: 'SUSPENDED', substatus: null });
     expect(await expectError(transfer(from, to, 100), 422)).toContain('SUSPENDED');
@@ -123,6 +118,7 @@ describeWithDb('book transfers', () => {
 
   describe('reverse (seed 4.9)', () => {
     it('moves the funds back, marks the transfer REVERSED and appends a reversal event', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(5_000);
       const created = await transfer(from, to, 1_200);
       const reversed = await client.bookTransfers.reverse(created.token, { memo: 'sent in error' });
@@ -137,6 +133,7 @@ describeWithDb('book transfers', () => {
     });
 
     it('refuses a second reverse and the reverse of a DECLINED transfer with 422', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(100);
       const created = await transfer(from, to, 100);
       await client.bookTransfers.reverse(created.token, {});
@@ -149,12 +146,13 @@ describeWithDb('book transfers', () => {
     it('takes a request without a body (the memo is optional)', async () => {
       const [from, to] = await pair(100);
       const created = await transfer(from, to, 100);
-      const response = await server.request('POST', `/v1/book_transfers/${created.token}/reverse`, { apiKey: program.apiKey });
+      const response = await context.server.request('POST', `/v1/book_transfers/${created.token}/reverse`, { apiKey: context.program.apiKey });
       expect(response.status).toBe(200);
       expect(((await response.json()) as Transfer).status).toBe('REVERSED');
     });
 
     it('validates the memo (≤ 512) and the path token', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(100);
       const created = await transfer(from, to, 100);
       expect(await expectError(client.bookTransfers.reverse(created.token, { memo: 'x'.repeat(513) }), 400)).toContain('memo');
@@ -164,6 +162,7 @@ describeWithDb('book transfers', () => {
     });
 
     it('lets exactly one of 10 concurrent reverses win; the others get 422', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(700);
       const created = await transfer(from, to, 700);
       const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => client.bookTransfers.reverse(created.token, {})));
@@ -180,6 +179,7 @@ describeWithDb('book transfers', () => {
 
   describe('idempotency', () => {
     it('uses the body token as the transfer token; a repeat returns the original and moves nothing', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(1_000);
       const token = crypto.randomUUID();
       const first = await transfer(from, to, 300, { token });
@@ -191,6 +191,7 @@ describeWithDb('book transfers', () => {
     });
 
     it('answers 400, never 500, for a token already used by another transaction', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(1_000);
       const first = await transfer(from, to, 100);
       const message = await expectError(transfer(from, to, 100, { token: first.token, memo: 'other' }), 400);
@@ -207,6 +208,7 @@ describeWithDb('book transfers', () => {
     });
 
     it('replays an Idempotency-Key create', async () => {
+      const { client } = context.program;
       const [from, to] = await pair(1_000);
       const key = crypto.randomUUID();
       const first = await transfer(from, to, 10, {}).then(() => client.bookTransfers.create(
@@ -230,7 +232,7 @@ describeWithDb('book transfers', () => {
     const made: Transfer[] = [];
 
     beforeAll(async () => {
-      lister = await server.newProgram('lister');
+      lister = await context.server.newProgram('lister');
       a = await newAccount(lister.client, 'a');
       b = await newAccount(lister.client, 'b');
       c = await newAccount(lister.client, 'c');
@@ -275,7 +277,7 @@ describeWithDb('book transfers', () => {
     });
 
     it('filters by the account that owns the financial accounts', async () => {
-      const accountToken = (await server.server.db.kysely
+      const accountToken = (await context.server.server.db.kysely
         .selectFrom('accounts')
         .select('token')
         .where('program_id', '=', lister.programId)
@@ -288,12 +290,13 @@ describeWithDb('book transfers', () => {
 
     it('refuses bad filters with 400', async () => {
       for (const query of ['status=PENDING', 'category=GIFT', 'page_size=0', 'page_size=101', 'begin=yesterday', 'financial_account_token=nope', 'colour=red']) {
-        const response = await server.request('GET', `/v1/book_transfers?${query}`, { apiKey: lister.apiKey });
+        const response = await context.server.request('GET', `/v1/book_transfers?${query}`, { apiKey: lister.apiKey });
         expect(response.status, query).toBe(400);
       }
     });
 
     it('keeps programs apart', async () => {
+      const { client } = context.program;
       expect(tokens(await client.bookTransfers.list({ financial_account_token: a }))).toEqual([]);
       await expectError(client.bookTransfers.retrieve((made[0] as Transfer).token), 404);
       await expectError(client.bookTransfers.reverse((made[0] as Transfer).token, {}), 404);

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { isLuhnValid } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
 import { cardUsability } from './spend.js';
@@ -15,36 +15,29 @@ const SHIPPING = { ...US_ADDRESS, first_name: 'Janet', last_name: 'Yellen' };
 const pinBlock = (pin: string) => Buffer.from(pin).toString('base64');
 
 describeWithDb('cards', () => {
-  let server: TestServer;
-  let program: TestProgram;
+  const context = useTestServer({ config: { logLevel: 'trace' } });
   /** Every PAN and CVV this file sees, to look for them in the logs at the end. */
   const secretsSeen: Array<{ pan: string; cvv: string }> = [];
 
-  beforeAll(async () => {
-    server = await startTestServer({ config: { logLevel: 'trace' } });
-    program = await server.newProgram();
-  });
-  afterAll(async () => server.close());
-
-  async function createCard(params: Lithic.CardCreateParams, client = program.client): Promise<Card> {
+  async function createCard(params: Lithic.CardCreateParams, client = context.program.client): Promise<Card> {
     const card = await client.cards.create(params);
     secretsSeen.push({ pan: card.pan as string, cvv: card.cvv as string });
     return card;
   }
 
-  async function cardCount(client = program.client): Promise<number> {
+  async function cardCount(client = context.program.client): Promise<number> {
     let count = 0;
     for await (const card of client.cards.list({ page_size: 100 })) count += card.token ? 1 : 0;
     return count;
   }
 
-  async function cardRow(token: string, programId = program.programId) {
-    const row = await store.find(server.server.db.kysely, programId, token);
+  async function cardRow(token: string, programId = context.program.programId) {
+    const row = await store.find(context.server.server.db.kysely, programId, token);
     if (!row) throw new Error(`card ${token} not stored`);
     return row;
   }
 
-  function defaultAccount(client = program.client) {
+  function defaultAccount(client = context.program.client) {
     return client.accounts.list().then((page) => page.data.find((account) => account.account_holder === undefined) as Lithic.Account);
   }
 
@@ -52,7 +45,7 @@ describeWithDb('cards', () => {
     it('issues a VIRTUAL card on the default account with every field of spec 2.7', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
       const account = await defaultAccount();
-      const issuing = (await program.client.financialAccounts.list({ type: 'ISSUING' })).data.find((fa) => fa.account_token === null);
+      const issuing = (await context.program.client.financialAccounts.list({ type: 'ISSUING' })).data.find((fa) => fa.account_token === null);
       const now = new Date();
       expect(card).toEqual({
         token: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -87,14 +80,14 @@ describeWithDb('cards', () => {
         cvv: expect.stringMatching(/^\d{3}$/),
       });
       expect(isLuhnValid(card.pan as string)).toBe(true);
-      expect(await program.client.cards.retrieve(card.token)).toEqual(card);
-      const listed = (await program.client.cards.list()).data.find((item) => item.token === card.token);
+      expect(await context.program.client.cards.retrieve(card.token)).toEqual(card);
+      const listed = (await context.program.client.cards.list()).data.find((item) => item.token === card.token);
       const { pan: _pan, cvv: _cvv, ...withoutSecrets } = card;
       expect(listed).toEqual(withoutSecrets);
     });
 
     it('numbers a program’s cards under one BIN with unique, Luhn-valid PANs', async () => {
-      const numbered = await server.newProgram('numbered');
+      const numbered = await context.server.newProgram('numbered');
       const cards = [];
       for (let i = 0; i < 25; i++) cards.push(await createCard({ type: 'VIRTUAL' }, numbered.client));
       const pans = cards.map((card) => card.pan as string);
@@ -107,13 +100,13 @@ describeWithDb('cards', () => {
     });
 
     it('creates cards concurrently with distinct PANs', async () => {
-      const busy = await server.newProgram('busy');
+      const busy = await context.server.newProgram('busy');
       const cards = await Promise.all(Array.from({ length: 20 }, () => createCard({ type: 'VIRTUAL' }, busy.client)));
       expect(new Set(cards.map((card) => card.pan)).size).toBe(20);
     });
 
     it('takes every optional setting and is funded by its account’s ISSUING account', async () => {
-      const accountToken = await acceptedAccountToken(program.client);
+      const accountToken = await acceptedAccountToken(context.program.client);
       const first = await createCard({ type: 'VIRTUAL', account_token: accountToken });
       const artToken = crypto.randomUUID();
       const card = await createCard({
@@ -129,7 +122,7 @@ describeWithDb('cards', () => {
         exp_year: '2099',
         digital_card_art_token: artToken,
       });
-      const issuing = (await program.client.financialAccounts.list({ account_token: accountToken })).data[0];
+      const issuing = (await context.program.client.financialAccounts.list({ account_token: accountToken })).data[0];
       expect(card).toMatchObject({
         account_token: accountToken,
         memo: 'Groceries',
@@ -170,7 +163,7 @@ describeWithDb('cards', () => {
     });
 
     it('replaces a card: the new one names it and the old one records why', async () => {
-      const accountToken = await acceptedAccountToken(program.client);
+      const accountToken = await acceptedAccountToken(context.program.client);
       const lost = await createCard({ type: 'VIRTUAL', account_token: accountToken });
       const replacement = await createCard({
         type: 'VIRTUAL',
@@ -179,9 +172,9 @@ describeWithDb('cards', () => {
         replacement_comment: 'Lost on the train',
       });
       expect(replacement).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
-      expect(await program.client.cards.retrieve(lost.token)).toMatchObject({ substatus: 'LOST', comment: 'Lost on the train', state: 'OPEN' });
+      expect(await context.program.client.cards.retrieve(lost.token)).toMatchObject({ substatus: 'LOST', comment: 'Lost on the train', state: 'OPEN' });
 
-      const elsewhere = await acceptedAccountToken(program.client);
+      const elsewhere = await acceptedAccountToken(context.program.client);
       const moved = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_account_token: elsewhere });
       expect(moved.account_token).toBe(elsewhere);
     });
@@ -220,42 +213,42 @@ describeWithDb('cards', () => {
     ];
     it.each(invalid)('refuses %s with 400 naming the field, and creates nothing', async (_name, body, message) => {
       const before = await cardCount();
-      expect(await apiFailure(program.client.cards.create(body as never))).toEqual({ status: 400, message });
+      expect(await apiFailure(context.program.client.cards.create(body as never))).toEqual({ status: 400, message });
       expect(await cardCount()).toBe(before);
     });
 
     it('answers 404 for an account, card program or replaced card the program does not have', async () => {
       const before = await cardCount();
       const unknown = crypto.randomUUID();
-      expect(await apiFailure(program.client.cards.create({ type: 'VIRTUAL', account_token: unknown }))).toEqual({
+      expect(await apiFailure(context.program.client.cards.create({ type: 'VIRTUAL', account_token: unknown }))).toEqual({
         status: 404,
         message: `account_token: account '${unknown}' not found`,
       });
-      expect((await apiFailure(program.client.cards.create({ type: 'VIRTUAL', card_program_token: unknown }))).message).toContain('card_program_token');
-      expect((await apiFailure(program.client.cards.create({ type: 'VIRTUAL', replacement_for: unknown }))).message).toContain('replacement_for');
+      expect((await apiFailure(context.program.client.cards.create({ type: 'VIRTUAL', card_program_token: unknown }))).message).toContain('card_program_token');
+      expect((await apiFailure(context.program.client.cards.create({ type: 'VIRTUAL', replacement_for: unknown }))).message).toContain('replacement_for');
       expect(await cardCount()).toBe(before);
     });
 
     it('answers 422 for an account that is not ACTIVE or whose holder is not ACCEPTED', async () => {
       const before = await cardCount();
-      const paused = await acceptedAccountToken(program.client);
-      await program.client.accounts.update(paused, { state: 'PAUSED' });
-      const closed = await acceptedAccountToken(program.client);
-      await program.client.accounts.update(closed, { state: 'CLOSED' });
-      const pending = await enroll(program.client, kybBody());
-      const rejected = await enroll(program.client, { ...kycBody(), individual: { ...kycBody().individual, government_id: '000-00-0004' } });
+      const paused = await acceptedAccountToken(context.program.client);
+      await context.program.client.accounts.update(paused, { state: 'PAUSED' });
+      const closed = await acceptedAccountToken(context.program.client);
+      await context.program.client.accounts.update(closed, { state: 'CLOSED' });
+      const pending = await enroll(context.program.client, kybBody());
+      const rejected = await enroll(context.program.client, { ...kycBody(), individual: { ...kycBody().individual, government_id: '000-00-0004' } });
       for (const [accountToken, state] of [
         [paused, 'PAUSED'],
         [closed, 'CLOSED'],
         [pending.account_token, 'PENDING_REVIEW'],
         [rejected.account_token, 'CLOSED'],
       ] as const) {
-        const refused = await apiFailure(program.client.cards.create({ type: 'VIRTUAL', account_token: accountToken }));
+        const refused = await apiFailure(context.program.client.cards.create({ type: 'VIRTUAL', account_token: accountToken }));
         expect(refused.status).toBe(422);
         expect(refused.message).toMatch(new RegExp(`^account_token: .*${state}`));
       }
       expect(await cardCount()).toBe(before);
-      await program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
+      await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
       expect((await createCard({ type: 'VIRTUAL', account_token: pending.account_token })).account_token).toBe(pending.account_token);
     });
 
@@ -263,13 +256,13 @@ describeWithDb('cards', () => {
       const before = await cardCount();
       const options = { headers: { 'Idempotency-Key': crypto.randomUUID() } };
       const params: Lithic.CardCreateParams = { type: 'VIRTUAL', pin: pinBlock('2468') };
-      const first = await program.client.cards.create(params, options).withResponse();
-      const second = await program.client.cards.create(params, options).withResponse();
+      const first = await context.program.client.cards.create(params, options).withResponse();
+      const second = await context.program.client.cards.create(params, options).withResponse();
       secretsSeen.push({ pan: first.data.pan as string, cvv: first.data.cvv as string });
       expect(second.data).toEqual(first.data);
       expect(second.response.headers.get('idempotent-replayed')).toBe('true');
       expect(await cardCount()).toBe(before + 1);
-      const records = await server.server.db.kysely.selectFrom('idempotency_keys').selectAll().where('program_id', '=', program.programId).execute();
+      const records = await context.server.server.db.kysely.selectFrom('idempotency_keys').selectAll().where('program_id', '=', context.program.programId).execute();
       const stored = JSON.stringify(records);
       expect(records.length).toBeGreaterThan(0);
       expect(stored).not.toContain(first.data.pan);
@@ -283,12 +276,12 @@ describeWithDb('cards', () => {
       const stored = JSON.stringify(row);
       expect(stored).not.toContain(card.pan);
       expect(row.cvv_encrypted).not.toContain(card.cvv);
-      const { secrets } = server.server.app.deps;
+      const { secrets } = context.server.server.app.deps;
       expect(secrets.decrypt(row.pan_encrypted)).toBe(card.pan);
       expect(row.pan_lookup_hash).toBe(secrets.lookupHash(card.pan as string));
-      const exec = server.server.db.kysely;
-      expect((await store.findCardByPan(exec, secrets, program.programId, card.pan as string))?.token).toBe(card.token);
-      const other = await server.newProgram('pan lookup');
+      const exec = context.server.server.db.kysely;
+      expect((await store.findCardByPan(exec, secrets, context.program.programId, card.pan as string))?.token).toBe(card.token);
+      const other = await context.server.newProgram('pan lookup');
       expect(await store.findCardByPan(exec, secrets, other.programId, card.pan as string)).toBeUndefined();
     });
   });
@@ -296,25 +289,25 @@ describeWithDb('cards', () => {
   describe('update (seed 4.7)', () => {
     it('changes only the supplied properties and answers with PAN and CVV', async () => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'Before', spend_limit: 100, spend_limit_duration: 'FOREVER' });
-      const memo = await program.client.cards.update(card.token, { memo: 'After' });
+      const memo = await context.program.client.cards.update(card.token, { memo: 'After' });
       expect(memo).toEqual({ ...card, memo: 'After' });
-      const limit = await program.client.cards.update(card.token, { spend_limit: 0 });
+      const limit = await context.program.client.cards.update(card.token, { spend_limit: 0 });
       expect(limit).toEqual({ ...card, memo: 'After', spend_limit: 0 });
-      const duration = await program.client.cards.update(card.token, { spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
+      const duration = await context.program.client.cards.update(card.token, { spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
       expect(duration).toEqual({ ...card, memo: 'After', spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
       const art = crypto.randomUUID();
-      const rest = await program.client.cards.update(card.token, { digital_card_art_token: art, comment: 'VIP', substatus: 'INTERNAL_REVIEW' });
+      const rest = await context.program.client.cards.update(card.token, { digital_card_art_token: art, comment: 'VIP', substatus: 'INTERNAL_REVIEW' });
       expect(rest).toEqual({ ...duration, digital_card_art_token: art, comment: 'VIP', substatus: 'INTERNAL_REVIEW' });
-      expect(await program.client.cards.update(card.token, {})).toEqual(rest);
-      expect(await program.client.cards.retrieve(card.token)).toEqual(rest);
+      expect(await context.program.client.cards.update(card.token, {})).toEqual(rest);
+      expect(await context.program.client.cards.retrieve(card.token)).toEqual(rest);
     });
 
     it('moves updated only when the card changes, to the program clock', async () => {
-      const clocked = await server.newProgram('card clock');
+      const clocked = await context.server.newProgram('card clock');
       const card = await createCard({ type: 'VIRTUAL', memo: 'same' }, clocked.client);
       const created = (await cardRow(card.token, clocked.programId)).updated_ms;
       const later = Date.parse(card.created) + 86_400_000;
-      await server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: new Date(later).toISOString() } });
+      await context.server.request('POST', '/v1/simulate/clock', { apiKey: clocked.apiKey, body: { now: new Date(later).toISOString() } });
       await clocked.client.cards.update(card.token, { memo: 'same', state: 'OPEN', spend_limit: 0 });
       expect((await cardRow(card.token, clocked.programId)).updated_ms).toBe(created);
       await clocked.client.cards.update(card.token, { memo: 'changed' });
@@ -324,33 +317,33 @@ describeWithDb('cards', () => {
     it('follows the state machine: OPEN ⇄ PAUSED, either → CLOSED', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
       for (const state of ['PAUSED', 'PAUSED', 'OPEN', 'OPEN', 'PAUSED', 'CLOSED'] as const) {
-        expect((await program.client.cards.update(card.token, { state })).state).toBe(state);
+        expect((await context.program.client.cards.update(card.token, { state })).state).toBe(state);
       }
       const open = await createCard({ type: 'VIRTUAL' });
-      expect((await program.client.cards.update(open.token, { state: 'CLOSED' })).state).toBe('CLOSED');
+      expect((await context.program.client.cards.update(open.token, { state: 'CLOSED' })).state).toBe('CLOSED');
     });
 
     it('refuses any state update of a CLOSED card with 422 and leaves it unchanged', async () => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'final' });
-      const closed = await program.client.cards.update(card.token, { state: 'CLOSED' });
+      const closed = await context.program.client.cards.update(card.token, { state: 'CLOSED' });
       for (const state of ['OPEN', 'PAUSED', 'CLOSED'] as const) {
-        expect(await apiFailure(program.client.cards.update(card.token, { state, memo: 'changed', spend_limit: 5 }))).toEqual({
+        expect(await apiFailure(context.program.client.cards.update(card.token, { state, memo: 'changed', spend_limit: 5 }))).toEqual({
           status: 422,
           message: 'state: the card is CLOSED, which is final',
         });
       }
-      expect(await program.client.cards.retrieve(card.token)).toEqual(closed);
-      expect((await program.client.cards.update(card.token, { memo: 'closed but renamed' })).memo).toBe('closed but renamed');
+      expect(await context.program.client.cards.retrieve(card.token)).toEqual(closed);
+      expect((await context.program.client.cards.update(card.token, { memo: 'closed but renamed' })).memo).toBe('closed but renamed');
     });
 
     it('activates a PHYSICAL card: fulfilled by the daily batch, then OPEN when the client says so', async () => {
-      const physicalProgram = await server.newProgram('physical');
+      const physicalProgram = await context.server.newProgram('physical');
       const card = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING }, physicalProgram.client);
       const paused = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, state: 'PAUSED' }, physicalProgram.client);
       expect((await physicalProgram.client.cards.retrieve(card.token)).state).toBe('PENDING_FULFILLMENT');
       const tomorrow = new Date(Date.parse(card.created) + 86_400_000);
       tomorrow.setUTCHours(0, 0, 1, 0);
-      const moved = await server.request('POST', '/v1/simulate/clock', { apiKey: physicalProgram.apiKey, body: { now: tomorrow.toISOString() } });
+      const moved = await context.server.request('POST', '/v1/simulate/clock', { apiKey: physicalProgram.apiKey, body: { now: tomorrow.toISOString() } });
       expect(moved.status).toBe(200);
       expect((await physicalProgram.client.cards.retrieve(card.token)).state).toBe('PENDING_ACTIVATION');
       expect((await physicalProgram.client.cards.retrieve(paused.token)).state).toBe('PAUSED');
@@ -364,45 +357,45 @@ describeWithDb('cards', () => {
 
     it('sets a PIN (PHYSICAL and VIRTUAL only), stored hashed and never returned', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
-      const updated = await program.client.cards.update(card.token, { pin: pinBlock('4321') });
+      const updated = await context.program.client.cards.update(card.token, { pin: pinBlock('4321') });
       expect(updated).toEqual({ ...card, pin_status: 'OK' });
       const row = await cardRow(card.token);
       expect(row.pin_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(JSON.stringify(row)).not.toContain('4321');
       for (const type of ['SINGLE_USE', 'MERCHANT_LOCKED', 'DIGITAL_WALLET', 'UNLOCKED'] as const) {
         const other = await createCard({ type });
-        expect(await apiFailure(program.client.cards.update(other.token, { pin: pinBlock('4321') }))).toEqual({
+        expect(await apiFailure(context.program.client.cards.update(other.token, { pin: pinBlock('4321') }))).toEqual({
           status: 400,
           message: `pin: only cards of type PHYSICAL or VIRTUAL take a PIN (this card is ${type})`,
         });
-        expect((await program.client.cards.retrieve(other.token)).pin_status).toBe('NOT_SET');
+        expect((await context.program.client.cards.retrieve(other.token)).pin_status).toBe('NOT_SET');
       }
     });
 
     it('unblocks a PIN with pin_status OK or a new PIN, and refuses to "unblock" a card without PIN', async () => {
       const card = await createCard({ type: 'VIRTUAL', pin: pinBlock('1234') });
-      const { db } = server.server;
+      const { db } = context.server.server;
       const block = async () => {
         for (let i = 0; i < 3; i++) {
           await db.transaction(async (tx) => {
-            const locked = await store.lockCard(db, tx, program.programId, card.token);
-            await recordPinAttempt(tx, program.programId, locked as store.CardRow, false, Date.now());
+            const locked = await store.lockCard(db, tx, context.program.programId, card.token);
+            await recordPinAttempt(tx, context.program.programId, locked as store.CardRow, false, Date.now());
           });
         }
       };
       await block();
-      expect((await program.client.cards.retrieve(card.token)).pin_status).toBe('BLOCKED');
-      expect((await program.client.cards.update(card.token, { pin_status: 'OK' })).pin_status).toBe('OK');
+      expect((await context.program.client.cards.retrieve(card.token)).pin_status).toBe('BLOCKED');
+      expect((await context.program.client.cards.update(card.token, { pin_status: 'OK' })).pin_status).toBe('OK');
       expect((await cardRow(card.token)).pin_failed_attempts).toBe(0);
       await block();
-      expect((await program.client.cards.update(card.token, { pin: pinBlock('5678') })).pin_status).toBe('OK');
+      expect((await context.program.client.cards.update(card.token, { pin: pinBlock('5678') })).pin_status).toBe('OK');
 
       const withoutPin = await createCard({ type: 'VIRTUAL' });
-      expect(await apiFailure(program.client.cards.update(withoutPin.token, { pin_status: 'OK' }))).toEqual({
+      expect(await apiFailure(context.program.client.cards.update(withoutPin.token, { pin_status: 'OK' }))).toEqual({
         status: 422,
         message: 'pin_status: the card has no PIN to unblock; set one with pin',
       });
-      expect((await apiFailure(program.client.cards.update(card.token, { pin_status: 'BLOCKED' } as never))).message).toBe('pin_status: must be one of OK');
+      expect((await apiFailure(context.program.client.cards.update(card.token, { pin_status: 'BLOCKED' } as never))).message).toBe('pin_status: must be one of OK');
     });
 
     it.each([
@@ -420,24 +413,24 @@ describeWithDb('cards', () => {
       [{ network_program_token: crypto.randomUUID() }, 'network_program_token: is not a recognised field'],
     ])('refuses %j with 400 and leaves the card unchanged', async (body, message) => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'keep' });
-      expect(await apiFailure(program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
-      expect(await program.client.cards.retrieve(card.token)).toEqual(card);
+      expect(await apiFailure(context.program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
+      expect(await context.program.client.cards.retrieve(card.token)).toEqual(card);
     });
 
     it('answers 404 for an unknown card and 400 for a malformed token', async () => {
-      expect((await apiFailure(program.client.cards.update(crypto.randomUUID(), { memo: 'x' }))).status).toBe(404);
-      expect((await apiFailure(program.client.cards.retrieve(crypto.randomUUID()))).status).toBe(404);
-      expect(await apiFailure(program.client.cards.retrieve('not-a-card'))).toEqual({ status: 400, message: 'card_token: must be a valid uuid' });
+      expect((await apiFailure(context.program.client.cards.update(crypto.randomUUID(), { memo: 'x' }))).status).toBe(404);
+      expect((await apiFailure(context.program.client.cards.retrieve(crypto.randomUUID()))).status).toBe(404);
+      expect(await apiFailure(context.program.client.cards.retrieve('not-a-card'))).toEqual({ status: 400, message: 'card_token: must be a valid uuid' });
     });
 
     it('applies 50 concurrent updates one at a time: the card ends as one of them left it', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
       const before = await cardRow(card.token);
       const requests = Array.from({ length: 50 }, (_, i) => ({ state: (i % 3 === 0 ? 'PAUSED' : 'OPEN') as 'PAUSED' | 'OPEN', memo: `update ${i}`, spend_limit: i }));
-      const responses = await Promise.all(requests.map((body) => program.client.cards.update(card.token, body)));
+      const responses = await Promise.all(requests.map((body) => context.program.client.cards.update(card.token, body)));
       responses.forEach((response, i) => expect(response).toMatchObject(requests[i] as object));
 
-      const final = await program.client.cards.retrieve(card.token);
+      const final = await context.program.client.cards.retrieve(card.token);
       expect(responses).toContainEqual(final);
       const winner = requests.find((body) => body.memo === final.memo);
       expect(final).toMatchObject(winner as object);
@@ -455,7 +448,7 @@ describeWithDb('cards', () => {
     let holderAccount: string;
 
     beforeAll(async () => {
-      lister = await server.newProgram('card lister');
+      lister = await context.server.newProgram('card lister');
       holderAccount = await acceptedAccountToken(lister.client);
       made = [];
       made.push(await createCard({ type: 'VIRTUAL', memo: 'Office Supplies' }, lister.client));
@@ -503,7 +496,7 @@ describeWithDb('cards', () => {
 
     it('refuses bad list parameters with 400', async () => {
       for (const query of ['state=LOST', 'page_size=0', 'account_token=nope', 'begin=soon', 'pan=1']) {
-        const response = await server.request('GET', `/v1/cards?${query}`, { apiKey: lister.apiKey });
+        const response = await context.server.request('GET', `/v1/cards?${query}`, { apiKey: lister.apiKey });
         expect(response.status, query).toBe(400);
       }
     });
@@ -512,13 +505,13 @@ describeWithDb('cards', () => {
   describe('the authorization engine seam', () => {
     it('closes a SINGLE_USE card after its first approval; its reuse is SINGLE_USE_RECHARGED', async () => {
       const card = await createCard({ type: 'SINGLE_USE' });
-      const { db } = server.server;
+      const { db } = context.server.server;
       await db.transaction(async (tx) => {
-        const locked = (await store.lockCard(db, tx, program.programId, card.token)) as store.CardRow;
+        const locked = (await store.lockCard(db, tx, context.program.programId, card.token)) as store.CardRow;
         expect(cardUsability(locked, Date.now())).toEqual({ approved: true });
-        await recordApprovedAuthorization(tx, program.programId, locked, { acceptor_id: 'M1', descriptor: 'Coffee' }, Date.now());
+        await recordApprovedAuthorization(tx, context.program.programId, locked, { acceptor_id: 'M1', descriptor: 'Coffee' }, Date.now());
       });
-      expect((await program.client.cards.retrieve(card.token)).state).toBe('CLOSED');
+      expect((await context.program.client.cards.retrieve(card.token)).state).toBe('CLOSED');
       expect(cardUsability(await cardRow(card.token), Date.now())).toEqual({
         approved: false,
         result: 'SINGLE_USE_RECHARGED',
@@ -528,17 +521,17 @@ describeWithDb('cards', () => {
 
     it('locks a MERCHANT_LOCKED card to its first merchant', async () => {
       const card = await createCard({ type: 'MERCHANT_LOCKED' });
-      const { db } = server.server;
+      const { db } = context.server.server;
       for (const merchant of [
         { acceptor_id: 'SHOP-1', descriptor: 'shop.example.com' },
         { acceptor_id: 'SHOP-2', descriptor: 'other.example.com' },
       ]) {
         await db.transaction(async (tx) => {
-          const locked = (await store.lockCard(db, tx, program.programId, card.token)) as store.CardRow;
-          await recordApprovedAuthorization(tx, program.programId, locked, merchant, Date.now());
+          const locked = (await store.lockCard(db, tx, context.program.programId, card.token)) as store.CardRow;
+          await recordApprovedAuthorization(tx, context.program.programId, locked, merchant, Date.now());
         });
       }
-      const retrieved = await program.client.cards.retrieve(card.token);
+      const retrieved = await context.program.client.cards.retrieve(card.token);
       expect(retrieved).toMatchObject({ state: 'OPEN', hostname: 'shop.example.com' });
       const row = await cardRow(card.token);
       expect(cardUsability(row, Date.now(), { merchant_acceptor_id: 'SHOP-1' })).toEqual({ approved: true });
@@ -547,16 +540,16 @@ describeWithDb('cards', () => {
 
     it('declines a PAUSED card and then a CLOSED one', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
-      await program.client.cards.update(card.token, { state: 'PAUSED' });
+      await context.program.client.cards.update(card.token, { state: 'PAUSED' });
       expect(cardUsability(await cardRow(card.token), Date.now())).toMatchObject({ result: 'CARD_PAUSED', detailed_results: ['CARD_PAUSED'] });
-      await program.client.cards.update(card.token, { state: 'CLOSED' });
+      await context.program.client.cards.update(card.token, { state: 'CLOSED' });
       expect(cardUsability(await cardRow(card.token), Date.now())).toMatchObject({ result: 'CARD_CLOSED', detailed_results: ['CARD_CLOSED'] });
     });
   });
 
   it('keeps programs apart', async () => {
-    const other = await server.newProgram('other');
-    const accountToken = await acceptedAccountToken(program.client);
+    const other = await context.server.newProgram('other');
+    const accountToken = await acceptedAccountToken(context.program.client);
     const card = await createCard({ type: 'VIRTUAL', account_token: accountToken });
     expect((await apiFailure(other.client.cards.retrieve(card.token))).status).toBe(404);
     expect((await apiFailure(other.client.cards.update(card.token, { state: 'CLOSED' }))).status).toBe(404);
@@ -565,19 +558,19 @@ describeWithDb('cards', () => {
     expect((await apiFailure(other.client.cards.create({ type: 'VIRTUAL', card_program_token: card.card_program_token }))).status).toBe(404);
     expect((await other.client.cards.list()).data.map((item) => item.token)).not.toContain(card.token);
     expect((await other.client.cards.list({ account_token: accountToken })).data).toEqual([]);
-    expect((await program.client.cards.retrieve(card.token)).state).toBe('OPEN');
+    expect((await context.program.client.cards.retrieve(card.token)).state).toBe('OPEN');
   });
 
   it('never writes a PAN or CVV to the logs', async () => {
     const card = await createCard({ type: 'VIRTUAL' });
-    await program.client.cards.retrieve(card.token);
-    await program.client.cards.update(card.token, { memo: 'logged?' });
-    const byPan = await server.request('GET', `/v1/cards/${card.pan}`, { apiKey: program.apiKey });
+    await context.program.client.cards.retrieve(card.token);
+    await context.program.client.cards.update(card.token, { memo: 'logged?' });
+    const byPan = await context.server.request('GET', `/v1/cards/${card.pan}`, { apiKey: context.program.apiKey });
     expect(byPan.status).toBe(400);
-    await server.request('GET', `/v1/cards?memo=${card.pan}`, { apiKey: program.apiKey });
-    await server.request('POST', '/v1/cards', { apiKey: program.apiKey, body: { type: 'VIRTUAL', memo: card.pan, pin: 'x' } });
+    await context.server.request('GET', `/v1/cards?memo=${card.pan}`, { apiKey: context.program.apiKey });
+    await context.server.request('POST', '/v1/cards', { apiKey: context.program.apiKey, body: { type: 'VIRTUAL', memo: card.pan, pin: 'x' } });
 
-    const logs = server.logs();
+    const logs = context.server.logs();
     expect(logs.length).toBeGreaterThan(0);
     expect(secretsSeen.length).toBeGreaterThan(50);
     for (const { pan, cvv } of secretsSeen) {

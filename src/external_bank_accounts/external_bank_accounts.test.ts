@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
@@ -13,18 +13,12 @@ type CreateBody = Record<string, unknown>;
 const { wall, advance } = movableWallClock('2031-06-01T12:00:00.000Z');
 
 describeWithDb('external bank accounts', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
+  const context = useTestServer({ wall });
   let operating: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ wall });
-    program = await server.newProgram();
-    client = program.client;
-    operating = await newAccount(client, 'funding');
+    operating = await newAccount(context.program.client, 'funding');
   });
-  afterAll(async () => server.close());
 
   function body(extra: CreateBody = {}): CreateBody {
     return {
@@ -40,9 +34,10 @@ describeWithDb('external bank accounts', () => {
       ...extra,
     };
   }
-  const create = (extra: CreateBody = {}, on: Lithic = client) => on.externalBankAccounts.create(body(extra) as never) as Promise<Eba>;
+  const create = (extra: CreateBody = {}, on: Lithic = context.program.client) => on.externalBankAccounts.create(body(extra) as never) as Promise<Eba>;
 
   it('creates a MANUAL account: ENABLED, last four only, every field echoed', async () => {
+    const { client } = context.program;
     const address = { address1: '1 Main St', city: 'Springfield', country: 'USA', postal_code: '12345', state: 'IL' };
     const created = await create({ name: 'Payroll', address, company_id: 'C1', dob: '1990-01-02', doing_business_as: 'Ada Co', user_defined_id: 'u1' });
     expect(created).toMatchObject({
@@ -68,7 +63,7 @@ describeWithDb('external bank accounts', () => {
     });
     expect(JSON.stringify(created)).not.toContain('12345678901234567');
     expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
-    const stored = await server.server.db.kysely.selectFrom('external_bank_accounts').selectAll().where('token', '=', created.token).executeTakeFirstOrThrow();
+    const stored = await context.server.server.db.kysely.selectFrom('external_bank_accounts').selectAll().where('token', '=', created.token).executeTakeFirstOrThrow();
     expect(stored.account_number_encrypted).not.toContain('1234567890');
   });
 
@@ -93,12 +88,14 @@ describeWithDb('external bank accounts', () => {
     [{ address: { address1: 'x', city: 'y' } }, 'address.country: is required'],
     [{ processor_token: 'p' }, 'processor_token: is not a recognised field'],
   ])('refuses %j with 400 naming the field, and creates nothing', async (override, message) => {
+    const { client } = context.program;
     const before = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
     expect(await expectError(create(override), 400)).toContain(message);
     expect((await client.externalBankAccounts.list({ page_size: 100 })).data).toHaveLength(before);
   });
 
   it('refuses a funding account that is not OPERATING (400) or unknown (404), and an unknown account_token (404)', async () => {
+    const { client } = context.program;
     const issuing = (await client.financialAccounts.list({ type: 'ISSUING' })).data[0]?.token as string;
     expect(await expectError(create({ financial_account_token: issuing }), 400)).toContain('OPERATING');
     expect(await expectError(create({ financial_account_token: crypto.randomUUID() }), 404)).toContain('financial_account_token');
@@ -107,7 +104,7 @@ describeWithDb('external bank accounts', () => {
 
   describe('micro-deposits', () => {
     async function amountsOf(eba: Eba): Promise<number[]> {
-      const transaction = await client.financialAccounts.financialTransactions.retrieve(operating, eba.token);
+      const transaction = await context.program.client.financialAccounts.financialTransactions.retrieve(operating, eba.token);
       expect(transaction).toMatchObject({ category: 'ACH', status: 'RETURNED', settled_amount: 0, pending_amount: 0 });
       // The two deposits left the funding account (negative); their sum came back (positive).
       const deposits = transaction.events.slice(-3).filter((event) => (event.amount ?? 0) < 0);
@@ -116,6 +113,7 @@ describeWithDb('external bank accounts', () => {
     }
 
     it('sends two deposits the user can read, net zero for the funding account, and verifies with them', async () => {
+      const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       expect(created).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
       const amounts = await amountsOf(created);
@@ -125,10 +123,11 @@ describeWithDb('external bank accounts', () => {
       expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
       expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts }), 422)).toContain('ENABLED');
       expect(await expectError(client.externalBankAccounts.retryMicroDeposits(created.token, {}), 422)).toContain('ENABLED');
-      expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+      expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
     it('counts wrong answers and fails on the third; a retry sends new amounts and starts over', async () => {
+      const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       const amounts = await amountsOf(created);
       const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
@@ -148,12 +147,14 @@ describeWithDb('external bank accounts', () => {
     });
 
     it.each([[[1]], [[1, 2, 3]], [[0, 5]], [[100, 5]], [[1.5, 2]]])('refuses micro_deposits %j with 400', async (micro) => {
+      const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: micro }), 400)).toContain('micro_deposits');
       expect((await client.externalBankAccounts.retrieve(created.token)).verification_attempts).toBe(0);
     });
 
     it('refuses amounts for an account that does not verify by micro-deposits (422)', async () => {
+      const { client } = context.program;
       const manual = await create();
       expect(await expectError(client.externalBankAccounts.microDeposits.create(manual.token, { micro_deposits: [1, 2] }), 422)).toContain('MANUAL');
       expect(await expectError(client.externalBankAccounts.retryMicroDeposits(manual.token, {}), 422)).toContain('MANUAL');
@@ -162,6 +163,7 @@ describeWithDb('external bank accounts', () => {
   });
 
   it('enables a PRENOTE account once the program clock has waited out the prenote', async () => {
+    const { client } = context.program;
     const created = await create({ verification_method: 'PRENOTE' });
     expect(created.verification_state).toBe('PENDING');
     const retried = await client.externalBankAccounts.retryPrenote(created.token, {});
@@ -172,6 +174,7 @@ describeWithDb('external bank accounts', () => {
   });
 
   it('updates the editable fields and nothing else', async () => {
+    const { client } = context.program;
     const created = await create();
     const updated = await client.externalBankAccounts.update(created.token, { name: 'Renamed', owner: 'Grace Hopper', owner_type: 'BUSINESS', type: 'SAVINGS' });
     expect(updated).toMatchObject({ name: 'Renamed', owner: 'Grace Hopper', owner_type: 'BUSINESS', type: 'SAVINGS', last_four: created.last_four });
@@ -187,9 +190,9 @@ describeWithDb('external bank accounts', () => {
     let accountToken: string;
 
     beforeAll(async () => {
-      lister = await server.newProgram('lister');
+      lister = await context.server.newProgram('lister');
       const funding = await newAccount(lister.client);
-      accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+      accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
       const make = (extra: CreateBody) => create({ financial_account_token: funding, ...extra }, lister.client);
       made = [
         await make({ type: 'CHECKING', owner_type: 'INDIVIDUAL' }),
@@ -202,7 +205,7 @@ describeWithDb('external bank accounts', () => {
     const tokens = (page: { data: { token: string }[] }) => page.data.map((item) => item.token);
     const madeTokens = (...indexes: number[]) => indexes.map((index) => (made[index] as Eba).token);
     const get = async (query: string) => {
-      const response = await server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
+      const response = await context.server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
       expect(response.status, query).toBe(200);
       return tokens((await response.json()) as { data: { token: string }[] });
     };
@@ -240,12 +243,13 @@ describeWithDb('external bank accounts', () => {
     it.each(['page_size=0', 'page_size=101', 'page_size=x', 'states=OPEN', 'account_types=CHECKING,BROKERAGE', 'verification_states=DONE', 'owner_types=TRUST', 'account_token=nope', `starting_after=${crypto.randomUUID()}`, 'colour=red'])(
       'refuses %s with 400',
       async (query) => {
-        const response = await server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
+        const response = await context.server.request('GET', `/v1/external_bank_accounts?${query}`, { apiKey: lister.apiKey });
         expect(response.status).toBe(400);
       },
     );
 
     it('keeps programs apart', async () => {
+      const { client } = context.program;
       expect(tokens(await client.externalBankAccounts.list({ account_token: accountToken }))).toEqual([]);
       await expectError(client.externalBankAccounts.retrieve((made[0] as Eba).token), 404);
       await expectError(client.externalBankAccounts.update((made[0] as Eba).token, { name: 'x' }), 404);

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
 
 type Payment = Lithic.ExternalPayment;
@@ -10,19 +10,10 @@ type Action = 'settle' | 'release' | 'cancel' | 'reverse';
 const TODAY = new Date().toISOString().slice(0, 10);
 
 describeWithDb('external payments', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-    client = program.client;
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   function pay(account: string, paymentType: 'DEPOSIT' | 'WITHDRAWAL', amount: number, extra: Partial<Lithic.ExternalPaymentCreateParams> = {}) {
-    return client.externalPayments.create({
+    return context.program.client.externalPayments.create({
       amount,
       category: 'EXTERNAL_WIRE',
       effective_date: TODAY,
@@ -34,16 +25,17 @@ describeWithDb('external payments', () => {
 
   function act(payment: Payment, action: Action, body: { memo?: string; progress_to?: 'SETTLED' | 'RELEASED' } = {}) {
     const params = { effective_date: TODAY, ...body };
-    return client.externalPayments[action](payment.token, params as never);
+    return context.program.client.externalPayments[action](payment.token, params as never);
   }
 
   async function expectLedgerConsistent() {
-    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   }
 
   const types = (payment: Payment) => (payment.events ?? []).map((event) => event.type);
 
   it('a deposit waits in pending until released (seed 4.8), then is available', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const created = await pay(account, 'DEPOSIT', 5_000, { memo: 'wire in', user_defined_id: 'u-1' });
     expect(created).toMatchObject({
@@ -73,6 +65,7 @@ describeWithDb('external payments', () => {
   });
 
   it('a withdrawal holds the funds, then releases them out of the account', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     await fund(client, account, 3_000);
     const created = await pay(account, 'WITHDRAWAL', 1_000, { category: 'EXTERNAL_ACH' });
@@ -91,6 +84,7 @@ describeWithDb('external payments', () => {
   });
 
   it('declines a withdrawal without the funds (200, INSUFFICIENT_FUNDS) and moves nothing', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     await fund(client, account, 100);
     const declined = await pay(account, 'WITHDRAWAL', 101, { progress_to: 'RELEASED' });
@@ -102,6 +96,7 @@ describeWithDb('external payments', () => {
   });
 
   it.each(['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const)('runs %s to RELEASED in one call with progress_to', async (category) => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const deposit = await pay(account, 'DEPOSIT', 700, { category, progress_to: 'RELEASED' });
     expect(deposit.status).toBe('SETTLED');
@@ -115,6 +110,7 @@ describeWithDb('external payments', () => {
   });
 
   it('settle with progress_to RELEASED releases too', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const created = await pay(account, 'DEPOSIT', 40);
     const done = await act(created, 'settle', { progress_to: 'RELEASED' });
@@ -137,6 +133,7 @@ describeWithDb('external payments', () => {
       ['release a reversed payment', 'WITHDRAWAL', ['release', 'reverse'], 'release', 422],
     ];
     it.each(cases)('%s', async (_name, paymentType, setup, action, expected) => {
+      const { client } = context.program;
       const account = await newAccount(client);
       await fund(client, account, 1_000);
       let payment = await pay(account, paymentType, 250);
@@ -165,6 +162,7 @@ describeWithDb('external payments', () => {
     [{ memo: 'x'.repeat(513) }, 'memo'],
     [{ token: '123' }, 'token: must be a valid uuid'],
   ])('refuses %j with 400 naming the field', async (override, message) => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const body = { amount: 10, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT', ...override };
     expect(await expectError(client.externalPayments.create(body as never), 400)).toContain(message);
@@ -172,6 +170,7 @@ describeWithDb('external payments', () => {
   });
 
   it('refuses actions without effective_date (400) and unknown payments (404)', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const created = await pay(account, 'DEPOSIT', 10);
     expect(await expectError(client.externalPayments.release(created.token, {} as never), 400)).toContain('effective_date');
@@ -180,6 +179,7 @@ describeWithDb('external payments', () => {
   });
 
   it('is idempotent on the body token', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const token = crypto.randomUUID();
     const first = await pay(account, 'DEPOSIT', 10, { token });
@@ -190,7 +190,8 @@ describeWithDb('external payments', () => {
   });
 
   it('lists with every filter, newest first, and keeps programs apart', async () => {
-    const lister = await server.newProgram('lister');
+    const { client } = context.program;
+    const lister = await context.server.newProgram('lister');
     const a = await newAccount(lister.client);
     const b = await newAccount(lister.client);
     const make = (account: string, category: Lithic.ExternalPaymentCreateParams['category'], paymentType: 'DEPOSIT' | 'WITHDRAWAL') =>
@@ -209,10 +210,10 @@ describeWithDb('external payments', () => {
     expect(tokens(await lister.client.externalPayments.list({ end: p0.created }))).toEqual([]);
     expect(tokens(await lister.client.externalPayments.list({ begin: p0.created, page_size: 1 }))).toHaveLength(1);
     expect(tokens(await lister.client.externalPayments.list({ starting_after: p2.token }))).toEqual([p1.token, p0.token]);
-    const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+    const accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
     expect(tokens(await lister.client.externalPayments.list({ business_account_token: accountToken }))).toEqual([]);
     for (const query of ['status=OPEN', 'category=CASH', 'result=MAYBE', 'page_size=500', 'financial_account_token=x']) {
-      expect((await server.request('GET', `/v1/external_payments?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
+      expect((await context.server.request('GET', `/v1/external_payments?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
     }
     expect(tokens(await client.externalPayments.list({ financial_account_token: a }))).toEqual([]);
     await expectError(client.externalPayments.retrieve(p0.token), 404);

@@ -1,28 +1,20 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describe, expect, it } from 'vitest';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
 describeWithDb('financial accounts: updates, status, balances, financial transactions', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    program = await server.newProgram();
-    client = program.client;
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer();
 
   const transfer = (from: string, to: string, amount: number) =>
-    client.bookTransfers.create({ amount, category: 'TRANSFER', type: 'TRANSFER', subtype: 's', from_financial_account_token: from, to_financial_account_token: to });
+    context.program.client.bookTransfers.create({ amount, category: 'TRANSFER', type: 'TRANSFER', subtype: 's', from_financial_account_token: from, to_financial_account_token: to });
 
   describe('PATCH', () => {
     it('renames an account and stamps updated', async () => {
+      const { client } = context.program;
       const created = await client.financialAccounts.create({ nickname: 'Old', type: 'OPERATING' });
       const updated = await client.financialAccounts.update(created.token, { nickname: 'New' });
       expect(updated).toMatchObject({ token: created.token, nickname: 'New', created: created.created });
@@ -36,13 +28,15 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       [{ nickname: 'x'.repeat(257) }, 'nickname: must NOT have more than 256 characters'],
       [{ type: 'ISSUING' }, 'type: is not a recognised field'],
     ])('refuses %j with 400', async (body, message) => {
+      const { client } = context.program;
       const created = await client.financialAccounts.create({ nickname: 'Keep', type: 'OPERATING' });
       expect(await expectError(client.financialAccounts.update(created.token, body as never), 400)).toContain(message);
       expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe('Keep');
     });
 
     it('answers 404 for another program’s account', async () => {
-      const other = await server.newProgram('other');
+      const { client } = context.program;
+      const other = await context.server.newProgram('other');
       const created = await client.financialAccounts.create({ nickname: 'Mine', type: 'OPERATING' });
       await expectError(other.client.financialAccounts.update(created.token, { nickname: 'Theirs' }), 404);
       await expectError(other.client.financialAccounts.updateStatus(created.token, { status: 'SUSPENDED', substatus: null }), 404);
@@ -63,6 +57,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       ['OPEN → PENDING', [], 'PENDING', 422],
     ];
     it.each(cases)('%s', async (_name, setup, target, expected) => {
+      const { client } = context.program;
       const account = await newAccount(client);
       for (const status of setup) await client.financialAccounts.updateStatus(account, { status, substatus: 'END_USER_REQUEST' });
       const call = client.financialAccounts.updateStatus(account, { status: target, substatus: 'BANK_REQUEST' });
@@ -75,6 +70,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
     });
 
     it('refuses to close an account that still holds money, pending included', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       await fund(client, account, 10);
       expect(await expectError(client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null }), 422)).toContain('available 10');
@@ -92,6 +88,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       [{ status: 'OPEN', substatus: 'DELINQUENT' }, 'substatus: must be one of'],
       [{ status: 'OPEN' }, 'substatus: is required'],
     ])('refuses %j with 400', async (body, message) => {
+      const { client } = context.program;
       const account = await newAccount(client);
       expect(await expectError(client.financialAccounts.updateStatus(account, body as never), 400)).toContain(message);
     });
@@ -99,6 +96,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
 
   describe('balances', () => {
     it('reports available, pending and total for one account, now or at an earlier time', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       const fresh = (await client.financialAccounts.balances.list(account)).data;
       expect(fresh).toEqual([
@@ -118,6 +116,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
     });
 
     it('reports the balance right after a given event', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       const other = await newAccount(client);
       await fund(client, account, 500);
@@ -133,25 +132,26 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
     });
 
     it('lists every account’s balance with GET /v1/balances and its filters', async () => {
-      const lister = await server.newProgram('balances');
+      const lister = await context.server.newProgram('balances');
       const account = await newAccount(lister.client);
       await fund(lister.client, account, 42);
       const all = (await lister.client.balances.list()).data;
       expect(all.map((balance) => balance.financial_account_type).sort()).toEqual(['ISSUING', 'OPERATING', 'OPERATING', 'RESERVE']);
       expect(all.find((balance) => balance.financial_account_token === account)).toMatchObject({ available_amount: 42, total_amount: 42, currency: 'USD' });
       expect((await lister.client.balances.list({ financial_account_type: 'RESERVE' })).data).toHaveLength(1);
-      const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+      const accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
       expect((await lister.client.balances.list({ account_token: accountToken })).data).toEqual([]);
       const owned = await lister.client.financialAccounts.create({ nickname: 'owned', type: 'OPERATING', account_token: accountToken });
       expect((await lister.client.balances.list({ business_account_token: accountToken })).data.map((balance) => balance.financial_account_token)).toEqual([owned.token]);
       const [old] = (await lister.client.balances.list({ financial_account_type: 'OPERATING', balance_date: '2000-01-01T00:00:00Z' })).data;
       expect(old?.available_amount).toBe(0);
-      expect((await server.request('GET', '/v1/balances?financial_account_type=CARD', { apiKey: lister.apiKey })).status).toBe(400);
+      expect((await context.server.request('GET', '/v1/balances?financial_account_type=CARD', { apiKey: lister.apiKey })).status).toBe(400);
     });
   });
 
   describe('financial transactions', () => {
     it('reads every movement of an account from the ledger, newest first, with filters', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       const other = await newAccount(client);
       await fund(client, account, 1_000);
@@ -190,7 +190,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await client.financialAccounts.financialTransactions.retrieve(account, sent.token)).toEqual(byToken.get(sent.token));
       await expectError(client.financialAccounts.financialTransactions.retrieve(account, crypto.randomUUID()), 404);
       for (const query of ['category=WIRE', 'status=OK', `starting_after=${crypto.randomUUID()}`]) {
-        expect((await server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey: program.apiKey })).status, query).toBe(400);
+        expect((await context.server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey: context.program.apiKey })).status, query).toBe(400);
       }
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
     });

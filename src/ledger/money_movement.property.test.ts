@@ -15,11 +15,11 @@
  */
 import fc from 'fast-check';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { isoDate, MS_PER_DAY } from '../clock.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
-import { describeWithDb, engine, startTestServer, type TestServer } from '../testing/harness.js';
+import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { MoneyModel, type Outcome, type PaymentAction } from '../testing/money_model.js';
 import { verifyProgramLedger } from './ledger.js';
 
@@ -265,12 +265,7 @@ const commands = [
 
 describeWithDb('money movement against a reference model', () => {
   const clock = frozenWallClock('2032-01-15T12:00:00.000Z');
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ wall: clock.wall });
-  });
-  afterAll(async () => server.close());
+  const fixture = useTestServer({ wall: clock.wall });
 
   async function expectAgreement(model: MoneyModel, real: Real): Promise<void> {
     const balances = (await real.client.balances.list()).data;
@@ -280,14 +275,14 @@ describeWithDb('money movement against a reference model', () => {
       expect({ available_cents: reported?.available_amount, pending_cents: reported?.pending_amount }, token).toEqual(expected);
       expect(reported?.total_amount).toBe(expected.available_cents + expected.pending_cents);
     }
-    expect(await verifyProgramLedger(server.server.db.kysely, real.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(fixture.server.server.db.kysely, real.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   }
 
   it('agrees with the model after every step, and the ledger always balances', async () => {
     const seed = process.env.MONEY_SEED === undefined ? Date.now() ^ (Math.random() * 0x7fffffff) : Number(process.env.MONEY_SEED);
     let steps = 0;
     const property = fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: 'max' }), async (sequence) => {
-      const program = await server.newProgram('model');
+      const program = await fixture.server.newProgram('model');
       const accounts: string[] = [];
       for (let index = 0; index < ISSUING; index++) accounts.push((await program.client.financialAccounts.create({ nickname: `m${index}`, type: 'OPERATING' })).token);
       const accountToken = await acceptedAccountToken(program.client);

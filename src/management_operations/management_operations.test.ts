@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
 
@@ -15,19 +15,10 @@ const { wall, advance } = movableWallClock('2031-03-10T12:00:00.000Z');
 const day = (offsetDays: number) => new Date(wall.nowMs() + offsetDays * MS_PER_DAY).toISOString().slice(0, 10);
 
 describeWithDb('management operations', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
-
-  beforeAll(async () => {
-    server = await startTestServer({ wall });
-    program = await server.newProgram();
-    client = program.client;
-  });
-  afterAll(async () => server.close());
+  const context = useTestServer({ wall });
 
   function operate(account: string, amount: number, extra: Partial<CreateParams> = {}) {
-    return client.managementOperations.create({
+    return context.program.client.managementOperations.create({
       amount,
       category: 'MANAGEMENT_ADJUSTMENT',
       direction: 'CREDIT',
@@ -39,10 +30,11 @@ describeWithDb('management operations', () => {
   }
 
   async function expectLedgerConsistent() {
-    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   }
 
   it('credits and debits an account at once when the effective date is today or earlier', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const credit = await operate(account, 1_000, { memo: 'goodwill', subtype: 'GW', user_defined_id: 'ref-1' });
     expect(credit).toMatchObject({
@@ -69,6 +61,7 @@ describeWithDb('management operations', () => {
   });
 
   it('declines a debit beyond the available funds (200, INSUFFICIENT_FUNDS, nothing moves)', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     await operate(account, 50);
     const declined = await operate(account, 51, { direction: 'DEBIT' });
@@ -79,11 +72,13 @@ describeWithDb('management operations', () => {
   });
 
   it.each(MANAGEMENT_OPERATION_CATEGORIES)('accepts category %s', async (category) => {
+    const { client } = context.program;
     const account = await newAccount(client);
     expect((await operate(account, 5, { category })).category).toBe(category);
   });
 
   it.each(MANAGEMENT_OPERATION_EVENT_TYPES)('accepts event type %s and reverses it with its partner', async (eventType) => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const created = await operate(account, 5, { event_type: eventType });
     const reversed = await client.managementOperations.reverse(created.token, { effective_date: day(0) });
@@ -93,7 +88,7 @@ describeWithDb('management operations', () => {
 
   describe('effective dates in the future (seed 4.10)', () => {
     it('stays PENDING with no ledger effect until the program clock reaches the date', async () => {
-      const clocked = await server.newProgram('clocked');
+      const clocked = await context.server.newProgram('clocked');
       const client = clocked.client;
       const account = await newAccount(client);
       const pending = await client.managementOperations.create({
@@ -113,17 +108,17 @@ describeWithDb('management operations', () => {
       const moved = await client.post<unknown, { now: string }>('/v1/simulate/clock', { body: { now: new Date(start + 2 * MS_PER_DAY).toISOString() } });
       expect(moved.now.slice(0, 10)).toBe(new Date(start + 2 * MS_PER_DAY).toISOString().slice(0, 10));
       // The clock job ran in the clock move's own transaction, before any read could catch up.
-      const stored = await server.server.db.kysely.selectFrom('management_operations').select('status').where('token', '=', pending.token).executeTakeFirstOrThrow();
+      const stored = await context.server.server.db.kysely.selectFrom('management_operations').select('status').where('token', '=', pending.token).executeTakeFirstOrThrow();
       expect(stored.status).toBe('SETTLED');
       const settled = await client.managementOperations.retrieve(pending.token);
       expect(settled).toMatchObject({ status: 'SETTLED', pending_amount: 0, settled_amount: 800 });
       expect(settled.events).toHaveLength(1);
       expect(await balanceOf(client, account)).toEqual({ available: 800, pending: 0, total: 800 });
-      expect(await verifyProgramLedger(server.server.db.kysely, clocked.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+      expect(await verifyProgramLedger(context.server.server.db.kysely, clocked.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
     it('is settled by reads once the real clock reaches the date, before any sweep', async () => {
-      const reader = await server.newProgram('reader');
+      const reader = await context.server.newProgram('reader');
       const account = await newAccount(reader.client);
       const pending = await reader.client.managementOperations.create({
         amount: 90,
@@ -139,7 +134,7 @@ describeWithDb('management operations', () => {
     });
 
     it('takes effect on its date even when earlier requests found nothing pending (the in-memory horizon)', async () => {
-      const early = await server.newProgram('early reader');
+      const early = await context.server.newProgram('early reader');
       const account = await newAccount(early.client);
       // Reads and a write before the operation exists: each finds nothing due, and the server
       // remembers that nothing can fall due before tomorrow.
@@ -167,6 +162,7 @@ describeWithDb('management operations', () => {
     });
 
     it('declines a due debit the account cannot cover, appending a declined event', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       const debit = await operate(account, 100, { direction: 'DEBIT', effective_date: day(1) });
       expect(debit.status).toBe('PENDING');
@@ -181,6 +177,7 @@ describeWithDb('management operations', () => {
     });
 
     it('counts a due credit before deciding on a transfer’s funds', async () => {
+      const { client } = context.program;
       const from = await newAccount(client);
       const to = await newAccount(client);
       await operate(from, 500, { effective_date: day(1) });
@@ -197,6 +194,7 @@ describeWithDb('management operations', () => {
     });
 
     it('withdraws a PENDING operation on reverse: it never takes effect', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       const pending = await operate(account, 60, { effective_date: day(1) });
       const reversed = await client.managementOperations.reverse(pending.token, { effective_date: day(0), memo: 'cancelled' });
@@ -208,6 +206,7 @@ describeWithDb('management operations', () => {
     });
 
     it('keeps an account with a waiting operation from being closed', async () => {
+      const { client } = context.program;
       const account = await newAccount(client);
       await operate(account, 60, { effective_date: day(5) });
       expect(await expectError(client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: null }), 422)).toContain('waiting');
@@ -215,6 +214,7 @@ describeWithDb('management operations', () => {
   });
 
   it('reverses a SETTLED operation once: the balance moves back; again is 422', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     await operate(account, 1_000);
     const fee = await operate(account, 250, { direction: 'DEBIT', category: 'MANAGEMENT_FEE', event_type: 'LATE_PAYMENT' });
@@ -229,6 +229,7 @@ describeWithDb('management operations', () => {
   });
 
   it('uses the client token as the operation token; reusing it returns the original', async () => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const token = crypto.randomUUID();
     const first = await operate(account, 10, { token });
@@ -251,6 +252,7 @@ describeWithDb('management operations', () => {
     [{ memo: 'm'.repeat(513) }, 'memo'],
     [{ extra: 1 }, 'extra: is not a recognised field'],
   ])('refuses %j with 400 naming the field', async (override, message) => {
+    const { client } = context.program;
     const account = await newAccount(client);
     const body = { amount: 10, category: 'MANAGEMENT_FEE', direction: 'CREDIT', effective_date: day(0), event_type: 'INTEREST', financial_account_token: account, ...override };
     expect(await expectError(client.managementOperations.create(body as never), 400)).toContain(message);
@@ -258,6 +260,7 @@ describeWithDb('management operations', () => {
   });
 
   it('refuses an unknown account (404) and one that is not OPEN (422)', async () => {
+    const { client } = context.program;
     expect(await expectError(operate(crypto.randomUUID(), 1), 404)).toContain('financial_account_token');
     const account = await newAccount(client);
     await client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: 'END_USER_REQUEST' });
@@ -265,7 +268,8 @@ describeWithDb('management operations', () => {
   });
 
   it('lists with every filter and keeps programs apart', async () => {
-    const lister = await server.newProgram('lister');
+    const { client } = context.program;
+    const lister = await context.server.newProgram('lister');
     const a = await newAccount(lister.client);
     const b = await newAccount(lister.client);
     const make = (account: string, category: CreateParams['category'], effectiveDate: string) =>
@@ -281,10 +285,10 @@ describeWithDb('management operations', () => {
     expect(tokens(await lister.client.managementOperations.list({ page_size: 2 }))).toEqual([o2.token, o1.token]);
     expect(tokens(await lister.client.managementOperations.list({ ending_before: o0.token }))).toEqual([o2.token, o1.token]);
     expect(tokens(await lister.client.managementOperations.list({ end: new Date(Date.parse(o0.created) + 1).toISOString() }))).toContain(o0.token);
-    const accountToken = (await server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
+    const accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
     expect(tokens(await lister.client.managementOperations.list({ business_account_token: accountToken }))).toEqual([]);
     for (const query of ['status=WAITING', 'category=FEE', 'page_size=0', 'begin=today']) {
-      expect((await server.request('GET', `/v1/management_operations?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
+      expect((await context.server.request('GET', `/v1/management_operations?${query}`, { apiKey: lister.apiKey })).status, query).toBe(400);
     }
     expect(tokens(await client.managementOperations.list({ financial_account_token: a }))).toEqual([]);
     await expectError(client.managementOperations.retrieve(o0.token), 404);

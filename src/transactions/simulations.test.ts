@@ -4,10 +4,9 @@
  * each step, and the ledger's consistency.
  */
 import crypto from 'node:crypto';
-import Lithic from 'lithic';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, startTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { authorize, authorized, cardOnOwnAccount, issuingBalance, type Transaction } from '../testing/transactions.js';
 
@@ -22,18 +21,9 @@ function leaves(value: unknown, path = ''): Array<[string, unknown]> {
 }
 
 describeWithDb('card transaction simulations', () => {
-  let server: TestServer;
-  let program: TestProgram;
-  let client: Lithic;
+  const context = useTestServer({ config: { logLevel: 'trace' } });
 
-  beforeAll(async () => {
-    server = await startTestServer({ config: { logLevel: 'trace' } });
-    program = await server.newProgram();
-    client = program.client;
-  });
-  afterAll(async () => server.close());
-
-  const retrieve = (token: string) => client.transactions.retrieve(token);
+  const retrieve = (token: string) => context.program.client.transactions.retrieve(token);
   const amountsOf = (t: Transaction) => ({
     amount: t.amount,
     authorization_amount: t.authorization_amount,
@@ -47,11 +37,12 @@ describeWithDb('card transaction simulations', () => {
     (t.events ?? []).map((event) => [event.type, event.amount, event.effective_polarity, event.amounts.settlement?.amount ?? null, event.result]);
 
   async function expectLedgerConsistent() {
-    expect(await verifyProgramLedger(server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   }
 
   describe('authorize', () => {
     it('holds an approved AUTHORIZATION: PENDING, every field of spec 2.4 present, available → pending', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const response = await client.transactions.simulateAuthorization({ amount: 1_250, descriptor: 'COFFEE SHOP', pan: card.pan, mcc: '5814', merchant_acceptor_id: 'CAFE-1' });
       expect(response).toEqual({ token: UUID, debugging_request_id: UUID });
@@ -106,6 +97,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('takes the merchant currency the simulator knows (others become GBP) and its amount as the rate', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const euro = await authorized(client, card, 1_000, { merchant_currency: 'EUR', merchant_amount: 800 });
       expect(euro).toMatchObject({ merchant_currency: 'EUR', merchant_authorization_amount: 800, merchant_amount: 800 });
@@ -119,6 +111,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('records a card-present transaction when a PIN is entered', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client, { pin: Buffer.from('2468').toString('base64') });
       const t = await authorized(client, card, 100, { pin: '2468', partial_approval_capable: true });
       expect(t.status).toBe('PENDING');
@@ -138,6 +131,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('settles single-message kinds at once and holds dual-message credits as incoming, with credits negative', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const financial = await authorized(client, card, 700, { status: 'FINANCIAL_AUTHORIZATION' });
       expect(financial.status).toBe('SETTLED');
@@ -174,8 +168,9 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('answers 422 for a PAN with no card in the calling program, and records nothing', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
-      const other = await server.newProgram('other');
+      const other = await context.server.newProgram('other');
       for (const call of [
         () => other.client.transactions.simulateAuthorization({ amount: 100, descriptor: 'X', pan: card.pan }),
         () => other.client.transactions.simulateReturn({ amount: 100, descriptor: 'X', pan: card.pan }),
@@ -204,12 +199,14 @@ describeWithDb('card transaction simulations', () => {
       [{ merchant_currency: 'EURO' }, 'merchant_currency'],
       [{ colour: 'red' }, 'colour: is not a recognised field'],
     ])('refuses %j with 400 naming the field', async (override, message) => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const body = { amount: 100, descriptor: 'COFFEE', pan: card.pan, ...override };
       expect(await expectError(client.transactions.simulateAuthorization(body as never), 400)).toContain(message);
     });
 
     it('replays an Idempotency-Key authorization: one transaction, the first answer', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const key = crypto.randomUUID();
       const body = { amount: 100, descriptor: 'ONCE', pan: card.pan };
@@ -227,6 +224,7 @@ describeWithDb('card transaction simulations', () => {
       ['full (no amount)', undefined, 1_000],
       ['over', 1_300, 1_300],
     ])('%s clearing settles the cleared amount and adjusts available by the difference', async (_name, amount, cleared) => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const token = await authorize(client, card, 1_000);
       const response = await client.transactions.simulateClearing({ token, ...(amount === undefined ? {} : { amount }) });
@@ -248,6 +246,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('refuses what cannot be cleared with 422 and changes nothing', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const cleared = await authorize(client, card, 100);
       await client.transactions.simulateClearing({ token: cleared, amount: 40 });
@@ -261,7 +260,7 @@ describeWithDb('card transaction simulations', () => {
       const declined = await authorize(client, card, 100);
       expect(await expectError(client.transactions.simulateClearing({ token: declined }), 422)).toContain('DECLINED');
       expect(await expectError(client.transactions.simulateClearing({ token: crypto.randomUUID() }), 422)).toContain('no transaction');
-      const other = await server.newProgram('other');
+      const other = await context.server.newProgram('other');
       expect(await expectError(other.client.transactions.simulateClearing({ token: cleared }), 422)).toContain('no transaction');
       expect(await expectError(client.transactions.simulateClearing({ token: 'nope' }), 400)).toContain('token');
       expect((await retrieve(cleared)).events).toHaveLength(2);
@@ -271,6 +270,7 @@ describeWithDb('card transaction simulations', () => {
 
   describe('void', () => {
     it('reverses part of a hold, then the rest (VOIDED); each reversal is a CREDIT event', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const token = await authorize(client, card, 1_000);
       expect(await client.transactions.simulateVoid({ token, amount: 300 })).toEqual({ debugging_request_id: UUID });
@@ -293,6 +293,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('expires a whole hold (AUTHORIZATION_EXPIRY, EXPIRED), whatever amount is given', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const token = await authorize(client, card, 900);
       await client.transactions.simulateVoid({ token, amount: 100 });
@@ -305,6 +306,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('refuses a reversal above the pending amount, of 0, on a cleared transaction, and an expiry of a credit', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const token = await authorize(client, card, 500);
       expect(await expectError(client.transactions.simulateVoid({ token, amount: 501 }), 422)).toContain('exceeds the pending amount 500');
@@ -325,6 +327,7 @@ describeWithDb('card transaction simulations', () => {
 
   describe('authorization advice', () => {
     it('sets the pending amount of a PENDING authorization, up or down', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const token = await authorize(client, card, 1_000);
       expect(await client.transactions.simulateAuthorizationAdvice({ token, amount: 1_500 })).toEqual({ token, debugging_request_id: UUID });
@@ -348,6 +351,7 @@ describeWithDb('card transaction simulations', () => {
 
   describe('credit authorization advice, return, return reversal', () => {
     it('records a PENDING credit the network approved, even on a closed card', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       await client.cards.update(card.token, { state: 'CLOSED' });
       const response = await client.transactions.simulateCreditAuthorizationAdvice({ amount: 450, descriptor: 'REFUND DESK', pan: card.pan, mcc: '5311', merchant_acceptor_id: 'DEPT-7' });
@@ -362,6 +366,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('credits a return at once and takes it back once with a return reversal', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const response = await client.transactions.simulateReturn({ amount: 800, descriptor: 'RETURNS', pan: card.pan });
       expect(response).toEqual({ token: UUID, debugging_request_id: UUID });
@@ -385,6 +390,7 @@ describeWithDb('card transaction simulations', () => {
     });
 
     it('reverses only settled credits', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const debit = await authorize(client, card, 100, { status: 'FINANCIAL_AUTHORIZATION' });
       expect(await expectError(client.transactions.simulateReturnReversal({ token: debit }), 422)).toContain('credit');
@@ -402,6 +408,7 @@ describeWithDb('card transaction simulations', () => {
 
   describe('expiry by the program clock', () => {
     it('expires a PENDING authorization 7 days after it was made and releases its hold', async () => {
+      const { client } = context.program;
       const card = await cardOnOwnAccount(client);
       const now = Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
       const token = await authorize(client, card, 600);
@@ -419,14 +426,15 @@ describeWithDb('card transaction simulations', () => {
   });
 
   it('never writes a PAN, a CVV or a PIN to the logs', async () => {
+    const { client } = context.program;
     const card = await cardOnOwnAccount(client, { pin: Buffer.from('97531').toString('base64') });
     await authorize(client, card, 100, { pin: '97531' });
     await authorize(client, card, 100, { pin: '13579' });
     await client.transactions.simulateReturn({ amount: 1, descriptor: 'R', pan: card.pan });
-    await server.request('POST', '/v1/simulate/authorize', { apiKey: program.apiKey, body: { amount: 'x', descriptor: 'X', pan: card.pan } });
-    await server.request('POST', '/v1/simulate/authorize', { apiKey: program.apiKey, body: { amount: 1, descriptor: 'X', pan: `${card.pan}1` } });
-    expect((await server.request('GET', `/v1/transactions?card_token=${card.pan}`, { apiKey: program.apiKey })).status).toBe(400);
-    const logs = server.logs();
+    await context.server.request('POST', '/v1/simulate/authorize', { apiKey: context.program.apiKey, body: { amount: 'x', descriptor: 'X', pan: card.pan } });
+    await context.server.request('POST', '/v1/simulate/authorize', { apiKey: context.program.apiKey, body: { amount: 1, descriptor: 'X', pan: `${card.pan}1` } });
+    expect((await context.server.request('GET', `/v1/transactions?card_token=${card.pan}`, { apiKey: context.program.apiKey })).status).toBe(400);
+    const logs = context.server.logs();
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).not.toContain(card.pan);
     expect(logs).not.toMatch(new RegExp(`"cvv"\\s*:\\s*"${card.cvv}"`));
