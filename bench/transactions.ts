@@ -53,7 +53,13 @@ async function seedTransactions(context: BenchContext, card: SeededCard, from: n
       effective_polarity, result, detailed_results, rule_results, created_ms)
     select ${context.programId}, ${token}, 0, ${eventToken}, 'AUTHORIZATION', 100, null, 'DEBIT', 'APPROVED', '["APPROVED"]', '[]', ${created}
     from ${series}`.execute(context.db.kysely);
-  await sql`analyze`.execute(context.db.kysely);
+  if (context.engine === 'postgres') {
+    // The bulk insert would have autovacuum visit both tables during the measurement that follows
+    // (its insert threshold): do that maintenance now, so the figure is the list's, not the vacuum's.
+    await sql`vacuum (analyze) card_transactions, card_transaction_events`.execute(context.db.kysely);
+  } else {
+    await sql`analyze`.execute(context.db.kysely);
+  }
 }
 
 /**
