@@ -18,8 +18,9 @@
  *   the writer never catches up, so the WAL would grow without end (about 1 GB a minute under
  *   book-transfer load), and every COMMIT would extend the file, which costs ~3× an overwrite.
  *   So once the worker reports a WAL of WAL_RESTART_FRAMES or more, the next transaction to
- *   begin first waits (a millisecond or two) while the worker checkpoints the few frames left,
- *   with no writer running: that transaction's first write restarts the WAL.
+ *   begin first waits (a few milliseconds, mostly the fsync of what was written since the last
+ *   checkpoint) while the worker checkpoints the frames left, with no writer running: that
+ *   transaction's first write restarts the WAL. Under steady load that is about twice a second.
  * - One process owns the checkpoints: the server. Other connections (CLI commands, the benchmark's
  *   seeding) open without a worker (`enabled: false`): two workers checkpointing one file make each
  *   other's catch-up fail (retried for CATCH_UP_BUDGET_MS), and the WAL would grow again.
@@ -168,6 +169,7 @@ function startCheckpointer(filename: string, options: CheckpointerOptions, onErr
   };
   const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData });
   let walLong = false;
+  let running = true;
   let caughtUp: (() => void) | undefined;
   worker.on('message', (message: CheckpointerMessage) => {
     if (message.kind === 'error') onError(message.message);
@@ -177,10 +179,13 @@ function startCheckpointer(filename: string, options: CheckpointerOptions, onErr
   worker.on('error', (error) => onError(String(error)));
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  void exited.then(() => caughtUp?.());
+  void exited.then(() => {
+    running = false;
+    caughtUp?.();
+  });
   return {
     catchUpIfDue() {
-      if (!walLong) return undefined;
+      if (!walLong || !running) return undefined;
       walLong = false;
       return new Promise<void>((resolve) => {
         const timer = setTimeout(done, CATCH_UP_TIMEOUT_MS);
