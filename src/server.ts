@@ -12,6 +12,7 @@ import { systemClock, type WallClock } from './clock.js';
 import type { Config } from './config.js';
 import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
 import { openDatabase, type Db } from './db/database.js';
+import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions, logsRequests } from './logger.js';
 import { AuthCache } from './programs/auth-cache.js';
@@ -36,7 +37,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const wall = options.wall ?? systemClock;
   // The database opens before the app and its logger exist: until then its background errors are warnings.
-  let reportBackgroundError = (message: string) => process.emitWarning(`SQLite checkpointer: ${message}`);
+  let reportBackgroundError = warnOfCheckpointerError;
   const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
   const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
   try {

@@ -87,6 +87,7 @@ export class CompiledRuleCache {
     return compiled;
   }
 
+  /** Whether the version is compiled already (so its parameters need not be read). */
   has(programId: string, ruleToken: string, version: number): boolean {
     return this.#compiled.get(`${programId}/${ruleToken}/${version}`) !== undefined;
   }

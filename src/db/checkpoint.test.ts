@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestDatabase, engine } from '../testing/harness.js';
 import { openDatabase } from './database.js';
 
+// Only SQLite has a background checkpointer: on PostgreSQL there is nothing to test here.
 describe.skipIf(engine !== 'sqlite')('SQLite checkpoints in the background', () => {
   it('copies the WAL into the database file while the server writes, and leaves no WAL after closing', async () => {
     const database = await createTestDatabase();

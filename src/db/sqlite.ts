@@ -85,10 +85,7 @@ const CATCH_UP_BUDGET_MS = 50;
 const CATCH_UP_TIMEOUT_MS = 1_000;
 
 /** Worker → main thread. */
-type CheckpointerMessage =
-  | { kind: 'wal-long'; frames: number }
-  | { kind: 'caught-up'; frames: number; checkpointed: number }
-  | { kind: 'error'; message: string };
+type CheckpointerMessage = { kind: 'wal-long' } | { kind: 'caught-up' } | { kind: 'error'; message: string };
 
 /**
  * The worker's code (CommonJS, evaluated): it loads better-sqlite3 from the path the main thread
@@ -111,7 +108,7 @@ function checkpoint() {
 }
 const timer = setInterval(() => {
   const { log } = checkpoint();
-  if (log >= workerData.restartFrames) parentPort.postMessage({ kind: 'wal-long', frames: log });
+  if (log >= workerData.restartFrames) parentPort.postMessage({ kind: 'wal-long' });
 }, workerData.intervalMs);
 // Another connection's checkpoint (another process's worker) makes ours return at once: retry.
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -125,8 +122,8 @@ function catchUp() {
 }
 parentPort.on('message', (message) => {
   if (message === 'catch-up') {
-    const { log, checkpointed } = catchUp();
-    parentPort.postMessage({ kind: 'caught-up', frames: log, checkpointed });
+    catchUp();
+    parentPort.postMessage({ kind: 'caught-up' });
     return;
   }
   clearInterval(timer);
@@ -156,6 +153,11 @@ export interface CheckpointerOptions {
   restartFrames?: number;
   /** Where the worker's errors go (by default, a process warning). */
   onError?: (message: string) => void;
+}
+
+/** Where a checkpointer's errors go until the server's logger exists: a process warning. */
+export function warnOfCheckpointerError(message: string): void {
+  process.emitWarning(`SQLite checkpointer: ${message}`);
 }
 
 function startCheckpointer(filename: string, options: CheckpointerOptions, onError: (message: string) => void): Checkpointer {
@@ -216,8 +218,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
   let checkpointer: Checkpointer | undefined;
   if (filename !== ':memory:' && checkpoints.enabled !== false) {
     database.pragma('wal_autocheckpoint = 0');
-    const onError = checkpoints.onError ?? ((message: string) => process.emitWarning(`SQLite checkpointer: ${message}`));
-    checkpointer = startCheckpointer(path.resolve(filename), checkpoints, onError);
+    checkpointer = startCheckpointer(path.resolve(filename), checkpoints, checkpoints.onError ?? warnOfCheckpointerError);
   }
   return { dialect: new ImmediateTransactionDialect(withStatementCache(database), checkpointer), checkpointer };
 }

@@ -127,7 +127,8 @@ export async function lockBalances(
 
 /**
  * Writes a balanced movement: its journal (entries that share a journal token and carry the
- * movement's kind and cause) and the balance of every financial account it touches. Must run inside the transaction that records the movement's cause.
+ * movement's kind and cause) and the balance of every financial account it touches. Must run
+ * inside the transaction that records the movement's cause.
  */
 export async function post(tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
   assertBalanced(movement);
