@@ -8,7 +8,7 @@
  *   length of a transaction). Transactions start with `BEGIN IMMEDIATE`, taking the write lock up
  *   front so that another process (the CLI) can never make a transaction fail half-way on lock
  *   upgrade; `busy_timeout` makes such a writer wait instead of failing.
- * - Prepared statements are cached by SQL text: Kysely prepares on every query otherwise.
+ * - Statements are prepared once and rows built cheaply (sqlite-connection.ts).
  * - Checkpoints (copying the WAL into the database file, with its fsync) run in a worker thread
  *   with its own connection, every CHECKPOINT_INTERVAL_MS, in PASSIVE mode (they never block a
  *   writer). Left to SQLite, a checkpoint runs inside whichever COMMIT crosses the WAL threshold,
@@ -31,14 +31,19 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect } from 'kysely';
-
-const STATEMENT_CACHE_LIMIT = 2000;
+import { SqliteConnection } from './sqlite-connection.js';
 
 class ImmediateTransactionDriver extends SqliteDriver {
   readonly #checkpointer: Checkpointer | undefined;
+  readonly #connection: SqliteConnection;
   constructor(database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
     super({ database });
     this.#checkpointer = checkpointer;
+    this.#connection = new SqliteConnection(database);
+  }
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await super.acquireConnection(); // Kysely's mutex: one user of the connection at a time
+    return this.#connection;
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     // Kysely holds this connection's mutex here: no statement of this process runs meanwhile.
@@ -59,21 +64,6 @@ class ImmediateTransactionDialect extends SqliteDialect {
   override createDriver() {
     return new ImmediateTransactionDriver(this.#database, this.#checkpointer);
   }
-}
-
-/** A better-sqlite3 database whose `prepare` returns cached statements. */
-function withStatementCache(database: BetterSqlite3.Database): BetterSqlite3.Database {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  const prepare = database.prepare.bind(database);
-  database.prepare = ((sql: string) => {
-    let statement = cache.get(sql);
-    if (!statement) {
-      statement = prepare(sql);
-      if (cache.size < STATEMENT_CACHE_LIMIT) cache.set(sql, statement);
-    }
-    return statement;
-  }) as typeof database.prepare;
-  return database;
 }
 
 const CHECKPOINT_INTERVAL_MS = 200;
@@ -220,7 +210,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
     database.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer(path.resolve(filename), checkpoints, checkpoints.onError ?? warnOfCheckpointerError);
   }
-  return { dialect: new ImmediateTransactionDialect(withStatementCache(database), checkpointer), checkpointer };
+  return { dialect: new ImmediateTransactionDialect(database, checkpointer), checkpointer };
 }
 
 export function isSqliteBusy(error: unknown): boolean {

@@ -14,8 +14,12 @@
  * that reaches now (the usual case) has no cut at its end: no transaction is created after now, so
  * today's bucket is whole. The cost is a few index seeks plus at most one day of the card's or
  * account's transactions, however long the window (a year is ≤ 366 bucket rows) or large the
- * table. Velocity sums with merchant filters (MCC, country) cannot use the buckets and scan the
- * card's or account's index over the window; counts of attempts (any result) likewise.
+ * table. A window that begins at the card's or account's creation has no cut day at all (see
+ * `spentSince`). A trailing window (an account's daily limit: the last 24 hours) still scans the
+ * part of the day it cuts, so its cost grows with that day's transactions of the account: finer
+ * buckets (hours) would bound it, at the price of more rows written per authorization. Velocity
+ * sums with merchant filters (MCC, country) cannot use the buckets and scan the card's or
+ * account's index over the window; counts of attempts (any result) likewise.
  */
 import { MS_PER_DAY } from '../clock.js';
 import type { Executor } from '../db/database.js';
@@ -67,9 +71,28 @@ export async function windowSpend(
   return parts.reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }), { amount_cents: 0, count: 0 });
 }
 
-/** Approved spend from `sinceMs` up to now. */
-export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, sinceMs: number, nowMs: number): Promise<number> {
-  return (await windowSpend(exec, programId, scope, token, { since_ms: sinceMs, until_ms: nowMs + 1, now_ms: nowMs })).amount_cents;
+/**
+ * Approved spend from `sinceMs` up to now, of a card or account created at `scopeCreatedMs`.
+ * A window that begins at or before the creation (a FOREVER card limit, an account's lifetime
+ * limit) begins instead at the start of that day: the card or account has no transactions before
+ * it was created (the program clock only moves forward), so the sum is the same, but it comes from
+ * day buckets alone, not from a scan of every transaction of the creation day, which for a card
+ * used heavily on its first day would grow with each authorization.
+ */
+export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
+  return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;
+}
+
+export interface SinceWindow {
+  since_ms: number;
+  scope_created_ms: number;
+  now_ms: number;
+}
+
+/** The [since, until) that `spentSince` sums (pure, unit-tested with `planWindow`). */
+export function sinceWindowBounds(window: SinceWindow): { since_ms: number; until_ms: number; now_ms: number } {
+  const sinceMs = window.since_ms <= window.scope_created_ms ? utcDayStartOf(window.since_ms) : window.since_ms;
+  return { since_ms: sinceMs, until_ms: window.now_ms + 1, now_ms: window.now_ms };
 }
 
 function hasFilters(filters: VelocityFilters | undefined): filters is VelocityFilters {

@@ -325,15 +325,22 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
 function spendSources(op: Operation, card: FoundCard) {
   const { tx, scope } = op;
   const windows = cardSpendWindows(card, accountOf(card), scope.nowMs);
-  const since = (scopeKind: 'CARD' | 'ACCOUNT', token: string, startMs: number | null, limit: number | null) =>
-    startMs === null || limit === null || limit === 0 ? Promise.resolve(0) : spentSince(tx, scope.programId, scopeKind, token, startMs, scope.nowMs);
+  const scopes = {
+    CARD: { token: card.token, created_ms: card.created_ms },
+    ACCOUNT: { token: card.account_token, created_ms: card.account_created_ms },
+  };
+  const since = (scopeKind: 'CARD' | 'ACCOUNT', startMs: number | null, limit: number | null) => {
+    if (startMs === null || limit === null || limit === 0) return Promise.resolve(0);
+    const { token, created_ms } = scopes[scopeKind];
+    return spentSince(tx, scope.programId, scopeKind, token, { since_ms: startMs, scope_created_ms: created_ms, now_ms: scope.nowMs });
+  };
   return {
     accountSpent: async (): Promise<AccountSpent> => ({
-      daily_cents: await since('ACCOUNT', card.account_token, windows.account.daily_start_ms, card.account_daily_spend_limit_cents),
-      monthly_cents: await since('ACCOUNT', card.account_token, windows.account.monthly_start_ms, card.account_monthly_spend_limit_cents),
-      lifetime_cents: await since('ACCOUNT', card.account_token, windows.account.lifetime_start_ms, card.account_lifetime_spend_limit_cents),
+      daily_cents: await since('ACCOUNT', windows.account.daily_start_ms, card.account_daily_spend_limit_cents),
+      monthly_cents: await since('ACCOUNT', windows.account.monthly_start_ms, card.account_monthly_spend_limit_cents),
+      lifetime_cents: await since('ACCOUNT', windows.account.lifetime_start_ms, card.account_lifetime_spend_limit_cents),
     }),
-    cardWindowSpent: () => since('CARD', card.token, windows.card_start_ms, card.spend_limit_cents),
+    cardWindowSpent: () => since('CARD', windows.card_start_ms, card.spend_limit_cents),
   };
 }
 
