@@ -93,3 +93,42 @@ describeWithDb('migration 0008 (entries carry their journal)', () => {
     });
   });
 });
+
+describeWithDb('migration 0011 (spend hours)', () => {
+  it('fills the hour buckets of every card and account from the transactions already stored', async () => {
+    await withDatabaseAt('0010_auth_rules_version', async (db) => {
+      const HOUR = 3_600_000;
+      const base: CardTransactionsTable = {
+        program_id: 'p', token: '', account_token: 'a1', card_token: 'c1', financial_account_token: 'f', kind: 'AUTHORIZATION',
+        status: 'PENDING', result: 'APPROVED', authorization_amount_cents: 100, hold_cents: 100, settled_cents: 0,
+        merchant_authorization_amount_cents: 100, merchant_currency: 'USD', spend_cents: 100, counts_as_spend: 1, return_reversed: 0,
+        merchant_acceptor_id: 'm', merchant_descriptor: 'D', merchant_mcc: '5999', merchant_city: 'X', merchant_country: 'USA',
+        merchant_state: 'NY', card_present: 0, partial_approval_capable: 0, expires_ms: null, created_ms: 0, updated_ms: 0,
+      };
+      const hour = 500_000 * HOUR;
+      await db.kysely
+        .insertInto('card_transactions')
+        .values([
+          { ...base, token: 't1', created_ms: hour + 5 },
+          { ...base, token: 't2', created_ms: hour + HOUR - 1, spend_cents: 250 },
+          { ...base, token: 't3', created_ms: hour + HOUR, card_token: 'c2' },
+          { ...base, token: 't4', created_ms: hour + 2 * HOUR, card_token: 'c2', account_token: 'a2', spend_cents: 0, counts_as_spend: 0, result: 'DECLINED' },
+        ])
+        .execute();
+      await migrateToLatest(db);
+      const buckets = await db.kysely
+        .selectFrom('card_spend_hours')
+        .select(['program_id', 'scope_token', 'hour_start_ms', 'spent_cents', 'approved_count'])
+        .where('spent_cents', '!=', 0)
+        .orderBy('scope_token')
+        .orderBy('hour_start_ms')
+        .execute();
+      expect(buckets.map((bucket) => ({ ...bucket, hour_start_ms: Number(bucket.hour_start_ms), spent_cents: Number(bucket.spent_cents), approved_count: Number(bucket.approved_count) }))).toEqual([
+        { program_id: 'p', scope_token: 'a1', hour_start_ms: hour, spent_cents: 350, approved_count: 2 },
+        { program_id: 'p', scope_token: 'a1', hour_start_ms: hour + HOUR, spent_cents: 100, approved_count: 1 },
+        { program_id: 'p', scope_token: 'c1', hour_start_ms: hour, spent_cents: 350, approved_count: 2 },
+        { program_id: 'p', scope_token: 'c2', hour_start_ms: hour + HOUR, spent_cents: 100, approved_count: 1 },
+      ]);
+    });
+  });
+});

@@ -6,19 +6,19 @@
  * they were authorized, for their amount net of what happened since (an advice sets it, a reversal
  * or expiry lowers it, a clearing sets it to the cleared amount). Credits, balance inquiries and
  * declines count nothing. Each transaction carries that amount (`spend_cents`, `counts_as_spend`),
- * and the service keeps `card_spend_days` in step: per card and per account, per UTC day of
- * creation, the sum of those amounts and the number of approved authorizations.
+ * and the service keeps buckets in step: per card and per account, per UTC day (`card_spend_days`)
+ * and per UTC hour (`card_spend_hours`) of creation, the sum of those amounts and the number of
+ * approved authorizations.
  *
- * A window [since, until) is then: the raw sum over the list index (card or account, created_ms)
- * for the part of a day at each end that a window cuts, plus the day buckets in between. A window
- * that reaches now (the usual case) has no cut at its end: no transaction is created after now, so
- * today's bucket is whole. The cost is a few index seeks plus at most one day of the card's or
- * account's transactions, however long the window (a year is ≤ 366 bucket rows) or large the
- * table. A window that begins at the card's or account's creation has no cut day at all (see
- * `spentSince`). A trailing window (an account's daily limit: the last 24 hours) still scans the
- * part of the day it cuts, so its cost grows with that day's transactions of the account: finer
- * buckets (hours) would bound it, at the price of more rows written per authorization. Velocity
- * sums with merchant filters (MCC, country) cannot use the buckets and scan the card's or
+ * A window [since, until) is then (`planWindow`): day buckets for the whole days in it, hour
+ * buckets for the whole hours on either side of them, and a raw sum over the list index (card or
+ * account, created_ms) for the part of an hour at each end that the window cuts. A window that
+ * reaches now (the usual case) has no cut at its end: no transaction is created after now, so the
+ * current buckets are whole. The cost is a few index seeks, at most 46 hour rows and a day row
+ * per day (a year is ≤ 366), plus at most one hour of the card's or account's transactions at the
+ * start, however long the window, busy the account or large the table. A window that begins at
+ * the card's or account's creation has no cut at all (see `spentSince`). Velocity sums with
+ * merchant filters (MCC, country) cannot use the buckets and scan the card's or
  * account's index over the window; counts of attempts (any result) likewise.
  */
 import { MS_PER_DAY } from '../clock.js';
@@ -29,31 +29,73 @@ import * as store from './store.js';
 export type SpendScope = store.SpendScope;
 export type SpendSum = store.SpendSum;
 
+export const MS_PER_HOUR = 3_600_000;
+
 /** 00:00 UTC of the day that holds `ms`. */
 export function utcDayStartOf(ms: number): number {
   return Math.floor(ms / MS_PER_DAY) * MS_PER_DAY;
 }
 
-/** How a window [since, until) splits into raw ranges and whole days (pure, unit-tested). */
+/** Start of the UTC hour that holds `ms`. */
+export function utcHourStartOf(ms: number): number {
+  return Math.floor(ms / MS_PER_HOUR) * MS_PER_HOUR;
+}
+
+/** Half-open range [since_ms, until_ms) of epoch milliseconds. */
+export interface Range {
+  since_ms: number;
+  until_ms: number;
+}
+
+/** How a window splits into raw ranges, hour buckets and day buckets (pure, unit-tested). */
 export interface WindowPlan {
-  raw: Array<{ since_ms: number; until_ms: number }>;
-  days: { from_day_ms: number; until_day_ms: number } | null;
+  raw: Range[];
+  hours: Range[];
+  days: Range | null;
 }
 
 /** Open upper bound for bucket ranges. */
 const END_OF_TIME_MS = Number.MAX_SAFE_INTEGER;
 
+const nonEmpty = (ranges: Range[]) => ranges.filter((range) => range.since_ms < range.until_ms);
+
+/**
+ * Splits [sinceMs, untilMs) into whole days in the middle, whole hours on each side of them, and
+ * raw ranges (less than an hour each) at the ends. A window still open at `nowMs` has no cut at
+ * its end: nothing is created after now, so the last bucket is whole.
+ */
 export function planWindow(sinceMs: number, untilMs: number, nowMs: number): WindowPlan {
+  if (sinceMs >= untilMs) return { raw: [], hours: [], days: null };
   const open = untilMs > nowMs;
-  const firstWholeDay = sinceMs === utcDayStartOf(sinceMs) ? sinceMs : utcDayStartOf(sinceMs) + MS_PER_DAY;
-  const lastCut = open ? END_OF_TIME_MS : utcDayStartOf(untilMs);
-  if (firstWholeDay >= lastCut) {
-    return { raw: sinceMs < untilMs ? [{ since_ms: sinceMs, until_ms: open ? END_OF_TIME_MS : untilMs }] : [], days: null };
+  const endMs = open ? END_OF_TIME_MS : untilMs;
+  const firstHour = Math.ceil(sinceMs / MS_PER_HOUR) * MS_PER_HOUR;
+  const firstDay = Math.ceil(sinceMs / MS_PER_DAY) * MS_PER_DAY;
+  const lastHour = open ? END_OF_TIME_MS : utcHourStartOf(untilMs);
+  const lastDay = open ? END_OF_TIME_MS : utcDayStartOf(untilMs);
+  if (firstDay < lastDay) {
+    return {
+      raw: nonEmpty([
+        { since_ms: sinceMs, until_ms: firstHour },
+        { since_ms: lastHour, until_ms: endMs },
+      ]),
+      hours: nonEmpty([
+        { since_ms: firstHour, until_ms: firstDay },
+        { since_ms: lastDay, until_ms: lastHour },
+      ]),
+      days: { since_ms: firstDay, until_ms: lastDay },
+    };
   }
-  const raw: WindowPlan['raw'] = [];
-  if (sinceMs < firstWholeDay) raw.push({ since_ms: sinceMs, until_ms: firstWholeDay });
-  if (!open && lastCut < untilMs) raw.push({ since_ms: lastCut, until_ms: untilMs });
-  return { raw, days: { from_day_ms: firstWholeDay, until_day_ms: lastCut } };
+  if (firstHour < lastHour) {
+    return {
+      raw: nonEmpty([
+        { since_ms: sinceMs, until_ms: firstHour },
+        { since_ms: lastHour, until_ms: endMs },
+      ]),
+      hours: [{ since_ms: firstHour, until_ms: lastHour }],
+      days: null,
+    };
+  }
+  return { raw: [{ since_ms: sinceMs, until_ms: endMs }], hours: [], days: null };
 }
 
 /** Approved spend (amount and count) of a card or account in [sinceMs, untilMs). */
@@ -67,7 +109,8 @@ export async function windowSpend(
   const plan = planWindow(window.since_ms, window.until_ms, window.now_ms);
   const parts: SpendSum[] = [];
   for (const range of plan.raw) parts.push(await store.rawSpendSum(exec, programId, scope, token, range.since_ms, range.until_ms));
-  if (plan.days) parts.push(await store.spendDaysSum(exec, programId, token, plan.days.from_day_ms, plan.days.until_day_ms));
+  for (const range of plan.hours) parts.push(await store.spendBucketsSum(exec, programId, 'hour', token, range.since_ms, range.until_ms));
+  if (plan.days) parts.push(await store.spendBucketsSum(exec, programId, 'day', token, plan.days.since_ms, plan.days.until_ms));
   return parts.reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }), { amount_cents: 0, count: 0 });
 }
 
@@ -76,8 +119,7 @@ export async function windowSpend(
  * A window that begins at or before the creation (a FOREVER card limit, an account's lifetime
  * limit) begins instead at the start of that day: the card or account has no transactions before
  * it was created (the program clock only moves forward), so the sum is the same, but it comes from
- * day buckets alone, not from a scan of every transaction of the creation day, which for a card
- * used heavily on its first day would grow with each authorization.
+ * day buckets alone, with no raw range and no hour buckets for the creation day.
  */
 export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
   return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;

@@ -46,7 +46,7 @@ import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { authorizationHistory, spentSince, utcDayStartOf } from './history.js';
+import { authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
 import * as lifecycle from './lifecycle.js';
 import { toApi } from './render.js';
 import type {
@@ -158,12 +158,13 @@ async function postMovement(op: Operation, row: Pick<store.TransactionRow, 'toke
   await ledger.post(op.tx, op.scope.programId, { kind: effect.movement.kind, transaction_token: row.token, event_token: eventToken, postings }, op.scope.nowMs);
 }
 
-/** Keeps the day buckets equal to the sums of their transactions' spend (card first, then account). */
+/** Keeps the day and hour buckets equal to the sums of their transactions' spend (card first, then account). */
 async function addSpend(op: Operation, row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number) {
   if (spendDeltaCents === 0 && countDelta === 0) return;
   const day_start_ms = utcDayStartOf(row.created_ms);
+  const hour_start_ms = utcHourStartOf(row.created_ms);
   for (const scope_token of [row.card_token, row.account_token]) {
-    await store.addToSpendDay(op.tx, op.scope.programId, { scope_token, day_start_ms, spent_cents: spendDeltaCents, approved_count: countDelta });
+    await store.addToSpendBuckets(op.tx, op.scope.programId, { scope_token, day_start_ms, hour_start_ms, spent_cents: spendDeltaCents, approved_count: countDelta });
   }
 }
 

@@ -6,10 +6,10 @@
 import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
-import { prepared } from '../db/prepared.js';
+import { prepared, preparedWrite } from '../db/prepared.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
 import type { CardsTable } from '../cards/tables.js';
-import type { CardSpendDaysTable, CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
+import type { CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
 
 export type TransactionRow = CardTransactionsTable;
 export type EventRow = CardTransactionEventsTable;
@@ -207,47 +207,70 @@ export async function oldestPendingAuthorizationMs(exec: Executor, programId: st
   return (await selectOldestPendingAuthorization(exec, programId))[0]?.created_ms;
 }
 
-// ---- spend: per-day buckets and raw sums ----------------------------------------------------------
-
-const upsertSpendDayPrepared = prepared((db, programId: string, scopeToken: string, dayStartMs: number, spentCents: number, approvedCount: number) =>
-  db
-    .insertInto('card_spend_days')
-    .values({ program_id: programId, scope_token: scopeToken, day_start_ms: dayStartMs, spent_cents: spentCents, approved_count: approvedCount })
-    .onConflict((conflict) =>
-      conflict.columns(['program_id', 'scope_token', 'day_start_ms']).doUpdateSet((eb) => ({
-        spent_cents: eb('card_spend_days.spent_cents', '+', eb.ref('excluded.spent_cents')),
-        approved_count: eb('card_spend_days.approved_count', '+', eb.ref('excluded.approved_count')),
-      })),
-    ),
-);
-
-/** Adds to the bucket of a card or account and day (created on first use). */
-export async function addToSpendDay(exec: Executor, programId: string, bucket: Omit<CardSpendDaysTable, 'program_id'>): Promise<void> {
-  await upsertSpendDayPrepared(exec, programId, bucket.scope_token, bucket.day_start_ms, bucket.spent_cents, bucket.approved_count);
-}
+// ---- spend: per-day and per-hour buckets, and raw sums ------------------------------------------
 
 export interface SpendSum {
   amount_cents: number;
   count: number;
 }
 
-const sumSpendDays = prepared((db, programId: string, scopeToken: string, fromDayMs: number, untilDayMs: number) =>
-  db
-    .selectFrom('card_spend_days')
-    .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
-    .where('program_id', '=', programId)
-    .where('scope_token', '=', scopeToken)
-    .where('day_start_ms', '>=', fromDayMs)
-    .where('day_start_ms', '<', untilDayMs),
-);
-
 function toSum(row: { amount_cents: number; count: number } | undefined): SpendSum {
   return { amount_cents: Number(row?.amount_cents ?? 0), count: Number(row?.count ?? 0) };
 }
 
-/** Σ of the buckets of days in [fromDayMs, untilDayMs). */
-export async function spendDaysSum(exec: Executor, programId: string, scopeToken: string, fromDayMs: number, untilDayMs: number): Promise<SpendSum> {
-  return toSum((await sumSpendDays(exec, programId, scopeToken, fromDayMs, untilDayMs))[0]);
+/** The two bucket tables: the same columns, but for the name of the bucket's start. */
+const BUCKET_TABLES = {
+  day: { table: 'card_spend_days', start: 'day_start_ms' },
+  hour: { table: 'card_spend_hours', start: 'hour_start_ms' },
+} as const;
+
+export type BucketSpan = keyof typeof BUCKET_TABLES;
+
+/** The prepared upsert and range sum of one bucket table. */
+function bucketStatements(span: BucketSpan) {
+  const { table, start } = BUCKET_TABLES[span];
+  const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
+  return {
+    upsert: preparedWrite((db, programId: string, scopeToken: string, startMs: number, spentCents: number, approvedCount: number) =>
+      db
+        .insertInto(table)
+        .values({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount } as never)
+        .onConflict((conflict) =>
+          conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
+        ),
+    ),
+    sum: prepared((db, programId: string, scopeToken: string, fromMs: number, untilMs: number) =>
+      db
+        .selectFrom(table)
+        .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
+        .where('program_id', '=', programId)
+        .where('scope_token', '=', scopeToken)
+        .where(sql.ref(start), '>=', fromMs)
+        .where(sql.ref(start), '<', untilMs),
+    ),
+  };
+}
+
+const buckets = { day: bucketStatements('day'), hour: bucketStatements('hour') };
+
+/** A change of a card's or account's approved spend, in the buckets of its day and hour. */
+export interface SpendBucketDelta {
+  scope_token: string;
+  day_start_ms: number;
+  hour_start_ms: number;
+  spent_cents: number;
+  approved_count: number;
+}
+
+/** Adds to the buckets of a card or account, day and hour (each created on first use). */
+export async function addToSpendBuckets(exec: Executor, programId: string, delta: SpendBucketDelta): Promise<void> {
+  await buckets.day.upsert(exec, programId, delta.scope_token, delta.day_start_ms, delta.spent_cents, delta.approved_count);
+  await buckets.hour.upsert(exec, programId, delta.scope_token, delta.hour_start_ms, delta.spent_cents, delta.approved_count);
+}
+
+/** Σ of the day or hour buckets of a card or account that start in [fromMs, untilMs). */
+export async function spendBucketsSum(exec: Executor, programId: string, span: BucketSpan, scopeToken: string, fromMs: number, untilMs: number): Promise<SpendSum> {
+  return toSum((await buckets[span].sum(exec, programId, scopeToken, fromMs, untilMs))[0]);
 }
 
 export type SpendScope = 'CARD' | 'ACCOUNT';

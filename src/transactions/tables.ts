@@ -77,8 +77,18 @@ export interface CardSpendDaysTable {
   approved_count: number;
 }
 
+/** The same per UTC hour, for the part of a window that does not cover whole days. */
+export interface CardSpendHoursTable {
+  program_id: string;
+  scope_token: string;
+  hour_start_ms: number;
+  spent_cents: number;
+  approved_count: number;
+}
+
 export interface CardTransactionTables {
   card_transactions: CardTransactionsTable;
   card_transaction_events: CardTransactionEventsTable;
   card_spend_days: CardSpendDaysTable;
+  card_spend_hours: CardSpendHoursTable;
 }
