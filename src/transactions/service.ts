@@ -161,11 +161,14 @@ async function postMovement(op: Operation, row: Pick<store.TransactionRow, 'toke
 /** Keeps the day and hour buckets equal to the sums of their transactions' spend (card first, then account). */
 async function addSpend(op: Operation, row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number) {
   if (spendDeltaCents === 0 && countDelta === 0) return;
-  const day_start_ms = utcDayStartOf(row.created_ms);
-  const hour_start_ms = utcHourStartOf(row.created_ms);
-  for (const scope_token of [row.card_token, row.account_token]) {
-    await store.addToSpendBuckets(op.tx, op.scope.programId, { scope_token, day_start_ms, hour_start_ms, spent_cents: spendDeltaCents, approved_count: countDelta });
-  }
+  await store.addToSpendBuckets(op.tx, op.scope.programId, {
+    card_token: row.card_token,
+    account_token: row.account_token,
+    day_start_ms: utcDayStartOf(row.created_ms),
+    hour_start_ms: utcHourStartOf(row.created_ms),
+    spent_cents: spendDeltaCents,
+    approved_count: countDelta,
+  });
 }
 
 function eventRow(op: Operation, transactionToken: string, seq: number, token: string, event: lifecycle.NewEvent): store.EventRow {

@@ -231,13 +231,17 @@ function bucketStatements(span: BucketSpan) {
   const { table, start } = BUCKET_TABLES[span];
   const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
   return {
-    upsert: preparedWrite((db, programId: string, scopeToken: string, startMs: number, spentCents: number, approvedCount: number) =>
-      db
-        .insertInto(table)
-        .values({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount } as never)
-        .onConflict((conflict) =>
-          conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
-        ),
+    /** One statement for the card's bucket and its account's: one round trip, rows in that order. */
+    upsert: preparedWrite(
+      (db, programId: string, cardToken: string, accountToken: string, startMs: number, spentCents: number, approvedCount: number) => {
+        const row = (scopeToken: string) => ({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount });
+        return db
+          .insertInto(table)
+          .values([row(cardToken), row(accountToken)] as never)
+          .onConflict((conflict) =>
+            conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
+          );
+      },
     ),
     sum: prepared((db, programId: string, scopeToken: string, fromMs: number, untilMs: number) =>
       db
@@ -253,19 +257,21 @@ function bucketStatements(span: BucketSpan) {
 
 const buckets = { day: bucketStatements('day'), hour: bucketStatements('hour') };
 
-/** A change of a card's or account's approved spend, in the buckets of its day and hour. */
+/** A change of approved spend, for a card and for its account, in the buckets of a day and an hour. */
 export interface SpendBucketDelta {
-  scope_token: string;
+  card_token: string;
+  account_token: string;
   day_start_ms: number;
   hour_start_ms: number;
   spent_cents: number;
   approved_count: number;
 }
 
-/** Adds to the buckets of a card or account, day and hour (each created on first use). */
+/** Adds to the day and hour buckets of a card and of its account (each created on first use). */
 export async function addToSpendBuckets(exec: Executor, programId: string, delta: SpendBucketDelta): Promise<void> {
-  await buckets.day.upsert(exec, programId, delta.scope_token, delta.day_start_ms, delta.spent_cents, delta.approved_count);
-  await buckets.hour.upsert(exec, programId, delta.scope_token, delta.hour_start_ms, delta.spent_cents, delta.approved_count);
+  const { card_token, account_token, spent_cents, approved_count } = delta;
+  await buckets.day.upsert(exec, programId, card_token, account_token, delta.day_start_ms, spent_cents, approved_count);
+  await buckets.hour.upsert(exec, programId, card_token, account_token, delta.hour_start_ms, spent_cents, approved_count);
 }
 
 /** Σ of the day or hour buckets of a card or account that start in [fromMs, untilMs). */
