@@ -1,7 +1,7 @@
 /**
  * Statements built and compiled once, then run with new values. Kysely builds and compiles a query
  * on every call (6–15 µs here, more than executing a simple indexed statement); on the paths every
- * request or every money movement takes, that is worth avoiding. Four helpers:
+ * request or every money movement takes, that is worth avoiding. The helpers:
  *
  * - `prepared((db, a, b) => db.selectFrom(…).where('x', '=', a)…)` compiles the builder once per
  *   engine with placeholder arguments and remembers which bound parameter is which argument; it
@@ -9,7 +9,8 @@
  *   number of parameters).
  * - `preparedWrite(…)`: the same for an INSERT, UPDATE or DELETE; returns the affected row count.
  * - `preparedOverTokens(…)`: a query over a list of tokens (`in (…)`), compiled once per engine
- *   and list length.
+ *   and list length; `preparedByShape(…)`, its general form, for statements whose structure varies
+ *   (compiled once per engine and shape).
  * - `insertRows(exec, table, rows)` inserts whole rows in one statement, compiled once per engine,
  *   table, column list and row count.
  *
@@ -87,24 +88,34 @@ export function preparedWrite<Args extends unknown[]>(
 }
 
 /**
+ * A prepared query whose structure depends on a small `shape` (a key naming what the statement is
+ * made of, e.g. the parts of a union): compiled once per engine, shape and argument count. `build`
+ * gets placeholder arguments, one per value of `args`.
+ */
+export function preparedByShape<Row>(
+  build: (db: Kysely<Database>, shape: string, args: readonly unknown[]) => { compile(): CompiledQuery<Row> },
+): (exec: Executor, shape: string, args: readonly unknown[]) => Promise<Row[]> {
+  const templates = new Map<string, Template>();
+  return async (exec, shape, args) => {
+    const key = `${engineOf(exec)}|${shape}|${args.length}`;
+    let template = templates.get(key);
+    if (!template) {
+      template = compileTemplate(build(exec, shape, placeholders(args.length)));
+      templates.set(key, template);
+    }
+    return (await exec.executeQuery<Row>(withArguments(template, args))).rows;
+  };
+}
+
+/**
  * A prepared query over a program's list of tokens (`where(column, 'in', tokens)`): compiled once
  * per engine and list length. An empty list answers no rows without a query (`in ()` is not SQL).
  */
 export function preparedOverTokens<Row>(
   build: (db: Kysely<Database>, programId: string, tokens: readonly string[]) => { compile(): CompiledQuery<Row> },
 ): (exec: Executor, programId: string, tokens: readonly string[]) => Promise<Row[]> {
-  const templates = new Map<string, Template>();
-  return async (exec, programId, tokens) => {
-    if (tokens.length === 0) return [];
-    const key = `${engineOf(exec)}|${tokens.length}`;
-    let template = templates.get(key);
-    if (!template) {
-      const [programPlaceholder, ...tokenPlaceholders] = placeholders(tokens.length + 1);
-      template = compileTemplate(build(exec, programPlaceholder as string, tokenPlaceholders));
-      templates.set(key, template);
-    }
-    return (await exec.executeQuery<Row>(withArguments(template, [programId, ...tokens]))).rows;
-  };
+  const query = preparedByShape<Row>((db, _shape, [programId, ...tokens]) => build(db, programId as string, tokens as string[]));
+  return async (exec, programId, tokens) => (tokens.length === 0 ? [] : query(exec, 'tokens', [programId, ...tokens]));
 }
 
 /** Compiled INSERTs by (engine, table, row count, columns): a pure cache of SQL text. */

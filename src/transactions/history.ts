@@ -14,12 +14,13 @@
  * buckets for the whole hours on either side of them, and a raw sum over the list index (card or
  * account, created_ms) for the part of an hour at each end that the window cuts. A window that
  * reaches now (the usual case) has no cut at its end: no transaction is created after now, so the
- * current buckets are whole. The cost is a few index seeks, at most 46 hour rows and a day row
- * per day (a year is ≤ 366), plus at most one hour of the card's or account's transactions at the
- * start, however long the window, busy the account or large the table. A window that begins at
- * the card's or account's creation has no cut at all (see `spentSince`). Velocity sums with
- * merchant filters (MCC, country) cannot use the buckets and scan the card's or
- * account's index over the window; counts of attempts (any result) likewise.
+ * current buckets are whole. All the parts are summed by one statement (`store.spendPartsSum`).
+ * The cost is a few index seeks, at most 46 hour rows and a day row per day (a year is ≤ 366),
+ * plus the card's or account's transactions in the cut part of an hour at each end (a window with
+ * no whole hour in it: under two hours), however long the window, busy the account or large the
+ * table. A window that begins at the card's or account's creation has no cut at all (see
+ * `spentSince`). Velocity sums with merchant filters (MCC, country) cannot use the buckets and
+ * scan the card's or account's index over the window; counts of attempts (any result) likewise.
  */
 import { MS_PER_DAY } from '../clock.js';
 import type { Executor } from '../db/database.js';
@@ -61,8 +62,9 @@ const nonEmpty = (ranges: Range[]) => ranges.filter((range) => range.since_ms < 
 
 /**
  * Splits [sinceMs, untilMs) into whole days in the middle, whole hours on each side of them, and
- * raw ranges (less than an hour each) at the ends. A window still open at `nowMs` has no cut at
- * its end: nothing is created after now, so the last bucket is whole.
+ * raw ranges (less than an hour each) at the ends; a window with no whole hour in it is one raw
+ * range (under two hours). A window still open at `nowMs` has no cut at its end: nothing is
+ * created after now, so the last bucket is whole.
  */
 export function planWindow(sinceMs: number, untilMs: number, nowMs: number): WindowPlan {
   if (sinceMs >= untilMs) return { raw: [], hours: [], days: null };
@@ -107,11 +109,12 @@ export async function windowSpend(
   window: { since_ms: number; until_ms: number; now_ms: number },
 ): Promise<SpendSum> {
   const plan = planWindow(window.since_ms, window.until_ms, window.now_ms);
-  const parts: SpendSum[] = [];
-  for (const range of plan.raw) parts.push(await store.rawSpendSum(exec, programId, scope, token, range.since_ms, range.until_ms));
-  for (const range of plan.hours) parts.push(await store.spendBucketsSum(exec, programId, 'hour', token, range.since_ms, range.until_ms));
-  if (plan.days) parts.push(await store.spendBucketsSum(exec, programId, 'day', token, plan.days.since_ms, plan.days.until_ms));
-  return parts.reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }), { amount_cents: 0, count: 0 });
+  const parts: store.SpendPart[] = [
+    ...plan.raw.map((range) => ({ source: 'raw' as const, ...range })),
+    ...plan.hours.map((range) => ({ source: 'hour' as const, ...range })),
+    ...(plan.days ? [{ source: 'day' as const, ...plan.days }] : []),
+  ];
+  return store.spendPartsSum(exec, programId, scope, token, parts);
 }
 
 /**

@@ -3,10 +3,12 @@
  * every authorization are prepared once (db/prepared.ts); lists and the rarely used filtered sums
  * are built per call.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
-import { prepared, preparedWrite } from '../db/prepared.js';
+import { prepared, preparedByShape, preparedWrite } from '../db/prepared.js';
+import type { Database } from '../db/schema.js';
+import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
 import type { CardsTable } from '../cards/tables.js';
 import type { CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
@@ -226,7 +228,7 @@ const BUCKET_TABLES = {
 
 export type BucketSpan = keyof typeof BUCKET_TABLES;
 
-/** The prepared upsert and range sum of one bucket table. */
+/** The prepared upsert of one bucket table. */
 function bucketStatements(span: BucketSpan) {
   const { table, start } = BUCKET_TABLES[span];
   const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
@@ -242,15 +244,6 @@ function bucketStatements(span: BucketSpan) {
             conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
           );
       },
-    ),
-    sum: prepared((db, programId: string, scopeToken: string, fromMs: number, untilMs: number) =>
-      db
-        .selectFrom(table)
-        .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
-        .where('program_id', '=', programId)
-        .where('scope_token', '=', scopeToken)
-        .where(sql.ref(start), '>=', fromMs)
-        .where(sql.ref(start), '<', untilMs),
     ),
   };
 }
@@ -274,37 +267,65 @@ export async function addToSpendBuckets(exec: Executor, programId: string, delta
   await buckets.hour.upsert(exec, programId, card_token, account_token, delta.hour_start_ms, spent_cents, approved_count);
 }
 
-/** Σ of the day or hour buckets of a card or account that start in [fromMs, untilMs). */
-export async function spendBucketsSum(exec: Executor, programId: string, span: BucketSpan, scopeToken: string, fromMs: number, untilMs: number): Promise<SpendSum> {
-  return toSum((await buckets[span].sum(exec, programId, scopeToken, fromMs, untilMs))[0]);
-}
-
 export type SpendScope = 'CARD' | 'ACCOUNT';
 
-const rawSpendStatements = {
-  CARD: prepared((db, programId: string, token: string, sinceMs: number, untilMs: number) =>
-    db
-      .selectFrom('card_transactions')
-      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
-      .where('program_id', '=', programId)
-      .where('card_token', '=', token)
-      .where('created_ms', '>=', sinceMs)
-      .where('created_ms', '<', untilMs),
-  ),
-  ACCOUNT: prepared((db, programId: string, token: string, sinceMs: number, untilMs: number) =>
-    db
-      .selectFrom('card_transactions')
-      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
-      .where('program_id', '=', programId)
-      .where('account_token', '=', token)
-      .where('created_ms', '>=', sinceMs)
-      .where('created_ms', '<', untilMs),
-  ),
-};
+/** What a part of a spend window is read from: the transactions themselves, or hour or day buckets. */
+export type SpendSource = 'raw' | BucketSpan;
 
-/** Σ of the spend of the card's or account's transactions created in [sinceMs, untilMs) (their list index). */
-export async function rawSpendSum(exec: Executor, programId: string, scope: SpendScope, token: string, sinceMs: number, untilMs: number): Promise<SpendSum> {
-  return toSum((await rawSpendStatements[scope](exec, programId, token, sinceMs, untilMs))[0]);
+export interface SpendPart {
+  source: SpendSource;
+  since_ms: number;
+  until_ms: number;
+}
+
+const SCOPE_COLUMN = { CARD: 'card_token', ACCOUNT: 'account_token' } as const;
+
+/** The sum of one part: raw rows by their list index (card or account, created_ms), or buckets by key. */
+function partQuery(db: Kysely<Database>, scope: SpendScope, source: SpendSource, [programId, token, sinceMs, untilMs]: readonly unknown[]) {
+  if (source === 'raw') {
+    return db
+      .selectFrom('card_transactions')
+      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
+      .where('program_id', '=', programId as string)
+      .where(SCOPE_COLUMN[scope], '=', token as string)
+      .where('created_ms', '>=', sinceMs as number)
+      .where('created_ms', '<', untilMs as number);
+  }
+  const { table, start } = BUCKET_TABLES[source];
+  return db
+    .selectFrom(table)
+    .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
+    .where('program_id', '=', programId as string)
+    .where('scope_token', '=', token as string)
+    .where(sql.ref(start), '>=', sinceMs)
+    .where(sql.ref(start), '<', untilMs);
+}
+
+/**
+ * The parts of a window in ONE statement (a UNION ALL of their sums, one row each): one round trip,
+ * which on PostgreSQL is taken while the account is locked. Shape `SCOPE:source,source,…`; the
+ * arguments are the program and token, then each part's since and until.
+ */
+const selectSpendParts = preparedByShape<{ amount_cents: number; count: number }>((db, shape, args) => {
+  const [scope, sources] = shape.split(':') as [SpendScope, string];
+  const [programId, token] = args;
+  const queries = sources.split(',').map((source, index) => partQuery(db, scope, source as SpendSource, [programId, token, args[2 + 2 * index], args[3 + 2 * index]]));
+  const [first, ...rest] = queries;
+  invariant(first !== undefined, 'a window with no part runs no query');
+  return rest.reduce((union, query) => union.unionAll(query), first as ReturnType<typeof partQuery>);
+});
+
+/** Σ over the parts of a window (none: zero, without a query). */
+export async function spendPartsSum(exec: Executor, programId: string, scope: SpendScope, token: string, parts: readonly SpendPart[]): Promise<SpendSum> {
+  if (parts.length === 0) return { amount_cents: 0, count: 0 };
+  const shape = `${scope}:${parts.map((part) => part.source).join(',')}`;
+  const rows = await selectSpendParts(exec, shape, [programId, token, ...parts.flatMap((part) => [part.since_ms, part.until_ms])]);
+  return rows.map(toSum).reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }));
+}
+
+/** Σ of the spend of the card's or account's transactions created in [sinceMs, untilMs), row by row (their list index). */
+export function rawSpendSum(exec: Executor, programId: string, scope: SpendScope, token: string, sinceMs: number, untilMs: number): Promise<SpendSum> {
+  return spendPartsSum(exec, programId, scope, token, [{ source: 'raw', since_ms: sinceMs, until_ms: untilMs }]);
 }
 
 /** The same with the merchant filters of a velocity rule: a range scan of the list index, filtered. */

@@ -2,8 +2,8 @@
  * `card_spend_hours`: approved spend per card or account and UTC hour of the transactions'
  * creation, beside the day buckets of `card_spend_days`. A window that a day bucket cannot start
  * or end (the trailing 24 hours of an account's daily limit, a velocity rule's trailing period)
- * then reads hour buckets up to the next day instead of every transaction of the day it cuts: at
- * most one hour of transactions is summed row by row, however busy the card or account.
+ * then reads hour buckets up to the next day instead of every transaction of the day it cuts:
+ * only the part of an hour the window cuts is summed row by row, however busy the card or account.
  *
  * Filled from the transactions already stored, by the same rule as the day buckets: each
  * transaction's `spend_cents` and `counts_as_spend`, by card and by account.
