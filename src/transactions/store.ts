@@ -228,27 +228,25 @@ const BUCKET_TABLES = {
 
 export type BucketSpan = keyof typeof BUCKET_TABLES;
 
-/** The prepared upsert of one bucket table. */
-function bucketStatements(span: BucketSpan) {
+/**
+ * The prepared upsert of one bucket table: the card's bucket and its account's in one statement
+ * (one round trip), rows in that order.
+ */
+function bucketUpsert(span: BucketSpan) {
   const { table, start } = BUCKET_TABLES[span];
   const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
-  return {
-    /** One statement for the card's bucket and its account's: one round trip, rows in that order. */
-    upsert: preparedWrite(
-      (db, programId: string, cardToken: string, accountToken: string, startMs: number, spentCents: number, approvedCount: number) => {
-        const row = (scopeToken: string) => ({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount });
-        return db
-          .insertInto(table)
-          .values([row(cardToken), row(accountToken)] as never)
-          .onConflict((conflict) =>
-            conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
-          );
-      },
-    ),
-  };
+  return preparedWrite((db, programId: string, cardToken: string, accountToken: string, startMs: number, spentCents: number, approvedCount: number) => {
+    const row = (scopeToken: string) => ({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount });
+    return db
+      .insertInto(table)
+      .values([row(cardToken), row(accountToken)] as never)
+      .onConflict((conflict) =>
+        conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
+      );
+  });
 }
 
-const buckets = { day: bucketStatements('day'), hour: bucketStatements('hour') };
+const upsertBuckets = { day: bucketUpsert('day'), hour: bucketUpsert('hour') };
 
 /** A change of approved spend, for a card and for its account, in the buckets of a day and an hour. */
 export interface SpendBucketDelta {
@@ -263,8 +261,8 @@ export interface SpendBucketDelta {
 /** Adds to the day and hour buckets of a card and of its account (each created on first use). */
 export async function addToSpendBuckets(exec: Executor, programId: string, delta: SpendBucketDelta): Promise<void> {
   const { card_token, account_token, spent_cents, approved_count } = delta;
-  await buckets.day.upsert(exec, programId, card_token, account_token, delta.day_start_ms, spent_cents, approved_count);
-  await buckets.hour.upsert(exec, programId, card_token, account_token, delta.hour_start_ms, spent_cents, approved_count);
+  await upsertBuckets.day(exec, programId, card_token, account_token, delta.day_start_ms, spent_cents, approved_count);
+  await upsertBuckets.hour(exec, programId, card_token, account_token, delta.hour_start_ms, spent_cents, approved_count);
 }
 
 export type SpendScope = 'CARD' | 'ACCOUNT';
