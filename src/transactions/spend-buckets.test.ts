@@ -84,7 +84,8 @@ describeWithDb('spend buckets', () => {
       const [scope, token] = scopes[scopeIndex] as [SpendScope, string];
       const fromBuckets = await windowSpend(db, program.programId, scope, token, { since_ms: sinceMs, until_ms: untilMs, now_ms: programNowMs });
       const rawUntil = untilMs > programNowMs ? Number.MAX_SAFE_INTEGER : untilMs;
-      const plain = sinceMs < untilMs ? await store.rawSpendSum(db, program.programId, scope, token, sinceMs, rawUntil) : { amount_cents: 0, count: 0 };
+      const everyRow = [{ source: 'raw' as const, since_ms: sinceMs, until_ms: rawUntil }];
+      const plain = sinceMs < untilMs ? await store.spendPartsSum(db, program.programId, scope, token, everyRow) : { amount_cents: 0, count: 0 };
       expect(fromBuckets, `${scope} [${new Date(sinceMs).toISOString()}, ${new Date(untilMs).toISOString()})`).toEqual(plain);
       if (plain.amount_cents !== 0) nonZero++;
     }

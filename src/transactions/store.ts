@@ -278,23 +278,27 @@ export interface SpendPart {
 
 const SCOPE_COLUMN = { CARD: 'card_token', ACCOUNT: 'account_token' } as const;
 
+/** The spend of a card's or account's transactions created in [since, until): a range of their list index. */
+function rawSpendQuery(db: Executor, scope: SpendScope, programId: string, token: string, sinceMs: number, untilMs: number) {
+  return db
+    .selectFrom('card_transactions')
+    .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
+    .where('program_id', '=', programId)
+    .where(SCOPE_COLUMN[scope], '=', token)
+    .where('created_ms', '>=', sinceMs)
+    .where('created_ms', '<', untilMs);
+}
+
 /** The sum of one part: raw rows by their list index (card or account, created_ms), or buckets by key. */
-function partQuery(db: Kysely<Database>, scope: SpendScope, source: SpendSource, [programId, token, sinceMs, untilMs]: readonly unknown[]) {
-  if (source === 'raw') {
-    return db
-      .selectFrom('card_transactions')
-      .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
-      .where('program_id', '=', programId as string)
-      .where(SCOPE_COLUMN[scope], '=', token as string)
-      .where('created_ms', '>=', sinceMs as number)
-      .where('created_ms', '<', untilMs as number);
-  }
+function partQuery(db: Kysely<Database>, scope: SpendScope, source: SpendSource, args: readonly unknown[]) {
+  const [programId, token, sinceMs, untilMs] = args as [string, string, number, number];
+  if (source === 'raw') return rawSpendQuery(db, scope, programId, token, sinceMs, untilMs);
   const { table, start } = BUCKET_TABLES[source];
   return db
     .selectFrom(table)
     .select([sql<number>`coalesce(sum(spent_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(approved_count), 0)`.as('count')])
-    .where('program_id', '=', programId as string)
-    .where('scope_token', '=', token as string)
+    .where('program_id', '=', programId)
+    .where('scope_token', '=', token)
     .where(sql.ref(start), '>=', sinceMs)
     .where(sql.ref(start), '<', untilMs);
 }
@@ -321,12 +325,10 @@ export async function spendPartsSum(exec: Executor, programId: string, scope: Sp
   return rows.map(toSum).reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }));
 }
 
-/** Σ of the spend of the card's or account's transactions created in [sinceMs, untilMs), row by row (their list index). */
-export function rawSpendSum(exec: Executor, programId: string, scope: SpendScope, token: string, sinceMs: number, untilMs: number): Promise<SpendSum> {
-  return spendPartsSum(exec, programId, scope, token, [{ source: 'raw', since_ms: sinceMs, until_ms: untilMs }]);
-}
-
-/** The same with the merchant filters of a velocity rule: a range scan of the list index, filtered. */
+/**
+ * The spend of a card's or account's transactions in a range, with the merchant filters of a
+ * velocity rule: a range scan of the list index, filtered.
+ */
 export async function filteredSpendSum(
   exec: Executor,
   programId: string,
@@ -335,14 +337,7 @@ export async function filteredSpendSum(
   range: { since_ms: number; until_ms: number },
   filters: VelocityFilters,
 ): Promise<SpendSum> {
-  let query = exec
-    .selectFrom('card_transactions')
-    .select([sql<number>`coalesce(sum(spend_cents), 0)`.as('amount_cents'), sql<number>`coalesce(sum(counts_as_spend), 0)`.as('count')])
-    .where('program_id', '=', programId)
-    .where(scope === 'CARD' ? 'card_token' : 'account_token', '=', token)
-    .where('created_ms', '>=', range.since_ms)
-    .where('created_ms', '<', range.until_ms)
-    .where('counts_as_spend', '=', 1);
+  let query = rawSpendQuery(exec, scope, programId, token, range.since_ms, range.until_ms).where('counts_as_spend', '=', 1);
   if (filters.include_mccs) query = query.where('merchant_mcc', 'in', [...filters.include_mccs]);
   if (filters.exclude_mccs) query = query.where('merchant_mcc', 'not in', [...filters.exclude_mccs]);
   if (filters.include_countries) query = query.where('merchant_country', 'in', [...filters.include_countries]);
