@@ -103,10 +103,10 @@ const timer = setInterval(() => {
 // Another connection's checkpoint (another process's worker) makes ours return at once: retry.
 const pause = new Int32Array(new SharedArrayBuffer(4));
 function catchUp() {
-  const deadline = Date.now() + workerData.catchUpBudgetMs;
+  const deadline = performance.now() + workerData.catchUpBudgetMs; // monotonic: a budget, not a time of day
   for (;;) {
     const result = checkpoint();
-    if ((result.busy === 0 && result.checkpointed === result.log) || Date.now() >= deadline) return result;
+    if ((result.busy === 0 && result.checkpointed === result.log) || performance.now() >= deadline) return result;
     Atomics.wait(pause, 0, 0, 1);
   }
 }
