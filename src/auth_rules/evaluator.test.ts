@@ -23,7 +23,7 @@ import {
 } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { openDatabase } from '../db/database.js';
-import { authRulesEvaluator, CompiledRuleCache, GenerationalMap } from './evaluator.js';
+import { authRulesEvaluator, CompiledRuleCache } from './evaluator.js';
 
 const GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
 
@@ -151,19 +151,6 @@ describeWithDb('auth rules evaluator', () => {
     } finally {
       await other.close();
     }
-  });
-
-  it('keeps in its two generations what was used since the older one began', () => {
-    const map = new GenerationalMap<string>(2);
-    map.set('card-1', 'rules of card 1');
-    map.set('card-2', 'rules of card 2');
-    map.set('card-3', 'rules of card 3'); // the young generation was full: cards 1 and 2 are now old
-    expect(map.get('card-1')).toBe('rules of card 1'); // used: back in the young generation
-    map.set('card-4', 'rules of card 4'); // full again: card 2 goes with the old generation
-    expect(map.get('card-2')).toBeUndefined();
-    expect(map.get('card-1')).toBe('rules of card 1');
-    expect(map.get('card-3')).toBe('rules of card 3');
-    expect(map.get('card-4')).toBe('rules of card 4');
   });
 
   describe('cost', () => {

@@ -16,6 +16,7 @@
  */
 import crypto from 'node:crypto';
 import { isoDate, isoTimestamp } from '../clock.js';
+import { GenerationalMap } from '../generational-map.js';
 import type { Executor } from '../db/database.js';
 import { InvariantViolation } from '../errors.js';
 import type { AuthorizationFacts, AuthorizationHistory, AuthRulesEvaluator, RuleResult } from '../engine/rules-seam.js';
@@ -37,33 +38,6 @@ export interface RuleEvaluation {
   role: VersionRole;
   version: number;
   verdict: Verdict;
-}
-
-/**
- * A map bounded by two generations: a hit in the old generation moves to the young one, and when
- * the young one is full the old one is dropped. What is used stays; what is not goes, without
- * recency bookkeeping on every hit.
- */
-export class GenerationalMap<V> {
-  #young = new Map<string, V>();
-  #old = new Map<string, V>();
-  constructor(readonly generationSize: number) {}
-
-  get(key: string): V | undefined {
-    const young = this.#young.get(key);
-    if (young !== undefined) return young;
-    const old = this.#old.get(key);
-    if (old !== undefined) this.set(key, old);
-    return old;
-  }
-
-  set(key: string, value: V): void {
-    if (this.#young.size >= this.generationSize) {
-      this.#old = this.#young;
-      this.#young = new Map();
-    }
-    this.#young.set(key, value);
-  }
 }
 
 /**
