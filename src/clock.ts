@@ -14,6 +14,7 @@ export interface WallClock {
 export const systemClock: WallClock = { nowMs: () => Date.now() };
 
 export const MS_PER_SECOND = 1000;
+export const MS_PER_HOUR = 3_600_000;
 export const MS_PER_DAY = 86_400_000;
 
 export function programNowMs(wall: WallClock, clockOffsetMs: number): number {
@@ -42,7 +43,7 @@ export function isoTimestamp(epochMs: number): string {
     lastDay.prefix = new Date(dayStartMs).toISOString().slice(0, -'00:00:00.000Z'.length);
     lastDay.startMs = dayStartMs;
   }
-  const hours = Math.floor(msOfDay / 3_600_000);
+  const hours = Math.floor(msOfDay / MS_PER_HOUR);
   const minutes = Math.floor(msOfDay / 60_000) % 60;
   const seconds = Math.floor(msOfDay / MS_PER_SECOND) % 60;
   return `${lastDay.prefix}${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(msOfDay % MS_PER_SECOND)}Z`;

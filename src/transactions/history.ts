@@ -22,15 +22,13 @@
  * `spentSince`). Velocity sums with merchant filters (MCC, country) cannot use the buckets and
  * scan the card's or account's index over the window; counts of attempts (any result) likewise.
  */
-import { MS_PER_DAY } from '../clock.js';
+import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import type { AuthorizationHistory, VelocityFilters } from '../engine/rules-seam.js';
 import * as store from './store.js';
 
 export type SpendScope = store.SpendScope;
 export type SpendSum = store.SpendSum;
-
-export const MS_PER_HOUR = 3_600_000;
 
 /** 00:00 UTC of the day that holds `ms`. */
 export function utcDayStartOf(ms: number): number {

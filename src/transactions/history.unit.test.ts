@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MS_PER_HOUR, planWindow, sinceWindowBounds, utcDayStartOf, utcHourStartOf, type Range, type WindowPlan } from './history.js';
+import { MS_PER_HOUR } from '../clock.js';
+import { planWindow, sinceWindowBounds, utcDayStartOf, utcHourStartOf, type Range, type WindowPlan } from './history.js';
 
 const at = (iso: string) => Date.parse(iso);
 const DAY = 86_400_000;

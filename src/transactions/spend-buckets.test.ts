@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { authorize, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
-import { MS_PER_HOUR, windowSpend, type SpendScope } from './history.js';
+import { MS_PER_HOUR } from '../clock.js';
+import { windowSpend, type SpendScope } from './history.js';
 import * as store from './store.js';
 
 type Step =
