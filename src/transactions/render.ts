@@ -7,7 +7,7 @@
  *     attended terminal, otherwise card-not-present e-commerce;
  *   - cardholder_authentication: no 3-D Secure took place (NONE / NOT_ATTEMPTED);
  *   - avs, network_risk_score, token_info: null (no address check, no network score, no wallet);
- *   - acquirer_fee 0; conversion rates from the merchant amount the authorization gave.
+ *   - acquirer_fee 0; the conversion rate is the one the transaction opened with (`Rate`).
  * Amounts: hold = still pending, settlement = settled, cardholder = the estimated final amount
  * (pending + settled), merchant = settled in the merchant's currency; credits are negative. The
  * deprecated `amount` is the pending amount while PENDING, the settled amount once SETTLED, and
@@ -42,16 +42,32 @@ export function digitsOf(token: string, length: number, purpose: keyof typeof PU
   return digits.slice(0, length);
 }
 
-/** Merchant-currency amount of a settlement-currency amount, at the authorization's rate. */
-function merchantCents(row: TransactionRow, cents: number): number {
-  if (row.authorization_amount_cents === 0) return cents;
-  return Math.round((cents * row.merchant_authorization_amount_cents) / row.authorization_amount_cents);
+/**
+ * The merchant → cardholder exchange of a transaction, fixed when it was opened: the first event's
+ * amount in the settlement currency and the merchant amount the network gave for it. Later messages
+ * (an advice, a partial reversal) change amounts, never the rate, so no event's amounts move.
+ */
+export interface Rate {
+  cardholder_cents: number;
+  merchant_cents: number;
+}
+
+/** The rate of a transaction: its opening event's amount against its merchant authorization amount. */
+export function rateOf(row: Pick<TransactionRow, 'merchant_authorization_amount_cents'>, opening: Pick<EventRow, 'amount_cents'> | undefined): Rate {
+  const merchantCents = row.merchant_authorization_amount_cents;
+  return { cardholder_cents: opening?.amount_cents ?? merchantCents, merchant_cents: merchantCents };
+}
+
+/** Merchant-currency amount of a settlement-currency amount, at the transaction's rate. */
+export function merchantCents(rate: Rate, cents: number): number {
+  if (rate.cardholder_cents === 0 || rate.merchant_cents === 0) return cents;
+  return Math.round((cents * rate.merchant_cents) / rate.cardholder_cents);
 }
 
 /** Merchant → cardholder rate, six decimals (e.g. "1.000000"). */
-export function conversionRate(row: Pick<TransactionRow, 'authorization_amount_cents' | 'merchant_authorization_amount_cents'>): string {
-  if (row.merchant_authorization_amount_cents === 0) return (1).toFixed(6);
-  return (row.authorization_amount_cents / row.merchant_authorization_amount_cents).toFixed(6);
+export function conversionRate(rate: Rate): string {
+  if (rate.cardholder_cents === 0 || rate.merchant_cents === 0) return (1).toFixed(6);
+  return (rate.cardholder_cents / rate.merchant_cents).toFixed(6);
 }
 
 const FINANCIAL_EVENTS: readonly string[] = ['CLEARING', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'RETURN', 'RETURN_REVERSAL'];
@@ -75,15 +91,15 @@ const NETWORK_SPECIFIC_DATA: TransactionEvent['network_specific_data'] = {
   visa: { business_application_identifier: null },
 };
 
-export function eventToApi(row: TransactionRow, event: EventRow): TransactionEvent {
-  const rate = conversionRate(row);
+function eventToApi(row: TransactionRow, rate: Rate, event: EventRow): TransactionEvent {
+  const rateText = conversionRate(rate);
   return {
     token: event.token,
     amount: event.amount_cents,
     amounts: {
-      cardholder: { amount: event.amount_cents, conversion_rate: rate, currency: SETTLEMENT_CURRENCY },
-      merchant: { amount: merchantCents(row, event.amount_cents), currency: row.merchant_currency },
-      settlement: event.settlement_cents === null ? null : { amount: event.settlement_cents, conversion_rate: rate, currency: SETTLEMENT_CURRENCY },
+      cardholder: { amount: event.amount_cents, conversion_rate: rateText, currency: SETTLEMENT_CURRENCY },
+      merchant: { amount: merchantCents(rate, event.amount_cents), currency: row.merchant_currency },
+      settlement: event.settlement_cents === null ? null : { amount: event.settlement_cents, conversion_rate: rateText, currency: SETTLEMENT_CURRENCY },
     },
     created: isoTimestamp(event.created_ms),
     detailed_results: JSON.parse(event.detailed_results) as TransactionEvent['detailed_results'],
@@ -134,8 +150,10 @@ function headlineCents(row: TransactionRow): number {
   return row.authorization_amount_cents;
 }
 
+/** `events` are the transaction's events in order (the first one opened it). */
 export function toApi(row: TransactionRow, events: readonly EventRow[]): Transaction {
-  const rate = conversionRate(row);
+  const rate = rateOf(row, events[0]);
+  const rateText = conversionRate(rate);
   const clearing = events.find((event) => event.type === 'CLEARING');
   const amount = headlineCents(row);
   return {
@@ -147,10 +165,10 @@ export function toApi(row: TransactionRow, events: readonly EventRow[]): Transac
     acquirer_reference_number: clearing ? digitsOf(clearing.token, 23, 'arn') : null,
     amount,
     amounts: {
-      cardholder: { amount: row.hold_cents + row.settled_cents, conversion_rate: rate, currency: SETTLEMENT_CURRENCY },
+      cardholder: { amount: row.hold_cents + row.settled_cents, conversion_rate: rateText, currency: SETTLEMENT_CURRENCY },
       hold: { amount: row.hold_cents, currency: SETTLEMENT_CURRENCY },
-      merchant: { amount: merchantCents(row, row.settled_cents), currency: row.merchant_currency },
-      settlement: { amount: row.settled_cents, conversion_rate: rate, currency: SETTLEMENT_CURRENCY },
+      merchant: { amount: merchantCents(rate, row.settled_cents), currency: row.merchant_currency },
+      settlement: { amount: row.settled_cents, conversion_rate: rateText, currency: SETTLEMENT_CURRENCY },
     },
     authorization_amount: row.authorization_amount_cents,
     authorization_code: row.status === 'DECLINED' ? null : digitsOf(row.token, 6, 'authorization code'),
@@ -167,8 +185,8 @@ export function toApi(row: TransactionRow, events: readonly EventRow[]): Transac
       mcc: row.merchant_mcc,
       state: row.merchant_state,
     },
-    merchant_amount: merchantCents(row, amount),
-    merchant_authorization_amount: row.merchant_authorization_amount_cents,
+    merchant_amount: merchantCents(rate, amount),
+    merchant_authorization_amount: merchantCents(rate, row.authorization_amount_cents),
     merchant_currency: row.merchant_currency,
     network: NETWORK,
     network_risk_score: null,
@@ -177,6 +195,6 @@ export function toApi(row: TransactionRow, events: readonly EventRow[]): Transac
     settled_amount: row.settled_cents,
     status: row.status,
     token_info: null,
-    events: events.map((event) => eventToApi(row, event)),
+    events: events.map((event) => eventToApi(row, rate, event)),
   };
 }

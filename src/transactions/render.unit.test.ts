@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newToken } from '../ids.js';
-import { conversionRate, digitsOf } from './render.js';
+import { conversionRate, digitsOf, merchantCents } from './render.js';
 
 describe('sandbox network identifiers and rates', () => {
   it('derives stable digit strings of the asked length, different per purpose and per token', () => {
@@ -15,8 +15,15 @@ describe('sandbox network identifiers and rates', () => {
   });
 
   it('gives the merchant → cardholder rate with six decimals', () => {
-    expect(conversionRate({ authorization_amount_cents: 1_000, merchant_authorization_amount_cents: 800 })).toBe('1.250000');
-    expect(conversionRate({ authorization_amount_cents: -300, merchant_authorization_amount_cents: -300 })).toBe('1.000000');
-    expect(conversionRate({ authorization_amount_cents: 0, merchant_authorization_amount_cents: 0 })).toBe('1.000000');
+    expect(conversionRate({ cardholder_cents: 1_000, merchant_cents: 800 })).toBe('1.250000');
+    expect(conversionRate({ cardholder_cents: -300, merchant_cents: -300 })).toBe('1.000000');
+    expect(conversionRate({ cardholder_cents: 0, merchant_cents: 0 })).toBe('1.000000');
+  });
+
+  it('converts settlement amounts to the merchant currency at the opening rate', () => {
+    expect(merchantCents({ cardholder_cents: 1_000, merchant_cents: 900 }, 2_000)).toBe(1_800);
+    expect(merchantCents({ cardholder_cents: 1_000, merchant_cents: 1_000 }, 1_500)).toBe(1_500);
+    expect(merchantCents({ cardholder_cents: -300, merchant_cents: -270 }, -300)).toBe(-270);
+    expect(merchantCents({ cardholder_cents: 0, merchant_cents: 0 }, 42)).toBe(42);
   });
 });

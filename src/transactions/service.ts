@@ -40,7 +40,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { decideAuthorization, type EngineDecision } from '../engine/pipeline.js';
 import type { AuthorizationFacts, AuthRulesEvaluator } from '../engine/rules-seam.js';
-import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
@@ -266,12 +266,19 @@ async function recordMessage(op: Operation, token: string, apply: (row: store.Tr
 
 const EXPIRY_BATCH = 100;
 
-/** Clock job: every PENDING authorization whose expiry time has come is released (AUTHORIZATION_EXPIRY). */
+/**
+ * Clock job: every PENDING authorization whose expiry time has come is released (AUTHORIZATION_EXPIRY).
+ * The release is dated when the authorization expired, not when the job ran (a clock moved a month
+ * ahead expires a hold at its seventh day): its event, the transaction's `updated` and its ledger
+ * entries say when the money was released.
+ */
 export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (;;) {
     const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
-    for (const token of due) {
-      await recordMessage({ db, tx, scope }, token, (row) => {
+    for (const { token, created_ms } of due) {
+      const expiredAt: ProgramScope = { ...scope, nowMs: created_ms + lifecycle.AUTHORIZATION_EXPIRY_MS };
+      invariant(expiredAt.nowMs <= scope.nowMs, `transaction ${token} expires no later than now`);
+      await recordMessage({ db, tx, scope: expiredAt }, token, (row) => {
         invariant(row.status === 'PENDING' && row.expires_ms !== null && row.expires_ms <= scope.nowMs, `transaction ${token} is due to expire`);
         return lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined);
       });
@@ -393,7 +400,7 @@ export async function authorize(
   body: SimulateAuthorizationBody,
 ): Promise<{ token: string }> {
   const kind = body.status ?? 'AUTHORIZATION';
-  if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new UnprocessableError('amount: must be 0 for a BALANCE_INQUIRY');
+  if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
   await expireDueWithin(op);
   const card = await findCard(op, deps.secrets, body.pan);
   const opening: Opening = {

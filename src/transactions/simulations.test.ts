@@ -110,6 +110,32 @@ describeWithDb('card transaction simulations', () => {
       expect((await retrieve(euro.token)).amounts.merchant).toEqual({ amount: 400, currency: 'EUR' });
     });
 
+    it('keeps the opening rate through an advice: no recorded event changes, merchant amounts follow at that rate', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const dollars = await authorized(client, card, 1_000);
+      await client.transactions.simulateAuthorizationAdvice({ token: dollars.token, amount: 1_500 });
+      const advised = await retrieve(dollars.token);
+      expect(advised).toMatchObject({ amount: 1_500, authorization_amount: 1_500, merchant_amount: 1_500, merchant_authorization_amount: 1_500 });
+      expect(advised.amounts.cardholder).toEqual(rated(1_500));
+      expect(advised.events?.map((event) => [event.type, event.amounts.cardholder, event.amounts.merchant])).toEqual([
+        ['AUTHORIZATION', rated(1_000), usd(1_000)],
+        ['AUTHORIZATION_ADVICE', rated(1_500), usd(1_500)],
+      ]);
+      await client.transactions.simulateClearing({ token: dollars.token });
+      const cleared = await retrieve(dollars.token);
+      expect(cleared).toMatchObject({ amount: 1_500, merchant_amount: 1_500, amounts: { merchant: usd(1_500), settlement: rated(1_500) } });
+
+      const euro = await authorized(client, card, 1_000, { merchant_currency: 'EUR', merchant_amount: 900 });
+      await client.transactions.simulateAuthorizationAdvice({ token: euro.token, amount: 2_000 });
+      const euroAdvised = await retrieve(euro.token);
+      expect(euroAdvised).toMatchObject({ merchant_authorization_amount: 1_800, merchant_amount: 1_800 });
+      expect(euroAdvised.events?.map((event) => [event.amounts.merchant.amount, event.amounts.cardholder.conversion_rate])).toEqual([
+        [900, '1.111111'],
+        [1_800, '1.111111'],
+      ]);
+    });
+
     it('records a card-present transaction when a PIN is entered', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client, { pin: Buffer.from('2468').toString('base64') });
@@ -162,7 +188,7 @@ describeWithDb('card transaction simulations', () => {
       const inquiry = await authorized(client, card, 0, { status: 'BALANCE_INQUIRY' });
       expect(inquiry.status).toBe('SETTLED');
       expect(amountsOf(inquiry)).toEqual({ amount: 0, authorization_amount: 0, settled_amount: 0, hold: 0, settlement: 0, cardholder: 0, merchant: 0 });
-      expect(await expectError(client.transactions.simulateAuthorization({ amount: 1, descriptor: 'ATM', pan: card.pan, status: 'BALANCE_INQUIRY' }), 422)).toContain('amount');
+      expect(await expectError(client.transactions.simulateAuthorization({ amount: 1, descriptor: 'ATM', pan: card.pan, status: 'BALANCE_INQUIRY' }), 400)).toContain('amount');
       expect(await issuingBalance(client, card)).toEqual({ available: -150, pending: 0, total: -150 });
       await expectLedgerConsistent();
     });
@@ -415,10 +441,13 @@ describeWithDb('card transaction simulations', () => {
       const credit = await authorize(client, card, 50, { status: 'CREDIT_AUTHORIZATION' });
       await client.post('/v1/simulate/clock', { body: { now: new Date(now + 6 * 86_400_000).toISOString() } });
       expect((await retrieve(token)).status).toBe('PENDING');
-      await client.post('/v1/simulate/clock', { body: { now: new Date(now + 7 * 86_400_000 + 60_000).toISOString() } });
+      await client.post('/v1/simulate/clock', { body: { now: new Date(now + 30 * 86_400_000).toISOString() } });
       const t = await retrieve(token);
       expect(t.status).toBe('EXPIRED');
       expect(eventsOf(t).at(-1)).toEqual(['AUTHORIZATION_EXPIRY', -600, 'CREDIT', null, 'APPROVED']);
+      // Dated when the hold expired, not when the clock was moved past it.
+      const expiredAt = new Date(Date.parse(t.created) + 7 * 86_400_000).toISOString();
+      expect([t.events?.at(-1)?.created, t.updated]).toEqual([expiredAt, expiredAt]);
       expect((await retrieve(credit)).status).toBe('PENDING');
       expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 50, total: 50 });
       await expectLedgerConsistent();
