@@ -6,22 +6,39 @@
  *   pending_amount = Σ pending, settled_amount = Σ available (negative when money left),
  *   status PENDING while anything is pending, SETTLED when money stayed, and once everything was
  *   undone RETURNED (it had settled) or VOIDED (it never had).
+ * A card transaction is described by its own record instead: its events' types (AUTHORIZATION,
+ * CLEARING, …), the merchant's descriptor, and VOIDED or EXPIRED when its hold was released that way.
  * A declined movement wrote no entries, so it is not a financial transaction of the account; it is
  * listed with its own resource (book transfers, payments, operations), status DECLINED.
  */
 import { isoTimestamp } from '../clock.js';
+import { inChunks } from '../db/chunks.js';
 import type { Db } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
-import { CURRENCY, eventsOf } from '../money_events/events.js';
+import { CURRENCY } from '../money_events/events.js';
+import * as moneyEvents from '../money_events/store.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { FinancialTransaction, FinancialTransactionsQuery, FinancialTransactionStatus } from './schemas.js';
+import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
 
 /** The event name of a journal: the type of the resource event that caused it, else the journal kind. */
 type EventTypes = ReadonlyMap<string, string>;
+
+/** What a card transaction's own record says of it, by transaction token. */
+export interface CardFacts {
+  status: string;
+  descriptor: string;
+}
+
+/** A card transaction whose hold was released without settling ends VOIDED or EXPIRED, as the card transaction does. */
+const RELEASED_CARD_STATUSES: ReadonlyMap<string, FinancialTransactionStatus> = new Map([
+  ['VOIDED', 'VOIDED'],
+  ['EXPIRED', 'EXPIRED'],
+]);
 
 export function categoryOf(kind: string, eventType: string): FinancialTransaction['category'] {
   if (kind.startsWith('CARD')) return 'CARD';
@@ -40,7 +57,11 @@ export function statusOf(journals: readonly AccountJournal[]): FinancialTransact
 }
 
 /** Groups an account's journals (oldest first) into its financial transactions, newest first. */
-export function deriveTransactions(journals: readonly AccountJournal[], eventTypes: EventTypes): FinancialTransaction[] {
+export function deriveTransactions(
+  journals: readonly AccountJournal[],
+  eventTypes: EventTypes,
+  cards: ReadonlyMap<string, CardFacts> = new Map(),
+): FinancialTransaction[] {
   const byTransaction = new Map<string, AccountJournal[]>();
   for (const journal of journals) {
     const group = byTransaction.get(journal.transaction_token) ?? [];
@@ -51,13 +72,14 @@ export function deriveTransactions(journals: readonly AccountJournal[], eventTyp
     const typeOf = (journal: AccountJournal) => eventTypes.get(journal.event_token) ?? journal.kind;
     const first = group[0] as AccountJournal;
     const last = group[group.length - 1] as AccountJournal;
+    const card = cards.get(token);
     return {
       token,
       category: categoryOf(first.kind, typeOf(first)),
       created: isoTimestamp(first.created_ms),
       updated: isoTimestamp(last.created_ms),
       currency: CURRENCY,
-      descriptor: typeOf(first),
+      descriptor: card?.descriptor ?? typeOf(first),
       events: group.map((journal) => ({
         token: journal.event_token,
         amount: journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents,
@@ -68,7 +90,7 @@ export function deriveTransactions(journals: readonly AccountJournal[], eventTyp
       pending_amount: group.reduce((sum, journal) => sum + journal.pending_cents, 0),
       settled_amount: group.reduce((sum, journal) => sum + journal.available_cents, 0),
       result: 'APPROVED' as const,
-      status: statusOf(group),
+      status: (card && RELEASED_CARD_STATUSES.get(card.status)) ?? statusOf(group),
     };
   });
   return transactions.sort((a, b) => (a.created === b.created ? (a.token < b.token ? 1 : -1) : a.created < b.created ? 1 : -1));
@@ -80,20 +102,25 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const exec = db.kysely;
   if (!(await store.find(exec, scope.programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
   const journals = await accountJournals(exec, scope.programId, financialAccountToken);
-  const events = await eventsOf(exec, scope.programId, [...new Set(journals.map((journal) => journal.transaction_token))]);
+  const transactionTokens = [...new Set(journals.map((journal) => journal.transaction_token))];
+  const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
+  const [events, cardRows, cardEvents] = await Promise.all([
+    inChunks(transactionTokens, (tokens) => moneyEvents.listFor(exec, scope.programId, tokens)),
+    inChunks(cardTokens, (tokens) => cardTransactions.findMany(exec, scope.programId, tokens)),
+    inChunks(cardTokens, (tokens) => cardTransactions.eventsFor(exec, scope.programId, tokens)),
+  ]);
   const eventTypes = new Map<string, string>();
   const eventSeq = new Map<string, number>();
-  for (const group of events.values()) {
-    for (const event of group) {
-      eventTypes.set(event.token, event.type);
-      eventSeq.set(event.token, event.seq);
-    }
+  for (const event of [...events, ...cardEvents]) {
+    eventTypes.set(event.token, event.type);
+    eventSeq.set(event.token, event.seq);
   }
+  const cards = new Map(cardRows.map((row) => [row.token, { status: row.status, descriptor: row.merchant_descriptor }]));
   // Journals of one request share a millisecond: the resource's event order breaks the tie.
   const ordered = [...journals].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
-  return deriveTransactions(ordered, eventTypes);
+  return deriveTransactions(ordered, eventTypes, cards);
 }
 
 /** Applies the list filters and cursors; the list is not paged (Lithic answers it whole, has_more false). */

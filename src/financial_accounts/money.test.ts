@@ -3,6 +3,7 @@ import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount, moveClock } from '../testing/transactions.js';
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
@@ -193,6 +194,37 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
         expect((await context.server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey: context.program.apiKey })).status, query).toBe(400);
       }
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
+    });
+
+    it('describes card transactions by their own record: event types, merchant descriptor, VOIDED and EXPIRED', async () => {
+      const { client } = await context.server.newProgram('card financial transactions');
+      const card = await cardOnOwnAccount(client);
+      const voided = await authorize(client, card, 500, { descriptor: 'BOOK SHOP' });
+      await client.transactions.simulateVoid({ token: voided, amount: 500 });
+      const cleared = await authorize(client, card, 300, { descriptor: 'GROCER' });
+      await client.transactions.simulateClearing({ token: cleared });
+      const expired = await authorize(client, card, 200, { descriptor: 'HOTEL' });
+      const now = Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
+      await moveClock(client, new Date(now + 8 * 86_400_000).toISOString());
+
+      const list = (await client.financialAccounts.financialTransactions.list(card.funding.token)).data;
+      const summary = list.map((transaction) => ({
+        token: transaction.token,
+        category: transaction.category,
+        descriptor: transaction.descriptor,
+        status: transaction.status,
+        settled_amount: transaction.settled_amount,
+        pending_amount: transaction.pending_amount,
+        types: transaction.events.map((event) => event.type),
+      }));
+      expect(summary).toEqual([
+        { token: expired, category: 'CARD', descriptor: 'HOTEL', status: 'EXPIRED', settled_amount: 0, pending_amount: 0, types: ['AUTHORIZATION', 'AUTHORIZATION_EXPIRY'] },
+        { token: cleared, category: 'CARD', descriptor: 'GROCER', status: 'SETTLED', settled_amount: -300, pending_amount: 0, types: ['AUTHORIZATION', 'CLEARING'] },
+        { token: voided, category: 'CARD', descriptor: 'BOOK SHOP', status: 'VOIDED', settled_amount: 0, pending_amount: 0, types: ['AUTHORIZATION', 'AUTHORIZATION_REVERSAL'] },
+      ]);
+      const statuses = async (status: Lithic.FinancialAccounts.FinancialTransactionListParams['status']) =>
+        (await client.financialAccounts.financialTransactions.list(card.funding.token, { status })).data.map((transaction) => transaction.token);
+      expect([await statuses('VOIDED'), await statuses('EXPIRED'), await statuses('RETURNED')]).toEqual([[voided], [expired], []]);
     });
   });
 });

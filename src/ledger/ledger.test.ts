@@ -83,6 +83,31 @@ describeWithDb('ledger', () => {
     await expect(postInTransaction(transfer(operating, crypto.randomUUID(), 100))).rejects.toThrow(/has no balance row/);
   });
 
+  it('refuses a movement that would take a balance past what JavaScript holds exactly, and writes nothing', async () => {
+    const { db } = context.server.server;
+    const big = await context.server.newProgram('big balances');
+    const account = (await big.client.financialAccounts.list()).data.find((fa) => fa.type === 'OPERATING')?.token as string;
+    const deposit = (bucket: 'available' | 'pending', amount_cents: number): Movement => ({
+      kind: 'TEST_DEPOSIT',
+      transaction_token: crypto.randomUUID(),
+      event_token: crypto.randomUUID(),
+      postings: [
+        { account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -amount_cents },
+        { account, bucket, amount_cents },
+      ],
+    });
+    const postFor = (movement: Movement) => db.transaction((tx) => post(tx, big.programId, movement, Date.now()));
+    await postFor(deposit('available', Number.MAX_SAFE_INTEGER - 10));
+    await postFor(deposit('available', 10));
+    for (const refused of [deposit('available', 1), deposit('pending', 1)]) {
+      await expect(postFor(refused)).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/^amount: .* would pass 9007199254740991 cents/) });
+    }
+    await postFor(deposit('available', -1));
+    await postFor(deposit('pending', 1));
+    expect((await getBalances(db.kysely, big.programId, [account])).get(account)).toMatchObject({ available_cents: Number.MAX_SAFE_INTEGER - 1, pending_cents: 1 });
+    expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  });
+
   it('never lets an entry be updated or deleted (the database refuses)', async () => {
     const { db } = context.server.server;
     await expect(sql`UPDATE ledger_entries SET amount_cents = 0`.execute(db.kysely)).rejects.toThrow(/append-only/);

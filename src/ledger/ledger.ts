@@ -21,9 +21,10 @@
  * and can never deadlock each other by lock order. A caller that decides on funds locks first,
  * reads, decides, then posts within the same transaction.
  */
+import { inChunks } from '../db/chunks.js';
 import { newToken } from '../ids.js';
 import type { Executor, Tx } from '../db/database.js';
-import { invariant } from '../errors.js';
+import { invariant, UnprocessableError } from '../errors.js';
 import * as store from './store.js';
 
 export type Bucket = 'available' | 'pending';
@@ -154,9 +155,22 @@ export async function post(tx: Tx, programId: string, movement: Movement, nowMs:
   // still take their locks in the same order as `lockBalances` and cannot deadlock each other.
   for (const token of [...deltas.keys()].sort()) {
     const updated = await store.applyBalanceDelta(tx, programId, token, deltas.get(token) as BalanceDelta, movement, nowMs);
-    invariant(updated === 1, `financial account ${token} has no balance row`);
+    if (updated !== 1) await refuseBalanceChange(tx, programId, token);
   }
   return journalToken;
+}
+
+/**
+ * A balance row the movement could not update: it has none (a bug), or the movement would take one
+ * of its amounts past Number.MAX_SAFE_INTEGER cents, the largest integer JavaScript holds exactly
+ * (~$90 trillion): refused, so that money stays exact.
+ */
+async function refuseBalanceChange(tx: Tx, programId: string, financialAccountToken: string): Promise<never> {
+  const [balance] = await store.selectBalances(tx, programId, [financialAccountToken]);
+  invariant(balance !== undefined, `financial account ${financialAccountToken} has no balance row`);
+  throw new UnprocessableError(
+    `amount: the balance of financial account '${financialAccountToken}' would pass ${Number.MAX_SAFE_INTEGER} cents, the most Cardwright keeps exactly`,
+  );
 }
 
 /** Net change per financial account and bucket; system accounts have no balance row. */
@@ -179,7 +193,7 @@ export async function getBalances(
   programId: string,
   financialAccountTokens: readonly string[],
 ): Promise<Map<string, Balance>> {
-  const rows = await store.selectBalances(exec, programId, financialAccountTokens);
+  const rows = await inChunks(financialAccountTokens, (tokens) => store.selectBalances(exec, programId, tokens));
   return new Map(rows.map((row) => [row.financial_account_token, row]));
 }
 

@@ -79,9 +79,17 @@ const applyBalanceDeltaStatement = preparedWrite(
         updated_ms: nowMs,
       })
       .where('program_id', '=', programId)
-      .where('financial_account_token', '=', token),
+      .where('financial_account_token', '=', token)
+      // Balances stay integers JavaScript holds exactly: a change past that bound updates nothing.
+      .where(sql<boolean>`abs(available_cents + ${availableCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .where(sql<boolean>`abs(pending_cents + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .where(sql<boolean>`abs(available_cents + pending_cents + ${availableCents} + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`),
 );
 
+/**
+ * Adds a movement's net change to a balance row; 1 if it did, 0 if there is no such row or the
+ * change would take an amount past Number.MAX_SAFE_INTEGER cents (then nothing changes).
+ */
 export async function applyBalanceDelta(
   exec: Executor,
   programId: string,

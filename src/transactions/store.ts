@@ -116,6 +116,12 @@ export function find(exec: Executor, programId: string, token: string): Promise<
   return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
+/** The given transactions of the program (in no particular order; unknown tokens are left out). */
+export function findMany(exec: Executor, programId: string, tokens: readonly string[]): Promise<TransactionRow[]> {
+  if (tokens.length === 0) return Promise.resolve([]);
+  return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', 'in', tokens).execute();
+}
+
 /** The transaction, locked for the rest of the database transaction (PostgreSQL `FOR UPDATE`). */
 export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<TransactionRow | undefined> {
   return db.forUpdate(tx.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
