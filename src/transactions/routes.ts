@@ -55,6 +55,20 @@ export const transactionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/v1/transactions/:transaction_token/expire_authorization',
+    {
+      schema: {
+        summary: 'Expire an authorization',
+        description: 'Releases the whole hold of a PENDING debit authorization now (AUTHORIZATION_EXPIRY, status EXPIRED). 404 for an unknown transaction; 422 when it is not a PENDING debit authorization.',
+        tags,
+        params: TokenParams('transaction_token'),
+        response: { 200: SimulatedEventResponse },
+      },
+    },
+    async (request, reply) => simulate(request, reply, (op) => service.expireAuthorization(op, request.params.transaction_token)),
+  );
+
+  app.post(
     '/v1/simulate/authorize',
     {
       schema: {

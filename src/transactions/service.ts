@@ -463,6 +463,12 @@ export async function voidAuthorization(op: Operation, body: SimulateVoidBody): 
   await recordMessage(op, body.token, (current) => lifecycle.release(current, body.type ?? 'AUTHORIZATION_REVERSAL', body.amount));
 }
 
+/** `POST /v1/transactions/{token}/expire_authorization`: expires a PENDING authorization now, as the network would. */
+export async function expireAuthorization(op: Operation, token: string): Promise<void> {
+  if (!(await store.find(op.tx, op.scope.programId, token))) throw notFound('transaction', token);
+  await recordMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined));
+}
+
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
   await recordMessage(op, body.token, (current) => lifecycle.reverseReturn(current));
 }

@@ -331,6 +331,26 @@ describeWithDb('card transaction simulations', () => {
       expect(await expectError(client.transactions.simulateClearing({ token }), 422)).toContain('EXPIRED');
     });
 
+    it('expires an authorization on request (expire_authorization): 404 unknown, 422 unless a PENDING debit authorization', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const token = await authorize(client, card, 400);
+      await client.transactions.simulateVoid({ token, amount: 150 });
+      await client.transactions.expireAuthorization(token);
+      const t = await retrieve(token);
+      expect(t.status).toBe('EXPIRED');
+      expect(eventsOf(t).at(-1)).toEqual(['AUTHORIZATION_EXPIRY', -250, 'CREDIT', null, 'APPROVED']);
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      expect(await expectError(client.transactions.expireAuthorization(token), 422)).toContain('EXPIRED');
+      const credit = await authorize(client, card, 300, { status: 'CREDIT_AUTHORIZATION' });
+      expect(await expectError(client.transactions.expireAuthorization(credit), 422)).toContain('credit');
+      await expectError(client.transactions.expireAuthorization(crypto.randomUUID()), 404);
+      const other = await context.server.newProgram('expire elsewhere');
+      await expectError(other.client.transactions.expireAuthorization(credit), 404);
+      expect((await retrieve(credit)).status).toBe('PENDING');
+      await expectLedgerConsistent();
+    });
+
     it('refuses a reversal above the pending amount, of 0, on a cleared transaction, and an expiry of a credit', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
