@@ -74,6 +74,7 @@ describeWithDb('external bank accounts', () => {
 
   it.each([
     [{ routing_number: '021000022' }, 'routing_number: is not a valid ABA routing number'],
+    [{ routing_number: '000000000' }, 'routing_number: is not a valid ABA routing number'],
     [{ routing_number: '02100002' }, 'routing_number: must match pattern'],
     [{ account_number: '12a4' }, 'account_number: must match pattern'],
     [{ account_number: '123' }, 'account_number: must match pattern'],

@@ -138,7 +138,7 @@ async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingT
 
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
   const { programId, nowMs } = scope;
-  if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (checksum)');
+  if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (its checksum fails, or it is all zeros)');
   if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
     throw new InvalidRequestError(`financial_account_token: is required for verification_method ${body.verification_method}`);
   }
