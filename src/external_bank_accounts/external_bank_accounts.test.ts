@@ -95,6 +95,35 @@ describeWithDb('external bank accounts', () => {
     expect((await client.externalBankAccounts.list({ page_size: 100 })).data).toHaveLength(before);
   });
 
+  describe('addresses are validated as account holders validate theirs', () => {
+    const address = { address1: '1 Main St', city: 'Springfield', country: 'USA', postal_code: '12345', state: 'IL' };
+    const badAddresses: [Record<string, string>, string][] = [
+      [{ state: 'ny' }, 'address.state: must be an uppercase two-letter US state code'],
+      [{ state: 'XX' }, 'address.state: must be an uppercase two-letter US state code'],
+      [{ postal_code: 'abc' }, 'address.postal_code: must be a five-digit ZIP'],
+      [{ country: 'US' }, 'address.country: must be "USA"'],
+      [{ address1: 'PO Box 12' }, 'address.address1: PO boxes are not accepted'],
+    ];
+
+    it.each(badAddresses)('refuses %j on create and on update with 400 naming the field, and changes nothing', async (override, message) => {
+      const { client } = context.program;
+      const before = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
+      expect(await expectError(create({ address: { ...address, ...override } }), 400)).toContain(message);
+      expect((await client.externalBankAccounts.list({ page_size: 100 })).data).toHaveLength(before);
+      const created = await create({ address });
+      expect(await expectError(client.externalBankAccounts.update(created.token, { name: 'x', address: { ...address, ...override } }), 400)).toContain(message);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+    });
+
+    it('accepts a ZIP+4 and a territory on create and update', async () => {
+      const { client } = context.program;
+      const created = await create({ address: { ...address, postal_code: '12345-6789' } });
+      expect(created.address).toEqual({ ...address, postal_code: '12345-6789' });
+      const updated = await client.externalBankAccounts.update(created.token, { address: { ...address, state: 'PR', postal_code: '00901' } });
+      expect(updated.address).toEqual({ ...address, state: 'PR', postal_code: '00901' });
+    });
+  });
+
   it('refuses a funding account that is not OPERATING (400) or unknown (404), and an unknown account_token (404)', async () => {
     const { client } = context.program;
     const issuing = (await client.financialAccounts.list({ type: 'ISSUING' })).data[0]?.token as string;

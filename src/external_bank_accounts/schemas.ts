@@ -1,3 +1,4 @@
+import { Address, AddressInput } from '../account_holders/schemas.js';
 import { ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
@@ -10,15 +11,6 @@ export const VERIFICATION_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTE
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
-
-export const Address = StrictObject({
-  address1: Text(256),
-  address2: Type.Optional(Type.String({ maxLength: 256 })),
-  city: Text(256),
-  country: Text(64),
-  postal_code: Text(16),
-  state: Text(64),
-});
 
 export const ExternalBankAccount = Type.Object(
   {
@@ -49,8 +41,9 @@ export const ExternalBankAccount = Type.Object(
 );
 export type ExternalBankAccount = Static<typeof ExternalBankAccount>;
 
+/** Addresses are checked as account holders' are: the schema here, the content rules in account_holders/rules.ts. */
 const editable = {
-  address: Type.Optional(Address),
+  address: Type.Optional(AddressInput),
   company_id: Type.Optional(Text(256)),
   dob: Type.Optional(IsoDate),
   doing_business_as: Type.Optional(Text(256)),

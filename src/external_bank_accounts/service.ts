@@ -1,7 +1,8 @@
 /**
  * External bank accounts: the program's or an account's accounts at other banks. The account
  * number is stored encrypted and only its last four digits are ever returned; the routing number
- * must pass the ABA checksum.
+ * must pass the ABA checksum (and not be all zeros). An address is checked as an account holder's
+ * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), on create and update.
  *
  * Verification (`verification_state`):
  *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once.
@@ -25,6 +26,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { checkUsAddress } from '../account_holders/rules.js';
 import * as accounts from '../accounts/store.js';
 import { lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
@@ -138,6 +140,7 @@ async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingT
 
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
   const { programId, nowMs } = scope;
+  if (body.address !== undefined) checkUsAddress('address', body.address);
   if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (its checksum fails, or it is all zeros)');
   if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
     throw new InvalidRequestError(`financial_account_token: is required for verification_method ${body.verification_method}`);
@@ -189,6 +192,7 @@ async function findOrThrow(exec: Executor, programId: string, token: string): Pr
 }
 
 export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  if (body.address !== undefined) checkUsAddress('address', body.address);
   const row = await findOrThrow(tx, scope.programId, token);
   const { address, ...rest } = body;
   const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
