@@ -24,7 +24,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       schema: {
         summary: 'Create an external bank account',
         description:
-          'MANUAL, EXTERNALLY_VERIFIED and UNVERIFIED accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. The micro-deposit amounts appear as the events of the financial transaction with this account’s token, under the funding financial account.',
+          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. The micro-deposit amounts appear as the events of the financial transaction with this account’s token, under the funding financial account.',
         tags,
         body: CreateExternalBankAccountBody,
         response,

@@ -5,7 +5,10 @@
  * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), on create and update.
  *
  * Verification (`verification_state`):
- *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once.
+ *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once. `verification_enforcement` is
+ *     accepted and checked but not kept: no money moves to an external bank account here, so there
+ *     is nothing to enforce (and Lithic's object does not return it).
+ *   PLAID → ENABLED at once (Plaid verified the account); its numbers: `plaidSandboxAccount`.
  *   MICRO_DEPOSIT → PENDING. Two deposits of 1–99 cents are sent from the funding OPERATING
  *     account and their sum is drawn back at once, all through the ledger (kind MICRO_DEPOSIT, net
  *     zero): the amounts show as the events of the financial transaction whose token is this bank
@@ -33,12 +36,13 @@ import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { isValidRoutingNumber } from './routing.js';
+import { isValidRoutingNumber, withCheckDigit } from './routing.js';
 import type {
   CreateExternalBankAccountBody,
   ExternalBankAccount,
   ListExternalBankAccountsQuery,
   MicroDepositsBody,
+  NumberedAccountBody,
   RetryBody,
   UpdateExternalBankAccountBody,
   VerificationMethod,
@@ -138,42 +142,73 @@ async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingT
   }
 }
 
-export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
-  const { programId, nowMs } = scope;
+/** What a create body says of the bank account itself (the rest is about its owner). */
+type BankAccount = Pick<
+  NumberedAccountBody,
+  'account_number' | 'country' | 'currency' | 'routing_number' | 'type' | 'financial_account_token' | 'address' | 'name'
+>;
+
+/**
+ * PLAID: Lithic redeems the processor token with Plaid for the account's numbers. A sandbox cannot,
+ * so it derives them from the token's SHA-256: the same token always names the same account, a US
+ * checking account in USD with a 12-digit account number (stored encrypted, like any) and a routing
+ * number that starts 01–09 (a Federal Reserve district) and passes the ABA checksum. The token
+ * itself is not kept.
+ */
+export function plaidSandboxAccount(processorToken: string): BankAccount {
+  const digits = Array.from(crypto.createHash('sha256').update(processorToken).digest(), (byte) => byte % 10).join('');
+  return {
+    account_number: digits.slice(0, 12),
+    routing_number: withCheckDigit(`0${1 + (Number(digits[12]) % 9)}${digits.slice(13, 19)}`),
+    country: 'USA',
+    currency: 'USD',
+    type: 'CHECKING',
+  };
+}
+
+/** The bank account a create body names: its numbers, checked, or those a Plaid processor token stands for. */
+function bankAccountOf(body: CreateExternalBankAccountBody): BankAccount {
+  if (body.verification_method === 'PLAID') return plaidSandboxAccount(body.processor_token);
   if (body.address !== undefined) checkUsAddress('address', body.address);
   if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (its checksum fails, or it is all zeros)');
   if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
     throw new InvalidRequestError(`financial_account_token: is required for verification_method ${body.verification_method}`);
   }
+  return body;
+}
+
+export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  const { programId, nowMs } = scope;
+  const bank = bankAccountOf(body);
   if (body.account_token !== undefined && !(await accounts.find(tx, programId, body.account_token))) {
     throw notFound('account', body.account_token, 'account_token');
   }
-  await checkFundingAccount(tx, programId, body.financial_account_token);
+  await checkFundingAccount(tx, programId, bank.financial_account_token);
   let row: Row = {
     program_id: programId,
     token: newToken(),
     account_token: body.account_token ?? null,
-    financial_account_token: body.financial_account_token ?? null,
-    country: body.country,
-    currency: body.currency,
-    account_number_encrypted: secrets.encrypt(body.account_number),
-    last_four: body.account_number.slice(-4),
+    financial_account_token: bank.financial_account_token ?? null,
+    country: bank.country,
+    currency: bank.currency,
+    account_number_encrypted: secrets.encrypt(bank.account_number),
+    last_four: bank.account_number.slice(-4),
     owner: body.owner,
     owner_type: body.owner_type,
-    routing_number: body.routing_number,
+    routing_number: bank.routing_number,
     state: 'ENABLED',
-    type: body.type,
+    type: bank.type,
     verification_attempts: 0,
     verification_method: body.verification_method,
     verification_state: 'PENDING',
     verification_failed_reason: null,
     micro_deposits_encrypted: null,
     prenote_due_ms: null,
-    address: body.address === undefined ? null : JSON.stringify(body.address),
+    address: bank.address === undefined ? null : JSON.stringify(bank.address),
     company_id: body.company_id ?? null,
     dob: body.dob ?? null,
     doing_business_as: body.doing_business_as ?? null,
-    name: body.name ?? null,
+    name: bank.name ?? null,
     user_defined_id: body.user_defined_id ?? null,
     created_ms: nowMs,
     updated_ms: nowMs,
