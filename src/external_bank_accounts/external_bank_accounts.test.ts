@@ -215,14 +215,17 @@ describeWithDb('external bank accounts', () => {
   });
 
   describe('micro-deposits', () => {
-    async function amountsOf(eba: Eba): Promise<number[]> {
-      const transaction = await context.program.client.financialAccounts.financialTransactions.retrieve(operating, eba.token);
+    /** As the README tells a user: the funding account's financial transaction with the bank account's token, its last two MICRO_DEPOSIT events. */
+    async function amountsOf(eba: Eba, funding = operating): Promise<number[]> {
+      const { data } = await context.program.client.financialAccounts.financialTransactions.list(funding);
+      const transaction = data.find((item) => item.token === eba.token);
       expect(transaction).toMatchObject({ category: 'ACH', status: 'RETURNED', settled_amount: 0, pending_amount: 0 });
       // The two deposits left the funding account (negative); their sum came back (positive).
-      const deposits = transaction.events.slice(-3).filter((event) => (event.amount ?? 0) < 0);
+      const deposits = (transaction?.events ?? []).filter((event) => (event.type as string) === 'MICRO_DEPOSIT').slice(-2);
       expect(deposits).toHaveLength(2);
       return deposits.map((event) => -(event.amount ?? 0));
     }
+    const sorted = (amounts: number[]) => [...amounts].sort((a, b) => a - b);
 
     it('sends two deposits the user can read, net zero for the funding account, and verifies with them', async () => {
       const { client } = context.program;
@@ -255,6 +258,58 @@ describeWithDb('external bank accounts', () => {
       expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
       expect(retried.verification_failed_reason).toBeUndefined();
       const fresh = await amountsOf(retried as Eba);
+      expect(sorted(fresh)).not.toEqual(sorted(amounts));
+      expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
+    });
+
+    it('shows each round as its two deposits, then their sum drawn back, in that order', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      for (let round = 1; round < 6; round++) await client.externalBankAccounts.retryMicroDeposits(created.token);
+      const { events } = await client.financialAccounts.financialTransactions.retrieve(operating, created.token);
+      expect(events).toHaveLength(18);
+      for (let round = 0; round < 6; round++) {
+        const [first, second, back] = events.slice(3 * round, 3 * round + 3).map((event) => ({ type: event.type as string, amount: event.amount ?? 0 }));
+        expect([first?.type, second?.type, back?.type]).toEqual(['MICRO_DEPOSIT', 'MICRO_DEPOSIT', 'MICRO_DEPOSIT_WITHDRAWAL']);
+        expect(back?.amount).toBe(-((first?.amount ?? 0) + (second?.amount ?? 0)));
+      }
+    });
+
+    it('draws new amounts on every retry: the old ones no longer verify, the new ones do in either order', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      let previous = await amountsOf(created);
+      for (let round = 0; round < 5; round++) {
+        await client.externalBankAccounts.retryMicroDeposits(created.token);
+        const fresh = await amountsOf(created);
+        expect(sorted(fresh)).not.toEqual(sorted(previous));
+        const wrong = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: previous });
+        expect(wrong).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+        previous = fresh;
+      }
+      const elsewhere = await newAccount(client, 'funding 2');
+      const moved = await client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: elsewhere });
+      expect(moved).toMatchObject({ financial_account_token: elsewhere, verification_attempts: 0 });
+      const fresh = await amountsOf(created, elsewhere);
+      expect(sorted(fresh)).not.toEqual(sorted(previous));
+      const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: sorted(fresh).reverse() });
+      expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
+      expect(await balanceOf(client, elsewhere)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
+    it('runs concurrent submissions and retries of one account one at a time', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const amounts = await amountsOf(created);
+      const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
+      const submitted = await Promise.all([1, 2].map(() => client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong })));
+      expect(submitted.map((answer) => answer.verification_attempts).sort()).toEqual([1, 2]);
+
+      const fundings = [await newAccount(client, 'funding a'), await newAccount(client, 'funding b')];
+      await Promise.all(fundings.map((funding) => client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: funding })));
+      const current = await client.externalBankAccounts.retrieve(created.token);
+      expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      const fresh = await amountsOf(current as Eba, current.financial_account_token);
       expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
     });
 
