@@ -1,13 +1,11 @@
 /**
  * Request and response schemas of account holders (spec 2.3, 4.3; Lithic's create variants).
  *
- * The create body is one of three shapes chosen by `workflow` (KYB, KYC, KYC_EXEMPT). It is written
- * as `if workflow ∈ … then <that shape>` clauses rather than `anyOf`, so that a validation error
- * names the field at fault in the chosen shape instead of a mismatch with every other shape.
+ * The create body is one of three shapes chosen by `workflow` (KYB, KYC, KYC_EXEMPT): `ShapeChosenBy`.
  * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
  * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
  */
-import { DateTime, StrictObject, StringEnum, Type, Uuid, type Static, type TSchema } from '../http/schemas.js';
+import { DateTime, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
 export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
 export const KYC_WORKFLOWS = ['KYC_BASIC', 'KYC_BYO'] as const;
@@ -148,18 +146,16 @@ export type KycExemptBody = Static<typeof KycExemptBody>;
 
 export type CreateAccountHolderBody = KybBody | KycBody | KycExemptBody;
 
-function whenWorkflow(workflows: readonly string[], shape: TSchema) {
-  return { if: { properties: { workflow: { enum: [...workflows] } } }, then: shape };
-}
-
 /** The create body: `workflow` picks one of the three shapes above. */
-export const CreateAccountHolderBody = Type.Unsafe<CreateAccountHolderBody>({
-  type: 'object',
-  description: 'KYB (KYB_BASIC, KYB_BYO), KYC (KYC_BASIC, KYC_BYO) or KYC_EXEMPT enrollment; `workflow` selects the shape',
-  required: ['workflow'],
-  properties: { workflow: StringEnum(WORKFLOWS) },
-  allOf: [whenWorkflow(KYB_WORKFLOWS, KybBody), whenWorkflow(KYC_WORKFLOWS, KycBody), whenWorkflow(['KYC_EXEMPT'], KycExemptBody)],
-});
+export const CreateAccountHolderBody = ShapeChosenBy<CreateAccountHolderBody>(
+  'workflow',
+  [
+    [KYB_WORKFLOWS, KybBody],
+    [KYC_WORKFLOWS, KycBody],
+    [['KYC_EXEMPT'], KycExemptBody],
+  ],
+  'KYB (KYB_BASIC, KYB_BYO), KYC (KYC_BASIC, KYC_BYO) or KYC_EXEMPT enrollment; `workflow` selects the shape',
+);
 
 const StatusReasons = Type.Array(StringEnum(STATUS_REASONS));
 

@@ -6,6 +6,7 @@ import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
+import { isValidRoutingNumber } from './routing.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
@@ -35,6 +36,14 @@ describeWithDb('external bank accounts', () => {
     };
   }
   const create = (extra: CreateBody = {}, on: Lithic = context.program.client) => on.externalBankAccounts.create(body(extra) as never) as Promise<Eba>;
+
+  /** Expects the create call to be a 400 whose message contains `message`, and to have created nothing. */
+  async function expectRefused(call: () => Promise<unknown>, message: string): Promise<void> {
+    const count = async () => (await context.program.client.externalBankAccounts.list({ page_size: 100 })).data.length;
+    const before = await count();
+    expect(await expectError(call(), 400)).toContain(message);
+    expect(await count()).toBe(before);
+  }
 
   it('creates a MANUAL account: ENABLED, last four only, every field echoed', async () => {
     const { client } = context.program;
@@ -74,6 +83,7 @@ describeWithDb('external bank accounts', () => {
 
   it.each([
     [{ routing_number: '021000022' }, 'routing_number: is not a valid ABA routing number'],
+    [{ routing_number: '000000000' }, 'routing_number: is not a valid ABA routing number'],
     [{ routing_number: '02100002' }, 'routing_number: must match pattern'],
     [{ account_number: '12a4' }, 'account_number: must match pattern'],
     [{ account_number: '123' }, 'account_number: must match pattern'],
@@ -81,17 +91,119 @@ describeWithDb('external bank accounts', () => {
     [{ currency: 'EUR' }, 'currency: must be one of USD'],
     [{ owner_type: 'TRUST' }, 'owner_type: must be one of'],
     [{ type: 'BROKERAGE' }, 'type: must be one of'],
-    [{ verification_method: 'PLAID' }, 'verification_method: must be one of'],
+    [{ verification_method: 'DIRECT' }, 'verification_method: must be one of'],
+    [{ verification_method: undefined }, 'verification_method: is required'],
+    [{ account_number: undefined }, 'account_number: is required'],
+    [{ routing_number: undefined, verification_method: 'UNVERIFIED' }, 'routing_number: is required'],
+    [{ verification_method: 'PLAID' }, 'processor_token: is required'],
+    [{ verification_enforcement: 'yes' }, 'verification_enforcement: must be boolean'],
     [{ verification_method: 'MICRO_DEPOSIT', financial_account_token: undefined }, 'financial_account_token: is required for verification_method MICRO_DEPOSIT'],
     [{ owner: '' }, 'owner: must NOT have fewer than 1 characters'],
     [{ dob: '1990-13-01' }, 'dob: must be a valid date'],
     [{ address: { address1: 'x', city: 'y' } }, 'address.country: is required'],
     [{ processor_token: 'p' }, 'processor_token: is not a recognised field'],
   ])('refuses %j with 400 naming the field, and creates nothing', async (override, message) => {
-    const { client } = context.program;
-    const before = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
-    expect(await expectError(create(override), 400)).toContain(message);
-    expect((await client.externalBankAccounts.list({ page_size: 100 })).data).toHaveLength(before);
+    await expectRefused(() => create(override), message);
+  });
+
+  describe('addresses are validated as account holders validate theirs', () => {
+    const address = { address1: '1 Main St', city: 'Springfield', country: 'USA', postal_code: '12345', state: 'IL' };
+    const badAddresses: [Record<string, string>, string][] = [
+      [{ state: 'ny' }, 'address.state: must be an uppercase two-letter US state code'],
+      [{ state: 'XX' }, 'address.state: must be an uppercase two-letter US state code'],
+      [{ postal_code: 'abc' }, 'address.postal_code: must be a five-digit ZIP'],
+      [{ country: 'US' }, 'address.country: must be "USA"'],
+      [{ address1: 'PO Box 12' }, 'address.address1: PO boxes are not accepted'],
+    ];
+
+    it.each(badAddresses)('refuses %j on create and on update with 400 naming the field, and changes nothing', async (override, message) => {
+      const { client } = context.program;
+      await expectRefused(() => create({ address: { ...address, ...override } }), message);
+      const created = await create({ address });
+      expect(await expectError(client.externalBankAccounts.update(created.token, { name: 'x', address: { ...address, ...override } }), 400)).toContain(message);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+    });
+
+    it('accepts a ZIP+4 and a territory on create and update', async () => {
+      const { client } = context.program;
+      const created = await create({ address: { ...address, postal_code: '12345-6789' } });
+      expect(created.address).toEqual({ ...address, postal_code: '12345-6789' });
+      const updated = await client.externalBankAccounts.update(created.token, { address: { ...address, state: 'PR', postal_code: '00901' } });
+      expect(updated.address).toEqual({ ...address, state: 'PR', postal_code: '00901' });
+    });
+  });
+
+  it('accepts verification_enforcement (a boolean, with nothing to enforce: not echoed)', async () => {
+    for (const verification_enforcement of [true, false]) {
+      const created = await create({ verification_enforcement, verification_method: 'MICRO_DEPOSIT' });
+      expect(created).toMatchObject({ verification_method: 'MICRO_DEPOSIT', verification_state: 'PENDING' });
+      expect(created).not.toHaveProperty('verification_enforcement');
+    }
+  });
+
+  describe('Plaid', () => {
+    const plaid = (extra: CreateBody = {}) =>
+      context.program.client.externalBankAccounts.create({
+        owner: 'Ada Lovelace',
+        owner_type: 'INDIVIDUAL',
+        processor_token: 'processor-sandbox-0asd1-a92nc',
+        verification_method: 'PLAID',
+        ...extra,
+      } as Lithic.ExternalBankAccountCreateParams) as Promise<Eba>;
+
+    it('creates an ENABLED account whose numbers come from the processor token, which is not kept', async () => {
+      const { client } = context.program;
+      const { kysely } = context.server.server.db;
+      const accountToken = (await kysely.selectFrom('accounts').select('token').where('program_id', '=', context.program.programId).executeTakeFirstOrThrow()).token;
+      const optional = { account_token: accountToken, company_id: 'C1', dob: '1990-01-02', doing_business_as: 'Ada Co', user_defined_id: 'u1' };
+      const created = await plaid(optional);
+      expect(created).toMatchObject({
+        ...optional,
+        country: 'USA',
+        currency: 'USD',
+        owner: 'Ada Lovelace',
+        owner_type: 'INDIVIDUAL',
+        state: 'ENABLED',
+        type: 'CHECKING',
+        verification_attempts: 0,
+        verification_method: 'PLAID',
+        verification_state: 'ENABLED',
+        financial_account_token: null,
+      });
+      expect(created.routing_number).toMatch(/^0[1-9][0-9]{7}$/);
+      expect(isValidRoutingNumber(created.routing_number)).toBe(true);
+      expect(created.last_four).toMatch(/^[0-9]{4}$/);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+      const stored = await kysely.selectFrom('external_bank_accounts').selectAll().where('token', '=', created.token).executeTakeFirstOrThrow();
+      expect(JSON.stringify(stored)).not.toContain('processor-sandbox');
+
+      const again = await plaid();
+      expect(again.token).not.toBe(created.token);
+      expect([again.routing_number, again.last_four]).toEqual([created.routing_number, created.last_four]);
+      const other = await plaid({ processor_token: 'processor-sandbox-other' });
+      expect([other.routing_number, other.last_four]).not.toEqual([created.routing_number, created.last_four]);
+
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [1, 2] }), 422)).toContain('PLAID');
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(created.token), 422)).toContain('PLAID');
+      expect((await client.externalBankAccounts.update(created.token, { type: 'SAVINGS' })).type).toBe('SAVINGS');
+    });
+
+    it.each([
+      [{ processor_token: undefined }, 'processor_token: is required'],
+      [{ processor_token: '' }, 'processor_token: must NOT have fewer than 1 characters'],
+      [{ owner: undefined }, 'owner: is required'],
+      [{ account_number: '12345678' }, 'account_number: is not a recognised field'],
+      [{ name: 'Payroll' }, 'name: is not a recognised field'],
+      [{ financial_account_token: crypto.randomUUID() }, 'financial_account_token: is not a recognised field'],
+      [{ verification_enforcement: true }, 'verification_enforcement: is not a recognised field'],
+      [{ dob: '1990-02-30' }, 'dob: must be a valid date'],
+    ])('refuses %j with 400 naming the field, and creates nothing', async (override, message) => {
+      await expectRefused(() => plaid(override), message);
+    });
+
+    it('refuses an unknown account_token (404)', async () => {
+      expect(await expectError(plaid({ account_token: crypto.randomUUID() }), 404)).toContain('account_token');
+    });
   });
 
   it('refuses a funding account that is not OPERATING (400) or unknown (404), and an unknown account_token (404)', async () => {
@@ -103,14 +215,17 @@ describeWithDb('external bank accounts', () => {
   });
 
   describe('micro-deposits', () => {
-    async function amountsOf(eba: Eba): Promise<number[]> {
-      const transaction = await context.program.client.financialAccounts.financialTransactions.retrieve(operating, eba.token);
+    /** As the README tells a user: the funding account's financial transaction with the bank account's token, its last two MICRO_DEPOSIT events. */
+    async function amountsOf(eba: Eba, funding = operating): Promise<number[]> {
+      const { data } = await context.program.client.financialAccounts.financialTransactions.list(funding);
+      const transaction = data.find((item) => item.token === eba.token);
       expect(transaction).toMatchObject({ category: 'ACH', status: 'RETURNED', settled_amount: 0, pending_amount: 0 });
       // The two deposits left the funding account (negative); their sum came back (positive).
-      const deposits = transaction.events.slice(-3).filter((event) => (event.amount ?? 0) < 0);
+      const deposits = (transaction?.events ?? []).filter((event) => (event.type as string) === 'MICRO_DEPOSIT').slice(-2);
       expect(deposits).toHaveLength(2);
       return deposits.map((event) => -(event.amount ?? 0));
     }
+    const sorted = (amounts: number[]) => [...amounts].sort((a, b) => a - b);
 
     it('sends two deposits the user can read, net zero for the funding account, and verifies with them', async () => {
       const { client } = context.program;
@@ -143,6 +258,58 @@ describeWithDb('external bank accounts', () => {
       expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
       expect(retried.verification_failed_reason).toBeUndefined();
       const fresh = await amountsOf(retried as Eba);
+      expect(sorted(fresh)).not.toEqual(sorted(amounts));
+      expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
+    });
+
+    it('shows each round as its two deposits, then their sum drawn back, in that order', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      for (let round = 1; round < 6; round++) await client.externalBankAccounts.retryMicroDeposits(created.token);
+      const { events } = await client.financialAccounts.financialTransactions.retrieve(operating, created.token);
+      expect(events).toHaveLength(18);
+      for (let round = 0; round < 6; round++) {
+        const [first, second, back] = events.slice(3 * round, 3 * round + 3).map((event) => ({ type: event.type as string, amount: event.amount ?? 0 }));
+        expect([first?.type, second?.type, back?.type]).toEqual(['MICRO_DEPOSIT', 'MICRO_DEPOSIT', 'MICRO_DEPOSIT_WITHDRAWAL']);
+        expect(back?.amount).toBe(-((first?.amount ?? 0) + (second?.amount ?? 0)));
+      }
+    });
+
+    it('draws new amounts on every retry: the old ones no longer verify, the new ones do in either order', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      let previous = await amountsOf(created);
+      for (let round = 0; round < 5; round++) {
+        await client.externalBankAccounts.retryMicroDeposits(created.token);
+        const fresh = await amountsOf(created);
+        expect(sorted(fresh)).not.toEqual(sorted(previous));
+        const wrong = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: previous });
+        expect(wrong).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+        previous = fresh;
+      }
+      const elsewhere = await newAccount(client, 'funding 2');
+      const moved = await client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: elsewhere });
+      expect(moved).toMatchObject({ financial_account_token: elsewhere, verification_attempts: 0 });
+      const fresh = await amountsOf(created, elsewhere);
+      expect(sorted(fresh)).not.toEqual(sorted(previous));
+      const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: sorted(fresh).reverse() });
+      expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
+      expect(await balanceOf(client, elsewhere)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
+    it('runs concurrent submissions and retries of one account one at a time', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const amounts = await amountsOf(created);
+      const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
+      const submitted = await Promise.all([1, 2].map(() => client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong })));
+      expect(submitted.map((answer) => answer.verification_attempts).sort()).toEqual([1, 2]);
+
+      const fundings = [await newAccount(client, 'funding a'), await newAccount(client, 'funding b')];
+      await Promise.all(fundings.map((funding) => client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: funding })));
+      const current = await client.externalBankAccounts.retrieve(created.token);
+      expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      const fresh = await amountsOf(current as Eba, current.financial_account_token);
       expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
     });
 

@@ -24,7 +24,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       schema: {
         summary: 'Create an external bank account',
         description:
-          'MANUAL, EXTERNALLY_VERIFIED and UNVERIFIED accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. The micro-deposit amounts appear as the events of the financial transaction with this account’s token, under the funding financial account.',
+          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. The micro-deposit amounts are the last two MICRO_DEPOSIT events of the funding financial account’s financial transaction with this account’s token (each round: MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL).',
         tags,
         body: CreateExternalBankAccountBody,
         response,
@@ -65,7 +65,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
     {
       schema: {
         summary: 'Verify an external bank account with its micro-deposit amounts',
-        description: 'Right amounts: ENABLED. Wrong amounts count as an attempt (200); the third wrong attempt fails the verification.',
+        description: 'Right amounts, in either order: ENABLED. Wrong amounts count as an attempt (200); the third wrong attempt fails the verification.',
         tags,
         params,
         body: MicroDepositsBody,
@@ -73,7 +73,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       },
     },
     async (request, reply) =>
-      commit(request, reply, (tx) => service.verifyMicroDeposits(tx, request.scope, secrets, request.params.external_bank_account_token, request.body)),
+      commit(request, reply, (tx) => service.verifyMicroDeposits(db, tx, request.scope, secrets, request.params.external_bank_account_token, request.body)),
   );
 
   for (const [path, method] of [
@@ -85,7 +85,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       {
         schema: {
           summary: `Retry the ${method} verification of an external bank account`,
-          description: `Only a ${method} account whose verification is PENDING or FAILED_VERIFICATION (else 422).`,
+          description: `Only a ${method} account whose verification is PENDING or FAILED_VERIFICATION (else 422). Micro-deposits: a new pair of amounts, never the previous one.`,
           tags,
           params,
           body: RetryBody,
@@ -94,7 +94,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       },
       async (request, reply) =>
         commit(request, reply, (tx) =>
-          service.retry(tx, request.scope, secrets, request.params.external_bank_account_token, method, request.body ?? {}),
+          service.retry(db, tx, request.scope, secrets, request.params.external_bank_account_token, method, request.body ?? {}),
         ),
     );
   }

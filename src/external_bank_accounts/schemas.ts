@@ -1,24 +1,17 @@
+import { Address, AddressInput } from '../account_holders/schemas.js';
 import { ListQuery } from '../http/pagination.js';
-import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, IsoDate, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
 export const OWNER_TYPES = ['BUSINESS', 'INDIVIDUAL'] as const;
 export const ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
 export const STATES = ['ENABLED', 'CLOSED', 'PAUSED'] as const;
 export const VERIFICATION_STATES = ['PENDING', 'ENABLED', 'FAILED_VERIFICATION', 'INSUFFICIENT_FUNDS'] as const;
-/** PLAID needs Plaid's processor token, which a self-hosted server cannot redeem: not accepted. */
-export const VERIFICATION_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNALLY_VERIFIED', 'UNVERIFIED'] as const;
+/** The methods of a body that gives the account's numbers; PLAID's body gives a Plaid processor token instead. */
+export const NUMBERED_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNALLY_VERIFIED', 'UNVERIFIED'] as const;
+export const VERIFICATION_METHODS = [...NUMBERED_METHODS, 'PLAID'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
-
-export const Address = StrictObject({
-  address1: Text(256),
-  address2: Type.Optional(Type.String({ maxLength: 256 })),
-  city: Text(256),
-  country: Text(64),
-  postal_code: Text(16),
-  state: Text(64),
-});
 
 export const ExternalBankAccount = Type.Object(
   {
@@ -49,29 +42,58 @@ export const ExternalBankAccount = Type.Object(
 );
 export type ExternalBankAccount = Static<typeof ExternalBankAccount>;
 
-const editable = {
-  address: Type.Optional(Address),
+/** What every create body and an update may say about the owner. */
+const described = {
   company_id: Type.Optional(Text(256)),
   dob: Type.Optional(IsoDate),
   doing_business_as: Type.Optional(Text(256)),
-  name: Type.Optional(Text(256)),
   user_defined_id: Type.Optional(Text(256)),
 };
 
-export const CreateExternalBankAccountBody = StrictObject({
+/** Addresses are checked as account holders' are: the schema here, the content rules in account_holders/rules.ts. */
+const editable = {
+  ...described,
+  address: Type.Optional(AddressInput),
+  name: Type.Optional(Text(256)),
+};
+
+const owner = { owner: Text(256), owner_type: StringEnum(OWNER_TYPES), account_token: Type.Optional(Uuid) };
+
+/** Lithic's bank-verified, externally verified and unverified create requests: the account's numbers are given. */
+export const NumberedAccountBody = StrictObject({
+  ...owner,
   account_number: Type.String({ pattern: '^[0-9]{4,17}$', description: '4 to 17 digits; stored encrypted' }),
   country: StringEnum(['USA'], { description: 'Only US bank accounts' }),
   currency: StringEnum(['USD']),
-  owner: Text(256),
-  owner_type: StringEnum(OWNER_TYPES),
-  routing_number: Type.String({ pattern: '^[0-9]{9}$', description: 'ABA routing number (9 digits, checksum verified)' }),
+  routing_number: Type.String({ pattern: '^[0-9]{9}$', description: 'ABA routing number (9 digits, checksum verified, not all zeros)' }),
   type: StringEnum(ACCOUNT_TYPES),
-  verification_method: StringEnum(VERIFICATION_METHODS),
+  verification_method: StringEnum(NUMBERED_METHODS),
   financial_account_token: Type.Optional(Uuid),
-  account_token: Type.Optional(Uuid),
+  verification_enforcement: Type.Optional(
+    Type.Boolean({ description: 'Accepted and checked, not stored: Cardwright moves no money to external bank accounts, so there is nothing to enforce' }),
+  ),
   ...editable,
 });
-export type CreateExternalBankAccountBody = Static<typeof CreateExternalBankAccountBody>;
+export type NumberedAccountBody = Static<typeof NumberedAccountBody>;
+
+/** Lithic's Plaid create request: a Plaid processor token stands for the account's numbers. */
+export const PlaidAccountBody = StrictObject({
+  ...owner,
+  processor_token: Type.String({ minLength: 1, maxLength: 256, description: 'Plaid processor token; the sandbox derives the account from it and does not keep it' }),
+  verification_method: Type.Literal('PLAID'),
+  ...described,
+});
+export type PlaidAccountBody = Static<typeof PlaidAccountBody>;
+
+export type CreateExternalBankAccountBody = NumberedAccountBody | PlaidAccountBody;
+export const CreateExternalBankAccountBody = ShapeChosenBy<CreateExternalBankAccountBody>(
+  'verification_method',
+  [
+    [NUMBERED_METHODS, NumberedAccountBody],
+    [['PLAID'], PlaidAccountBody],
+  ],
+  'The account by its numbers (MANUAL, MICRO_DEPOSIT, PRENOTE, EXTERNALLY_VERIFIED, UNVERIFIED) or by a Plaid processor token (PLAID); `verification_method` selects the shape',
+);
 
 export const UpdateExternalBankAccountBody = StrictObject({
   ...editable,

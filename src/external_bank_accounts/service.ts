@@ -1,17 +1,23 @@
 /**
  * External bank accounts: the program's or an account's accounts at other banks. The account
  * number is stored encrypted and only its last four digits are ever returned; the routing number
- * must pass the ABA checksum.
+ * must pass the ABA checksum (and not be all zeros). An address is checked as an account holder's
+ * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), on create and update.
  *
  * Verification (`verification_state`):
- *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once.
+ *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once. `verification_enforcement` is
+ *     accepted and checked but not kept: no money moves to an external bank account here, so there
+ *     is nothing to enforce (and Lithic's object does not return it).
+ *   PLAID → ENABLED at once (Plaid verified the account); its numbers: `plaidSandboxAccount`.
  *   MICRO_DEPOSIT → PENDING. Two deposits of 1–99 cents are sent from the funding OPERATING
  *     account and their sum is drawn back at once, all through the ledger (kind MICRO_DEPOSIT, net
- *     zero): the amounts show as the events of the financial transaction whose token is this bank
- *     account's, under the funding account — that is how a sandbox user learns them. Submitting
- *     them (`micro_deposits`) makes the account ENABLED; each submission counts as an attempt, and
- *     the third wrong one fails the verification (FAILED_VERIFICATION). `retry_micro_deposits`
- *     sends new amounts and starts over.
+ *     zero). That is how a sandbox user learns them (README): GET /v1/financial_accounts/{funding}/
+ *     financial_transactions/{this bank account's token} shows each round as three events in order,
+ *     MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL; the amounts are the last two
+ *     MICRO_DEPOSIT events'. Submitting them (`micro_deposits`, in either order) makes the account
+ *     ENABLED; each submission counts as an attempt, and the third wrong one fails the verification
+ *     (FAILED_VERIFICATION). `retry_micro_deposits` sends a new pair, never the previous one, and
+ *     starts over.
  *   PRENOTE → PENDING. A zero-amount prenote is sent; with no return after PRENOTE_WAIT_MS by the
  *     program clock (a sandbox bank never returns one) the account becomes ENABLED: a clock job,
  *     and reads catch up first. `retry_prenote` sends a new one.
@@ -25,18 +31,21 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { checkUsAddress } from '../account_holders/rules.js';
 import * as accounts from '../accounts/store.js';
 import { lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
+import { APPROVED, append } from '../money_events/events.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { isValidRoutingNumber } from './routing.js';
+import { isValidRoutingNumber, withCheckDigit } from './routing.js';
 import type {
   CreateExternalBankAccountBody,
   ExternalBankAccount,
   ListExternalBankAccountsQuery,
   MicroDepositsBody,
+  NumberedAccountBody,
   RetryBody,
   UpdateExternalBankAccountBody,
   VerificationMethod,
@@ -46,6 +55,9 @@ import * as store from './store.js';
 export const PRENOTE_WAIT_MS = 3 * MS_PER_DAY;
 export const MAX_MICRO_DEPOSIT_ATTEMPTS = 3;
 export const MICRO_DEPOSIT_JOURNAL_KIND = 'MICRO_DEPOSIT';
+/** The types of a micro-deposit round's events: two deposits, then their sum drawn back. */
+export const MICRO_DEPOSIT_EVENT = 'MICRO_DEPOSIT';
+export const MICRO_DEPOSIT_WITHDRAWAL_EVENT = 'MICRO_DEPOSIT_WITHDRAWAL';
 
 /** Methods whose verification goes through the funding account, which they therefore need. */
 const BANK_VERIFIED: readonly VerificationMethod[] = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE'];
@@ -92,21 +104,50 @@ async function checkFundingAccount(exec: Executor, programId: string, token: str
   }
 }
 
+/** The submitted amounts match the sent ones in either order: a user sees two deposits with no inherent order. */
+function sameAmounts(given: readonly number[], sent: readonly number[]): boolean {
+  const ascending = (amounts: readonly number[]) => [...amounts].sort((a, b) => a - b);
+  const [left, right] = [ascending(given), ascending(sent)];
+  return left.length === right.length && left.every((amount, index) => amount === right[index]);
+}
+
+function sentAmounts(secrets: Secrets, row: Row): number[] | undefined {
+  return row.micro_deposits_encrypted === null ? undefined : (JSON.parse(secrets.decrypt(row.micro_deposits_encrypted)) as number[]);
+}
+
+/** Two amounts of 1–99 cents, never the pair of the round before: after a retry the old amounts do not verify. */
+function drawAmounts(previous: readonly number[] | undefined): [number, number] {
+  for (;;) {
+    const amounts: [number, number] = [crypto.randomInt(1, 100), crypto.randomInt(1, 100)];
+    if (previous === undefined || !sameAmounts(amounts, previous)) return amounts;
+  }
+}
+
 /**
  * Sends two micro-deposits from the funding account and draws their sum back: three journals of
- * kind MICRO_DEPOSIT, net zero for the account. Returns the amounts, to be stored encrypted.
+ * kind MICRO_DEPOSIT, net zero for the account, each with its event on the transaction that has
+ * the bank account's token (MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL). The events
+ * number them in that order, which is the order the financial transaction shows even when the
+ * program clock stands still. Returns the amounts, to be stored encrypted.
  */
-async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string): Promise<[number, number]> {
-  const amounts: [number, number] = [crypto.randomInt(1, 100), crypto.randomInt(1, 100)];
+async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string, previous: number[] | undefined): Promise<[number, number]> {
+  const amounts = drawAmounts(previous);
   await lockOpenBalances(tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
-  const move = (amountCents: number) =>
-    ledger.post(
+  const move = async (type: string, amountCents: number) => {
+    const event = await append(
+      tx,
+      scope.programId,
+      row.token,
+      { type, amount_cents: Math.abs(amountCents), result: 'APPROVED', detailed_results: APPROVED },
+      scope.nowMs,
+    );
+    await ledger.post(
       tx,
       scope.programId,
       {
         kind: MICRO_DEPOSIT_JOURNAL_KIND,
         transaction_token: row.token,
-        event_token: newToken(),
+        event_token: event.token,
         postings: [
           { account: fundingToken, bucket: 'available', amount_cents: amountCents },
           { account: ledger.SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -amountCents },
@@ -114,9 +155,10 @@ async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingT
       },
       scope.nowMs,
     );
-  await move(-amounts[0]);
-  await move(-amounts[1]);
-  await move(amounts[0] + amounts[1]);
+  };
+  await move(MICRO_DEPOSIT_EVENT, -amounts[0]);
+  await move(MICRO_DEPOSIT_EVENT, -amounts[1]);
+  await move(MICRO_DEPOSIT_WITHDRAWAL_EVENT, amounts[0] + amounts[1]);
   return amounts;
 }
 
@@ -126,7 +168,7 @@ async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingT
   switch (row.verification_method as VerificationMethod) {
     case 'MICRO_DEPOSIT': {
       invariant(fundingToken !== null, 'micro-deposits need a funding account');
-      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken);
+      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken, sentAmounts(secrets, row));
       return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(amounts)) };
     }
     case 'PRENOTE':
@@ -136,41 +178,73 @@ async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingT
   }
 }
 
-export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
-  const { programId, nowMs } = scope;
-  if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (checksum)');
+/** What a create body says of the bank account itself (the rest is about its owner). */
+type BankAccount = Pick<
+  NumberedAccountBody,
+  'account_number' | 'country' | 'currency' | 'routing_number' | 'type' | 'financial_account_token' | 'address' | 'name'
+>;
+
+/**
+ * PLAID: Lithic redeems the processor token with Plaid for the account's numbers. A sandbox cannot,
+ * so it derives them from the token's SHA-256: the same token always names the same account, a US
+ * checking account in USD with a 12-digit account number (stored encrypted, like any) and a routing
+ * number that starts 01–09 (a Federal Reserve district) and passes the ABA checksum. The token
+ * itself is not kept.
+ */
+export function plaidSandboxAccount(processorToken: string): BankAccount {
+  const digits = Array.from(crypto.createHash('sha256').update(processorToken).digest(), (byte) => byte % 10).join('');
+  return {
+    account_number: digits.slice(0, 12),
+    routing_number: withCheckDigit(`0${1 + (Number(digits[12]) % 9)}${digits.slice(13, 19)}`),
+    country: 'USA',
+    currency: 'USD',
+    type: 'CHECKING',
+  };
+}
+
+/** The bank account a create body names: its numbers, checked, or those a Plaid processor token stands for. */
+function bankAccountOf(body: CreateExternalBankAccountBody): BankAccount {
+  if (body.verification_method === 'PLAID') return plaidSandboxAccount(body.processor_token);
+  if (body.address !== undefined) checkUsAddress('address', body.address);
+  if (!isValidRoutingNumber(body.routing_number)) throw new InvalidRequestError('routing_number: is not a valid ABA routing number (its checksum fails, or it is all zeros)');
   if (BANK_VERIFIED.includes(body.verification_method) && body.financial_account_token === undefined) {
     throw new InvalidRequestError(`financial_account_token: is required for verification_method ${body.verification_method}`);
   }
+  return body;
+}
+
+export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  const { programId, nowMs } = scope;
+  const bank = bankAccountOf(body);
   if (body.account_token !== undefined && !(await accounts.find(tx, programId, body.account_token))) {
     throw notFound('account', body.account_token, 'account_token');
   }
-  await checkFundingAccount(tx, programId, body.financial_account_token);
+  await checkFundingAccount(tx, programId, bank.financial_account_token);
   let row: Row = {
     program_id: programId,
     token: newToken(),
     account_token: body.account_token ?? null,
-    financial_account_token: body.financial_account_token ?? null,
-    country: body.country,
-    currency: body.currency,
-    account_number_encrypted: secrets.encrypt(body.account_number),
-    last_four: body.account_number.slice(-4),
+    financial_account_token: bank.financial_account_token ?? null,
+    country: bank.country,
+    currency: bank.currency,
+    account_number_encrypted: secrets.encrypt(bank.account_number),
+    last_four: bank.account_number.slice(-4),
     owner: body.owner,
     owner_type: body.owner_type,
-    routing_number: body.routing_number,
+    routing_number: bank.routing_number,
     state: 'ENABLED',
-    type: body.type,
+    type: bank.type,
     verification_attempts: 0,
     verification_method: body.verification_method,
     verification_state: 'PENDING',
     verification_failed_reason: null,
     micro_deposits_encrypted: null,
     prenote_due_ms: null,
-    address: body.address === undefined ? null : JSON.stringify(body.address),
+    address: bank.address === undefined ? null : JSON.stringify(bank.address),
     company_id: body.company_id ?? null,
     dob: body.dob ?? null,
     doing_business_as: body.doing_business_as ?? null,
-    name: body.name ?? null,
+    name: bank.name ?? null,
     user_defined_id: body.user_defined_id ?? null,
     created_ms: nowMs,
     updated_ms: nowMs,
@@ -182,13 +256,14 @@ export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body
   return toApi(row);
 }
 
-async function findOrThrow(exec: Executor, programId: string, token: string): Promise<Row> {
-  const row = await store.find(exec, programId, token);
+async function findOrThrow(exec: Executor, programId: string, token: string, lockWith?: Db): Promise<Row> {
+  const row = await store.find(exec, programId, token, lockWith);
   if (!row) throw notFound('external bank account', token);
   return row;
 }
 
 export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
+  if (body.address !== undefined) checkUsAddress('address', body.address);
   const row = await findOrThrow(tx, scope.programId, token);
   const { address, ...rest } = body;
   const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
@@ -197,38 +272,45 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
   return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
 }
 
-/** Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an error. */
-export async function verifyMicroDeposits(tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: MicroDepositsBody): Promise<ExternalBankAccount> {
-  const row = await findOrThrow(tx, scope.programId, token);
-  if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || row.micro_deposits_encrypted === null) {
+/**
+ * Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an
+ * error. The row is locked first, so concurrent submissions each count (as do retries, below).
+ */
+export async function verifyMicroDeposits(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  secrets: Secrets,
+  token: string,
+  body: MicroDepositsBody,
+): Promise<ExternalBankAccount> {
+  const row = await findOrThrow(tx, scope.programId, token, db);
+  const sent = sentAmounts(secrets, row);
+  if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || sent === undefined) {
     throw new UnprocessableError(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING MICRO_DEPOSIT verification takes amounts`,
     );
   }
-  const expected = (JSON.parse(secrets.decrypt(row.micro_deposits_encrypted)) as number[]).sort((a, b) => a - b);
-  const given = [...body.micro_deposits].sort((a, b) => a - b);
   const attempts = row.verification_attempts + 1;
   let changes: store.Changes;
-  if (given.every((amount, index) => amount === expected[index])) {
+  if (sameAmounts(body.micro_deposits, sent)) {
     changes = { verification_attempts: attempts, verification_state: 'ENABLED', micro_deposits_encrypted: null };
   } else if (attempts >= MAX_MICRO_DEPOSIT_ATTEMPTS) {
     changes = {
       verification_attempts: attempts,
       verification_state: 'FAILED_VERIFICATION',
       verification_failed_reason: `micro-deposit amounts were wrong ${attempts} times`,
-      micro_deposits_encrypted: null,
     };
   } else {
     changes = { verification_attempts: attempts };
   }
-  if ((await store.update(tx, scope.programId, token, changes, scope.nowMs, 'PENDING')) === 0) {
-    throw new UnprocessableError(`external bank account '${token}' changed verification state concurrently; retry`);
-  }
+  await store.update(tx, scope.programId, token, changes, scope.nowMs);
   return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
 }
 
 /** retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over. */
 export async function retry(
+  db: Db,
   tx: Tx,
   scope: ProgramScope,
   secrets: Secrets,
@@ -236,7 +318,7 @@ export async function retry(
   method: 'MICRO_DEPOSIT' | 'PRENOTE',
   body: RetryBody,
 ): Promise<ExternalBankAccount> {
-  const row = await findOrThrow(tx, scope.programId, token);
+  const row = await findOrThrow(tx, scope.programId, token, db);
   if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
     throw new UnprocessableError(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,
@@ -245,9 +327,7 @@ export async function retry(
   await checkFundingAccount(tx, scope.programId, body.financial_account_token);
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
   const started = { ...(await startVerification(tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
-  if ((await store.update(tx, scope.programId, token, started, scope.nowMs, row.verification_state)) === 0) {
-    throw new UnprocessableError(`external bank account '${token}' changed verification state concurrently; retry`);
-  }
+  await store.update(tx, scope.programId, token, started, scope.nowMs);
   return toApi({ ...row, ...started, updated_ms: scope.nowMs });
 }
 

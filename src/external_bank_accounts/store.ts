@@ -1,5 +1,5 @@
 /** SQL for external bank accounts. */
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { ExternalBankAccountsTable } from './tables.js';
 
@@ -10,8 +10,10 @@ export async function insert(exec: Executor, row: ExternalBankAccountRow): Promi
   await exec.insertInto('external_bank_accounts').values(row).execute();
 }
 
-export function find(exec: Executor, programId: string, token: string): Promise<ExternalBankAccountRow | undefined> {
-  return exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+/** The row; with `lockWith`, locked for the rest of the transaction (steps on one bank account then run one at a time). */
+export function find(exec: Executor, programId: string, token: string, lockWith?: Db): Promise<ExternalBankAccountRow | undefined> {
+  const query = exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token);
+  return (lockWith === undefined ? query : lockWith.forUpdate(query)).executeTakeFirst();
 }
 
 /** Applies `changes` only if the verification state is still `expectedState` (when given). Returns rows updated. */

@@ -20,7 +20,7 @@ export interface ExternalBankAccountsTable {
   verification_method: string;
   verification_state: string;
   verification_failed_reason: string | null;
-  /** The two micro-deposit amounts in cents as encrypted JSON, while a verification is open. */
+  /** The last two micro-deposit amounts in cents as encrypted JSON, until they verify (kept after a failure: a retry draws another pair). */
   micro_deposits_encrypted: string | null;
   /** When a PENDING prenote counts as accepted (no return came back); null when none is out. */
   prenote_due_ms: number | null;

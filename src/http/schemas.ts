@@ -30,6 +30,21 @@ export function StrictObject<T extends Record<string, TSchema>>(properties: T, o
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
+/**
+ * A body of several shapes, the value of `field` choosing one. Written as `if field ∈ values then
+ * shape` clauses rather than `anyOf`, so that a validation error names the field at fault in the
+ * chosen shape instead of a mismatch with every other shape.
+ */
+export function ShapeChosenBy<T>(field: string, shapes: ReadonlyArray<readonly [values: readonly string[], shape: TSchema]>, description: string): TUnsafe<T> {
+  return Type.Unsafe<T>({
+    type: 'object',
+    description,
+    required: [field],
+    properties: { [field]: StringEnum(shapes.flatMap(([values]) => values)) },
+    allOf: shapes.map(([values, shape]) => ({ if: { properties: { [field]: { enum: [...values] } } }, then: shape })),
+  });
+}
+
 export const ErrorBody = Type.Object(
   {
     debugging_request_id: Type.String({ format: 'uuid' }),

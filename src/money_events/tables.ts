@@ -6,7 +6,7 @@
  */
 export interface MoneyEventsTable {
   program_id: string;
-  /** The external payment, book transfer or management operation the event belongs to. */
+  /** The external payment, book transfer or management operation the event belongs to (or the external bank account whose micro-deposits it records). */
   transaction_token: string;
   /** 0, 1, 2… in the order the events happened. */
   seq: number;
