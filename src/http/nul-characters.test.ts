@@ -1,14 +1,19 @@
 import { expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 
-/** U+0000 cannot be stored in PostgreSQL text: it must be a 400 naming the field, never a 500. */
-describeWithDb('NUL characters in requests', () => {
+/**
+ * What a schema cannot catch: U+0000 (PostgreSQL text cannot store it) and nesting deep enough to
+ * exhaust a recursive walk. Each must be a 400 naming the field, never a 500.
+ */
+describeWithDb('NUL characters and deep nesting in requests', () => {
   const context = useTestServer();
 
   it.each([
     ['POST', '/v1/financial_accounts', '{"type":"OPERATING","nickname":"a\\u0000b"}', 'nickname: must not contain the NUL character (U+0000)'],
     ['POST', '/v1/financial_accounts', '{"type":"OPERATING","nickname":"x","\\u0000":1}', '\u0000: must not contain the NUL character (U+0000)'],
     ['GET', '/v1/financial_accounts?type=%00', undefined, 'type: must not contain the NUL character (U+0000)'],
+    ['POST', '/v1/simulate/clock', `{"now":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'now[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: is nested more than 32 levels deep'],
+    ['POST', '/v1/cards', `{"type":"VIRTUAL","memo":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`, 'memo.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a: is nested more than 32 levels deep'],
   ])('%s %s is refused with 400', async (method, path, body, message) => {
     const response = await context.server.request(method, path, { apiKey: context.program.apiKey, ...(body ? { body } : {}) });
     expect(response.status).toBe(400);

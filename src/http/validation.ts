@@ -83,29 +83,52 @@ export function splitCommaSeparated(query: Record<string, unknown>, names: reado
   }
 }
 
+/** Nesting deeper than this is refused: no request of the API comes near it, and it keeps every walk over input shallow. */
+export const MAX_INPUT_DEPTH = 32;
+
+export type InputProblem = { path: string; problem: 'nul' | 'depth' };
+
 /**
- * The path of the first string (value or key) in `value` that contains U+0000, or undefined.
- * JSON and query strings can carry it, but PostgreSQL text cannot store it: without this check such
- * input reached the database and failed there (a 500).
+ * The first problem in `value` that its schema cannot catch, walked without recursion (a body of
+ * 1 MiB can nest half a million levels deep):
+ *   - a string (value or key) that contains U+0000: JSON and query strings can carry it, but
+ *     PostgreSQL text cannot store it (without this check such input failed there, a 500);
+ *   - an object or array nested more than MAX_INPUT_DEPTH levels deep.
  */
-export function nulCharacterPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
-  for (const [key, item] of entries) {
-    const itemPath = Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
-    if (key.includes('\u0000')) return itemPath;
-    const found = nulCharacterPath(item, itemPath);
-    if (found !== undefined) return found;
+export function inputProblem(value: unknown): InputProblem | undefined {
+  const stack: Array<{ item: unknown; path: string; depth: number; key: string }> = [{ item: value, path: '', depth: 0, key: '' }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { item, path, depth, key } = next;
+    if (key.includes('\u0000')) return { path, problem: 'nul' };
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return { path, problem: 'nul' };
+      continue;
+    }
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) return { path, problem: 'depth' };
+    const entries = Array.isArray(item) ? item.map((element, index) => [String(index), element] as const) : Object.entries(item);
+    // Pushed last to first, so that the first entry is looked at first.
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [entryKey, element] = entries[index] as readonly [string, unknown];
+      const elementPath = Array.isArray(item) ? `${path}[${entryKey}]` : path === '' ? entryKey : `${path}.${entryKey}`;
+      stack.push({ item: element, path: elementPath, depth: depth + 1, key: entryKey });
+    }
   }
   return undefined;
 }
 
-/** preValidation for every route: a 400 naming the field when the body or query holds U+0000. */
-export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/** The path of the first string (value or key) in `value` that contains U+0000, or undefined. */
+export function nulCharacterPath(value: unknown): string | undefined {
+  const found = inputProblem(value);
+  return found?.problem === 'nul' ? found.path : undefined;
+}
+
+/** preValidation for every route with a body or query: a 400 naming the field for an `inputProblem`. */
+export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
-    const path = nulCharacterPath(value);
-    if (path !== undefined) return done(new InvalidRequestError(`${path || part}: must not contain the NUL character (U+0000)`));
+    const found = inputProblem(value);
+    if (found?.problem === 'nul') return done(new InvalidRequestError(`${found.path || part}: must not contain the NUL character (U+0000)`));
+    if (found?.problem === 'depth') return done(new InvalidRequestError(`${found.path || part}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
   }
   return done();
 }

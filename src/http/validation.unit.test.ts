@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeValidationError, fieldPath, nulCharacterPath, splitCommaSeparated } from './validation.js';
+import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, nulCharacterPath, splitCommaSeparated } from './validation.js';
 
 describe('validation messages', () => {
   it('renders JSON pointers as readable field paths', () => {
@@ -38,5 +38,17 @@ describe('NUL characters', () => {
     for (const value of [undefined, null, 0, true, 'text', { a: ['b', { c: 'd' }] }, 'escaped \\u0000 text']) {
       expect(nulCharacterPath(value)).toBeUndefined();
     }
+  });
+
+  it('refuses nesting past MAX_INPUT_DEPTH without recursing, however deep', () => {
+    const nested = (depth: number) => {
+      let value: unknown = 'leaf';
+      for (let level = 0; level < depth; level++) value = [value];
+      return value;
+    };
+    expect(inputProblem(nested(MAX_INPUT_DEPTH))).toBeUndefined();
+    expect(inputProblem(nested(MAX_INPUT_DEPTH + 1))).toEqual({ path: '[0]'.repeat(MAX_INPUT_DEPTH), problem: 'depth' });
+    expect(inputProblem(nested(1_000_000))).toMatchObject({ problem: 'depth' });
+    expect(inputProblem({ first: 'a\u0000', second: nested(100) })).toEqual({ path: 'first', problem: 'nul' });
   });
 });
