@@ -17,6 +17,13 @@ export const MS_PER_SECOND = 1000;
 export const MS_PER_HOUR = 3_600_000;
 export const MS_PER_DAY = 86_400_000;
 
+/**
+ * The latest instant a program's clock may be moved to (9900-01-01T00:00:00Z). Every date derived
+ * from "now" (card expiries years ahead, report windows, effective dates) then stays a four-digit
+ * year, as RFC 3339 requires, for a century of sandbox time after the furthest move.
+ */
+export const LATEST_CLOCK_MS = Date.UTC(9900, 0, 1);
+
 export function programNowMs(wall: WallClock, clockOffsetMs: number): number {
   return wall.nowMs() + clockOffsetMs;
 }

@@ -20,7 +20,22 @@ const common: Options = { allErrors: false, useDefaults: true, strict: false, me
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   addFormats(ajv);
+  tightenDateTime(ajv);
   return ajv;
+}
+
+/**
+ * `date-time` as RFC 3339 writes it and as an instant can hold it: ajv-formats also passes a leap
+ * second (`23:59:60Z`), which no Date can represent (Date.parse gives NaN), so it was accepted and
+ * then misread. Such a value is now a 400 like any malformed date-time.
+ */
+function tightenDateTime(ajv: Ajv): void {
+  const base = ajv.formats['date-time'] as { validate: (value: string) => boolean; compare?: (a: string, b: string) => number | undefined };
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => base.validate(value) && Number.isFinite(Date.parse(value)),
+    ...(base.compare ? { compare: base.compare } : {}),
+  });
 }
 
 const bodyAjv = createAjv({ coerceTypes: false, removeAdditional: false });

@@ -89,6 +89,19 @@ describeWithDb('program clock', () => {
     for (const body of [{ now: 'tomorrow' }, { now: 12 }, {}, { now: '2031-02-30T00:00:00Z' }, { now: '2031-03-15T12:00:00Z', extra: true }]) {
       await expect(context.program.client.post('/v1/simulate/clock', { body })).rejects.toBeInstanceOf(Lithic.BadRequestError);
     }
+    // A leap second is RFC 3339 but no instant a clock can hold; it used to be misreported as a concurrent move.
+    const leap = await context.program.client.post('/v1/simulate/clock', { body: { now: '2098-12-31T23:59:60Z' } }).catch((caught: unknown) => caught);
+    expect((leap as Error).message).toMatch(/now: must be a valid date-time/);
+  });
+
+  it('stops at 9900-01-01, so that every date it derives keeps a four-digit year', async () => {
+    const { client } = await context.server.newProgram('far future');
+    const refused = await client.post('/v1/simulate/clock', { body: { now: '9999-12-31T23:59:59Z' } }).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(Lithic.BadRequestError);
+    expect((refused as Error).message).toMatch(/now: must not be later than 9900-01-01T00:00:00.000Z/);
+    expect((await client.post('/v1/simulate/clock', { body: { now: '9900-01-01T00:00:00Z' } })) as { now: string }).toEqual({ now: '9900-01-01T00:00:00.000Z' });
+    const card = await client.cards.create({ type: 'VIRTUAL' });
+    expect(card.exp_year).toMatch(/^99\d\d$/);
   });
 
   it('is per program: moving one clock leaves the others alone', async () => {

@@ -7,7 +7,7 @@
  */
 import { insertAccount } from '../accounts/service.js';
 import { newToken } from '../ids.js';
-import { isoTimestamp, programNowMs, type WallClock } from '../clock.js';
+import { isoTimestamp, LATEST_CLOCK_MS, programNowMs, type WallClock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { insertFinancialAccount } from '../financial_accounts/service.js';
@@ -130,6 +130,9 @@ export async function revokeKey(exec: Executor, wall: WallClock, keyId: string):
 export async function moveClock(exec: Executor, wall: WallClock, scope: ProgramScope, targetMs: number): Promise<number> {
   const wallMs = wall.nowMs();
   const currentMs = programNowMs({ nowMs: () => wallMs }, scope.clockOffsetMs);
+  if (targetMs > LATEST_CLOCK_MS) {
+    throw new InvalidRequestError(`now: must not be later than ${isoTimestamp(LATEST_CLOCK_MS)}, the latest instant a program clock can be moved to`);
+  }
   if (targetMs < currentMs) {
     throw new InvalidRequestError(
       `now: must not be earlier than the program's current time ${isoTimestamp(currentMs)}; the clock only moves forward`,
