@@ -28,7 +28,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, lowerCaseTokens, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -89,6 +89,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     }
     if (route.schema?.body !== undefined || route.schema?.querystring !== undefined) {
       route.preValidation = [...[route.preValidation ?? []].flat(), rejectUnsafeInput];
+    }
+    if (route.schema?.params !== undefined || route.schema?.body !== undefined || route.schema?.querystring !== undefined) {
+      route.preValidation = [...[route.preValidation ?? []].flat(), lowerCaseTokens];
     }
     if (route.method === 'POST') {
       route.preHandler = [...[route.preHandler ?? []].flat(), claimIdempotencyKey];

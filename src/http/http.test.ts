@@ -24,6 +24,29 @@ describeWithDb('HTTP layer', () => {
     await expectError(await context.server.request('GET', '/v1/nothing-here'), 404, /No route/);
   });
 
+  it('reads tokens case-insensitively in paths, queries and token fields of a body, and leaves other text alone', async () => {
+    const { client } = context.program;
+    const from = await client.financialAccounts.create({ nickname: 'UPPER FROM', type: 'OPERATING' });
+    const to = await client.financialAccounts.create({ nickname: 'upper to', type: 'OPERATING' });
+    const upper = (token: string) => token.toUpperCase();
+    expect(await client.financialAccounts.retrieve(upper(from.token))).toEqual(from);
+    const page = (await client.get('/v1/financial_accounts', { query: { ending_before: upper(from.token) } })) as { data: Array<{ token: string }> };
+    expect(page.data.map((account) => account.token)).toContain(to.token);
+    const memo = upper(crypto.randomUUID());
+    const transfer = await client.bookTransfers.create({
+      amount: 1,
+      category: 'TRANSFER',
+      type: 'TRANSFER',
+      subtype: 'case',
+      memo,
+      from_financial_account_token: upper(from.token),
+      to_financial_account_token: upper(to.token),
+    });
+    expect(transfer).toMatchObject({ from_financial_account_token: from.token, to_financial_account_token: to.token });
+    expect(transfer.events[0]?.memo).toBe(memo);
+    expect((await client.financialAccounts.retrieve(`urn:uuid:${from.token}`).catch((caught: unknown) => caught)) as Error).toHaveProperty('status', 400);
+  });
+
   it('answers malformed JSON with 400', async () => {
     const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '{"nickname": "x",' });
     await expectError(response, 400, /not valid JSON/);

@@ -15,12 +15,17 @@ import { InvalidRequestError } from '../errors.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
+/** A UUID in its usual text form, either case. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const common: Options = { allErrors: false, useDefaults: true, strict: false, messages: true };
 
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({ ...common, ...options });
   addFormats(ajv);
   tightenDateTime(ajv);
+  // A token is the bare 8-4-4-4-12 form (ajv-formats also passes a `urn:uuid:` prefix).
+  ajv.addFormat('uuid', UUID_TEXT);
   return ajv;
 }
 
@@ -136,6 +141,34 @@ export function inputProblem(value: unknown): InputProblem | undefined {
 export function nulCharacterPath(value: unknown): string | undefined {
   const found = inputProblem(value);
   return found?.problem === 'nul' ? found.path : undefined;
+}
+
+/** Fields that carry tokens: `token`, `*_token`, `*_tokens`, and the list cursors. */
+function holdsTokens(key: string): boolean {
+  return key === 'token' || key.endsWith('_token') || key.endsWith('_tokens') || key === 'starting_after' || key === 'ending_before';
+}
+
+const lowerIfUuid = (value: unknown) => (typeof value === 'string' && UUID_TEXT.test(value) ? value.toLowerCase() : value);
+
+/**
+ * Tokens are UUIDs, which are case-insensitive: Cardwright issues them in lower case and stores
+ * them so, and an upper-case spelling of one (`PATCH /v1/cards/ABC…`) names the same resource.
+ * Path parameters (all tokens) and the token fields at the top of a query or body are lowered
+ * before validation; no other text is touched.
+ */
+export function lowerCaseTokens(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const params = request.params as Record<string, unknown> | undefined;
+  for (const key of Object.keys(params ?? {})) (params as Record<string, unknown>)[key] = lowerIfUuid((params as Record<string, unknown>)[key]);
+  for (const part of [request.query, request.body]) {
+    if (part === null || typeof part !== 'object' || Array.isArray(part)) continue;
+    const record = part as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!holdsTokens(key)) continue;
+      const value = record[key];
+      record[key] = Array.isArray(value) ? value.map(lowerIfUuid) : lowerIfUuid(value);
+    }
+  }
+  done();
 }
 
 /** preValidation for every route with a body or query: a 400 naming the field for an `inputProblem`. */
