@@ -7,6 +7,7 @@ import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
+import * as store from './store.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
@@ -338,6 +339,16 @@ describeWithDb('external bank accounts', () => {
     advance(3 * MS_PER_DAY);
     expect((await client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('ENABLED');
     expect(await expectError(client.externalBankAccounts.retryPrenote(created.token, {}), 422)).toContain('ENABLED');
+  });
+
+  it('never enables a prenote whose wait a retry restarted after the clock job read it', async () => {
+    const created = await create({ verification_method: 'PRENOTE' });
+    const { db } = context.server.server;
+    const startedMs = Date.parse(created.created);
+    // The job read the prenote as due at the old time; the retry has since set a new wait.
+    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY - 1)).toBe(0);
+    expect((await context.program.client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('PENDING');
+    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY)).toBe(1);
   });
 
   it('updates the editable fields and nothing else', async () => {

@@ -334,7 +334,7 @@ export async function retry(
 /** The clock job: PENDING prenotes whose wait is over become ENABLED. Idempotent (conditional update). */
 export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (const token of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
-    await store.update(tx, scope.programId, token, { verification_state: 'ENABLED', prenote_due_ms: null }, scope.nowMs, 'PENDING');
+    await store.enableDuePrenote(tx, scope.programId, token, scope.nowMs);
   }
 }
 

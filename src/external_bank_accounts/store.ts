@@ -16,15 +16,24 @@ export function find(exec: Executor, programId: string, token: string, lockWith?
   return (lockWith === undefined ? query : lockWith.forUpdate(query)).executeTakeFirst();
 }
 
-/** Applies `changes` only if the verification state is still `expectedState` (when given). Returns rows updated. */
-export async function update(exec: Executor, programId: string, token: string, changes: Changes, nowMs: number, expectedState?: string): Promise<number> {
-  let query = exec
+export async function update(exec: Executor, programId: string, token: string, changes: Changes, nowMs: number): Promise<void> {
+  await exec.updateTable('external_bank_accounts').set({ ...changes, updated_ms: nowMs }).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+/**
+ * ENABLED, if it is still a PENDING prenote whose wait is over when the update runs: a concurrent
+ * `retry_prenote` that started a new wait is not enabled by a job that read the old one. 1 or 0.
+ */
+export async function enableDuePrenote(exec: Executor, programId: string, token: string, nowMs: number): Promise<number> {
+  const result = await exec
     .updateTable('external_bank_accounts')
-    .set({ ...changes, updated_ms: nowMs })
+    .set({ verification_state: 'ENABLED', prenote_due_ms: null, updated_ms: nowMs })
     .where('program_id', '=', programId)
-    .where('token', '=', token);
-  if (expectedState !== undefined) query = query.where('verification_state', '=', expectedState);
-  return Number((await query.executeTakeFirst()).numUpdatedRows);
+    .where('token', '=', token)
+    .where('verification_state', '=', 'PENDING')
+    .where('prenote_due_ms', '<=', nowMs)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Tokens of PENDING prenotes whose waiting time is over. */
