@@ -157,16 +157,22 @@ export interface NamedAccount {
   token: string;
   /** The request field that names it, for error messages. */
   field: string;
+  /** A credit under `on_closed_account: USE_SUSPENSE`: a CLOSED account is accepted, its credit to be held in suspense. */
+  suspenseIfClosed?: boolean;
 }
 
-function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): void {
-  for (const { token, field } of accounts) {
+/** Checks each account's status; returns the CLOSED ones accepted for suspense. */
+function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): Set<string> {
+  const suspense = new Set<string>();
+  for (const { token, field, suspenseIfClosed } of accounts) {
     const row = rows.find((candidate) => candidate.token === token);
     if (!row) throw notFound('financial account', token, field);
-    if (row.status !== 'OPEN') {
+    if (row.status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
+    else if (row.status !== 'OPEN') {
       throw new UnprocessableError(`${field}: financial account '${token}' is ${row.status}; money moves only on OPEN accounts`);
     }
   }
+  return suspense;
 }
 
 /**
@@ -174,12 +180,21 @@ function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'to
  * exist for this program (404 naming the field) and be OPEN (422): a CLOSED, SUSPENDED or PENDING
  * account neither sends nor receives. The status is read once the balances are locked: closing an
  * account locks its balance too, so a movement never lands on an account closed while the movement
- * waited for the lock.
+ * waited for the lock. `lockMovementBalances` also accepts a CLOSED account named
+ * `suspenseIfClosed` and says which were: their credit is held in suspense.
  */
 export async function lockOpenBalances(tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
+  return (await lockMovementBalances(tx, programId, accounts)).balances;
+}
+
+export async function lockMovementBalances(
+  tx: Tx,
+  programId: string,
+  accounts: readonly NamedAccount[],
+): Promise<{ balances: Map<string, Balance>; suspense: ReadonlySet<string> }> {
   const tokens = accounts.map((account) => account.token);
   const balances = await lockExistingBalances(tx, programId, tokens);
-  requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
+  const suspense = requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
   for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
-  return balances;
+  return { balances, suspense };
 }
