@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
-import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
@@ -108,7 +108,9 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
 }
 
 /**
- * Status changes. CLOSED is final. PENDING belongs to the platform (an account being opened): a
+ * Status changes. A substatus is the reason for a SUSPENDED or CLOSED status (Lithic's valid states:
+ * OPEN, and SUSPENDED or CLOSED with any substatus or none), so OPEN and PENDING take none: a 400,
+ * whatever the account's state. CLOSED is final. PENDING belongs to the platform (an account being opened): a
  * client cannot put an account back into it. Closing needs a zero balance (available and pending)
  * and no management operation waiting for its effective date, so money is never stranded on an
  * account that can no longer move it; the balance is locked while this is decided (money movements
@@ -116,6 +118,9 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
  */
 export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
   const { programId } = scope;
+  if (body.substatus !== null && (body.status === 'OPEN' || body.status === 'PENDING')) {
+    throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
+  }
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
