@@ -22,13 +22,14 @@ import { bookTransferRoutes } from './book_transfers/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
+import { InvalidRequestError } from './errors.js';
 import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, rejectNulCharacters, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, rejectNulCharacters, reservedKeyPath, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -122,15 +123,24 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
 
 /**
  * The SDKs send `Content-Type: application/json` with an empty body on POSTs without parameters
- * (e.g. promoting a rule). That is accepted as "no body"; malformed JSON is still a 400.
+ * (e.g. promoting a rule). That is accepted as "no body"; malformed JSON is still a 400. A key
+ * JavaScript gives a meaning of its own (`__proto__`, `constructor`) is a 400 naming it, wherever
+ * it is: `JSON.parse` keeps such keys as plain data, and they go no further than this check.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return done(error as SyntaxError, undefined);
+    }
+    const reserved = reservedKeyPath(parsed);
+    if (reserved !== undefined) return done(new InvalidRequestError(`${reserved}: is not an allowed key`), undefined);
+    return done(null, parsed);
   });
 }
 

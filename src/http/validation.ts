@@ -52,7 +52,7 @@ export function describeValidationError(error: ErrorObject, context: string | un
     case 'additionalProperties':
       return `${fieldPath(error.instancePath, String(params.additionalProperty))}: is not a recognised field`;
     case 'enum':
-      return `${fieldPath(error.instancePath) || where}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+      return `${fieldPath(error.instancePath) || where}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'const':
       return `${fieldPath(error.instancePath) || where}: must be ${JSON.stringify(params.allowedValue)}`;
     case 'format':
@@ -83,22 +83,35 @@ export function splitCommaSeparated(query: Record<string, unknown>, names: reado
   }
 }
 
+/** The path of the first key or string value in `value` that `flags` (a key's path ends with it), or undefined. */
+function firstFlaggedPath(value: unknown, flags: (text: string, isKey: boolean) => boolean, path = ''): string | undefined {
+  if (typeof value === 'string') return flags(value, false) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  for (const [key, item] of entries) {
+    const itemPath = Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
+    if (!Array.isArray(value) && flags(key, true)) return itemPath;
+    const found = firstFlaggedPath(item, flags, itemPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 /**
  * The path of the first string (value or key) in `value` that contains U+0000, or undefined.
  * JSON and query strings can carry it, but PostgreSQL text cannot store it: without this check such
  * input reached the database and failed there (a 500).
  */
-export function nulCharacterPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
-  for (const [key, item] of entries) {
-    const itemPath = Array.isArray(value) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`;
-    if (key.includes('\u0000')) return itemPath;
-    const found = nulCharacterPath(item, itemPath);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+export function nulCharacterPath(value: unknown): string | undefined {
+  return firstFlaggedPath(value, (text) => text.includes('\u0000'));
+}
+
+/** Keys JavaScript gives a meaning of their own (prototype pollution): never allowed in a body. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor']);
+
+/** The path of the first `__proto__` or `constructor` key in a parsed JSON value, or undefined. */
+export function reservedKeyPath(value: unknown): string | undefined {
+  return firstFlaggedPath(value, (text, isKey) => isKey && RESERVED_KEYS.has(text));
 }
 
 /** preValidation for every route: a 400 naming the field when the body or query holds U+0000. */
