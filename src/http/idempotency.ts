@@ -75,7 +75,9 @@ interface NamedKey {
 function idempotencyKeysOf(request: FastifyRequest): NamedKey[] {
   const keys: NamedKey[] = [];
   const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
-  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') keys.push({ key: `${store.BODY_TOKEN_PREFIX}${bodyToken}`, field: 'token' });
+  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') {
+    keys.push({ key: `${store.BODY_TOKEN_PREFIX}${bodyToken}`, field: 'token' });
+  }
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key !== undefined && key !== '') {

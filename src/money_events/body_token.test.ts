@@ -121,6 +121,16 @@ describeWithDb('body token as idempotency key', () => {
         }
       });
 
+      it('a header refused for another request does not keep the new token: the token works afterwards', async () => {
+        const key = crypto.randomUUID();
+        await post(resource, creates[resource](crypto.randomUUID()), key);
+        const token = crypto.randomUUID();
+        expect((await post(resource, creates[resource](token), key)).status).toBe(400);
+        const created = await post(resource, creates[resource](token));
+        expect(created.status).toBe(200);
+        expect(JSON.parse(created.text).token).toBe(token);
+      });
+
       it('concurrent requests with one token, some with headers, create exactly one', async () => {
         const token = crypto.randomUUID();
         const body = creates[resource](token);
