@@ -125,15 +125,23 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
 
 /**
  * The SDKs send `Content-Type: application/json` with an empty body on POSTs without parameters
- * (e.g. promoting a rule). That is accepted as "no body"; malformed JSON is still a 400.
+ * (e.g. promoting a rule). That is accepted as "no body"; malformed JSON is still a 400. A key
+ * JavaScript gives a meaning of its own (`__proto__`, `constructor`) is kept by `JSON.parse` as
+ * plain data and refused, with its path, by `rejectUnsafeInput` before validation (a route without
+ * a body schema never reads its body).
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return done(error as SyntaxError, undefined);
+    }
+    return done(null, parsed);
   });
 }
 

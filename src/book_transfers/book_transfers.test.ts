@@ -3,7 +3,7 @@ import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
-import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
+import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
 
 type Transfer = Lithic.BookTransferResponse;
 
@@ -17,17 +17,8 @@ describeWithDb('book transfers', () => {
     return [from, to];
   }
 
-  function transfer(from: string, to: string, amount: number, extra: Partial<Lithic.BookTransferCreateParams> = {}) {
-    return context.program.client.bookTransfers.create({
-      amount,
-      category: 'TRANSFER',
-      type: 'ACCOUNT_TO_ACCOUNT',
-      subtype: 'P2P',
-      from_financial_account_token: from,
-      to_financial_account_token: to,
-      ...extra,
-    });
-  }
+  const transfer = (from: string, to: string, amount: number, extra: Partial<Lithic.BookTransferCreateParams> = {}) =>
+    bookTransfer(context.program.client, from, to, amount, extra);
 
   async function expectLedgerConsistent() {
     const check = await verifyProgramLedger(context.server.server.db.kysely, context.program.programId);
@@ -88,7 +79,7 @@ describeWithDb('book transfers', () => {
     [{ memo: 'x'.repeat(513) }, 'memo: must NOT have more than 512 characters'],
     [{ token: 'nope' }, 'token: must be a valid uuid'],
     [{ from_financial_account_token: 'nope' }, 'from_financial_account_token: must be a valid uuid'],
-    [{ on_closed_account: 'USE_SUSPENSE' }, 'on_closed_account: must be one of FAIL'],
+    [{ on_closed_account: 'LATER' }, 'on_closed_account: must be one of FAIL, USE_SUSPENSE'],
     [{ colour: 'red' }, 'colour: is not a recognised field'],
   ])('refuses %j with 400 naming the field, and changes nothing', async (override, message) => {
     const { client } = context.program;

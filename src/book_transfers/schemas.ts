@@ -1,6 +1,6 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
-import { Amount, ClientToken, Memo, RESULTS, TransactionSeries } from '../money_events/schemas.js';
+import { Amount, ClientToken, Memo, OnClosedAccount, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
 export const BOOK_TRANSFER_CATEGORIES = [
   'ADJUSTMENT',
@@ -99,7 +99,7 @@ export const CreateBookTransferBody = StrictObject({
   token: Type.Optional(ClientToken),
   memo: Type.Optional(Memo),
   external_id: Type.Optional(Type.String({ maxLength: 256 })),
-  on_closed_account: Type.Optional(StringEnum(['FAIL'], { description: 'Only FAIL: a transfer to or from an account that is not OPEN is refused' })),
+  on_closed_account: Type.Optional(OnClosedAccount),
 });
 export type CreateBookTransferBody = Static<typeof CreateBookTransferBody>;
 

@@ -7,17 +7,25 @@
  * correction, which Lithic applies whatever the balance); reversing twice or reversing a declined
  * transfer is a 422.
  *
- * Ledger: `BOOK_TRANSFER` posts from.available −amount, to.available +amount; the reversal
- * (`BOOK_TRANSFER_REVERSAL`) posts the opposite.
+ * Closed accounts (`on_closed_account`). FAIL, the default: a transfer from or to an account that is
+ * not OPEN is a 422. USE_SUSPENSE: a transfer *to* a CLOSED account is made, but its credit is held
+ * in the program's suspense ledger account (`SystemAccount.SUSPENSE`) instead of landing on the
+ * closed account; the transfer records it (`credit_in_suspense`) and otherwise reads as usual (its
+ * `to_financial_account_token` is the account it was addressed to, whose balance does not change).
+ * Its reversal takes the money back from suspense. Money never comes out of a CLOSED account, and
+ * a SUSPENDED or PENDING one is refused whatever the option says.
+ *
+ * Ledger: `BOOK_TRANSFER` posts from.available −amount, to.available +amount (to: suspense when
+ * held there); the reversal (`BOOK_TRANSFER_REVERSAL`) posts the opposite.
  */
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
-import { lockOpenBalances } from '../financial_accounts/service.js';
+import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
-import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, creditedAccount, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { BookTransfer, CreateBookTransferBody, ListBookTransfersQuery } from './schemas.js';
@@ -46,7 +54,7 @@ export function toApi(row: store.BookTransferRow, events: readonly MoneyEventsTa
   };
 }
 
-/** from.available −amount, to.available +amount (or the opposite for a reversal). */
+/** from.available −amount, to.available +amount (or the opposite for a reversal); to is suspense when the credit is held there. */
 export function transferMovement(row: store.BookTransferRow, eventToken: string, reversal: boolean): ledger.Movement {
   const sign = reversal ? -1 : 1;
   return {
@@ -55,7 +63,7 @@ export function transferMovement(row: store.BookTransferRow, eventToken: string,
     event_token: eventToken,
     postings: [
       { account: row.from_financial_account_token, bucket: 'available', amount_cents: -sign * row.amount_cents },
-      { account: row.to_financial_account_token, bucket: 'available', amount_cents: sign * row.amount_cents },
+      { account: creditedAccount(row, row.to_financial_account_token), bucket: 'available', amount_cents: sign * row.amount_cents },
     ],
   };
 }
@@ -67,9 +75,9 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
   if (from === to) throw new InvalidRequestError('to_financial_account_token: must differ from from_financial_account_token');
   const token = await newTransactionToken(tx, programId, body.token);
   await applyDueOperations(db, tx, scope);
-  const balances = await lockOpenBalances(tx, programId, [
+  const { balances, suspense } = await lockMovementBalances(tx, programId, [
     { token: from, field: 'from_financial_account_token' },
-    { token: to, field: 'to_financial_account_token' },
+    { token: to, field: 'to_financial_account_token', suspenseIfClosed: body.on_closed_account === 'USE_SUSPENSE' },
   ]);
   const approved = ledger.availableCents(balances, from) >= body.amount;
   const row: store.BookTransferRow = {
@@ -86,6 +94,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
     pending_amount_cents: 0,
     settled_amount_cents: approved ? body.amount : 0,
     external_id: body.external_id ?? null,
+    credit_in_suspense: suspense.has(to) ? 1 : 0,
     created_ms: nowMs,
     updated_ms: nowMs,
   };
@@ -120,7 +129,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
   await applyDueOperations(db, tx, scope);
   await lockOpenBalances(tx, programId, [
     { token: row.from_financial_account_token, field: 'from_financial_account_token' },
-    { token: row.to_financial_account_token, field: 'to_financial_account_token' },
+    ...(row.credit_in_suspense === 1 ? [] : [{ token: row.to_financial_account_token, field: 'to_financial_account_token' }]),
   ]);
   const event = await append(
     tx,

@@ -14,6 +14,8 @@ export interface BookTransfersTable {
   /** What the transfer has moved and not moved back: the amount, or 0 once reversed or declined. */
   settled_amount_cents: number;
   external_id: string | null;
+  /** 1: the account to credit was CLOSED and the request said USE_SUSPENSE; the credit is held in suspense. */
+  credit_in_suspense: number;
   created_ms: number;
   updated_ms: number;
 }

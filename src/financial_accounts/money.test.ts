@@ -52,7 +52,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       ['SUSPENDED → OPEN', ['SUSPENDED'], 'OPEN', 'OPEN'],
       ['OPEN → CLOSED (empty)', [], 'CLOSED', 'CLOSED'],
       ['SUSPENDED → CLOSED (empty)', ['SUSPENDED'], 'CLOSED', 'CLOSED'],
-      ['OPEN → OPEN (substatus only)', [], 'OPEN', 'OPEN'],
+      ['SUSPENDED → SUSPENDED (substatus only)', ['SUSPENDED'], 'SUSPENDED', 'SUSPENDED'],
       ['CLOSED → OPEN', ['CLOSED'], 'OPEN', 422],
       ['CLOSED → CLOSED', ['CLOSED'], 'CLOSED', 422],
       ['OPEN → PENDING', [], 'PENDING', 422],
@@ -61,12 +61,13 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       const { client } = context.program;
       const account = await newAccount(client);
       for (const status of setup) await client.financialAccounts.updateStatus(account, { status, substatus: 'END_USER_REQUEST' });
-      const call = client.financialAccounts.updateStatus(account, { status: target, substatus: 'BANK_REQUEST' });
+      const substatus = target === 'OPEN' || target === 'PENDING' ? null : 'BANK_REQUEST';
+      const call = client.financialAccounts.updateStatus(account, { status: target, substatus });
       if (expected === 422) {
         await expectError(call, 422);
         expect((await client.financialAccounts.retrieve(account)).substatus).toBe(setup.length > 0 ? 'END_USER_REQUEST' : null);
       } else {
-        expect(await call).toMatchObject({ status: expected, substatus: 'BANK_REQUEST' });
+        expect(await call).toMatchObject({ status: expected, substatus });
       }
     });
 
@@ -85,13 +86,18 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
     });
 
     it.each([
-      [{ status: 'GONE', substatus: null }, 'status: must be one of'],
-      [{ status: 'OPEN', substatus: 'DELINQUENT' }, 'substatus: must be one of'],
+      [{ status: 'GONE', substatus: null }, 'status: must be one of OPEN, CLOSED, SUSPENDED, PENDING'],
+      [{ status: 'OPEN', substatus: 'DELINQUENT' }, 'substatus: must be one of CHARGED_OFF_FRAUD, END_USER_REQUEST, BANK_REQUEST, CHARGED_OFF_DELINQUENT, null'],
       [{ status: 'OPEN' }, 'substatus: is required'],
-    ])('refuses %j with 400', async (body, message) => {
+      [{ status: 'OPEN', substatus: 'END_USER_REQUEST' }, 'substatus: must be null when status is OPEN'],
+      [{ status: 'PENDING', substatus: 'CHARGED_OFF_FRAUD' }, 'substatus: must be null when status is PENDING'],
+    ])('refuses %j with 400, changing nothing', async (body, message) => {
       const { client } = context.program;
       const account = await newAccount(client);
-      expect(await expectError(client.financialAccounts.updateStatus(account, body as never), 400)).toContain(message);
+      await client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      const before = await client.financialAccounts.retrieve(account);
+      expect(await expectError(client.financialAccounts.updateStatus(account, body as never), 400)).toBe(message);
+      expect(await client.financialAccounts.retrieve(account)).toEqual(before);
     });
   });
 

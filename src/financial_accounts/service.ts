@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
-import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
@@ -108,7 +108,9 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
 }
 
 /**
- * Status changes. CLOSED is final. PENDING belongs to the platform (an account being opened): a
+ * Status changes. A substatus is the reason for a SUSPENDED or CLOSED status (Lithic's valid states:
+ * OPEN, and SUSPENDED or CLOSED with any substatus or none), so OPEN and PENDING take none: a 400,
+ * whatever the account's state. CLOSED is final. PENDING belongs to the platform (an account being opened): a
  * client cannot put an account back into it. Closing needs a zero balance (available and pending)
  * and no management operation waiting for its effective date, so money is never stranded on an
  * account that can no longer move it; the balance is locked while this is decided (money movements
@@ -116,6 +118,9 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
  */
 export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
   const { programId } = scope;
+  if (body.substatus !== null && (body.status === 'OPEN' || body.status === 'PENDING')) {
+    throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
+  }
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
@@ -157,16 +162,22 @@ export interface NamedAccount {
   token: string;
   /** The request field that names it, for error messages. */
   field: string;
+  /** A credit under `on_closed_account: USE_SUSPENSE`: a CLOSED account is accepted, its credit to be held in suspense. */
+  suspenseIfClosed?: boolean;
 }
 
-function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): void {
-  for (const { token, field } of accounts) {
+/** Checks each account's status; returns the CLOSED ones accepted for suspense. */
+function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): Set<string> {
+  const suspense = new Set<string>();
+  for (const { token, field, suspenseIfClosed } of accounts) {
     const row = rows.find((candidate) => candidate.token === token);
     if (!row) throw notFound('financial account', token, field);
-    if (row.status !== 'OPEN') {
+    if (row.status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
+    else if (row.status !== 'OPEN') {
       throw new UnprocessableError(`${field}: financial account '${token}' is ${row.status}; money moves only on OPEN accounts`);
     }
   }
+  return suspense;
 }
 
 /**
@@ -174,12 +185,21 @@ function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'to
  * exist for this program (404 naming the field) and be OPEN (422): a CLOSED, SUSPENDED or PENDING
  * account neither sends nor receives. The status is read once the balances are locked: closing an
  * account locks its balance too, so a movement never lands on an account closed while the movement
- * waited for the lock.
+ * waited for the lock. `lockMovementBalances` also accepts a CLOSED account named
+ * `suspenseIfClosed` and says which were: their credit is held in suspense.
  */
 export async function lockOpenBalances(tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
+  return (await lockMovementBalances(tx, programId, accounts)).balances;
+}
+
+export async function lockMovementBalances(
+  tx: Tx,
+  programId: string,
+  accounts: readonly NamedAccount[],
+): Promise<{ balances: Map<string, Balance>; suspense: ReadonlySet<string> }> {
   const tokens = accounts.map((account) => account.token);
   const balances = await lockExistingBalances(tx, programId, tokens);
-  requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
+  const suspense = requireOpenRows(await store.statusesOf(tx, programId, tokens), accounts);
   for (const token of tokens) invariant(balances.has(token), `financial account ${token} has no balance row`);
-  return balances;
+  return { balances, suspense };
 }

@@ -22,7 +22,8 @@ function toErrorResponse(error: FastifyError): ErrorResponse {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, message: 'Request body is larger than the 1 MiB limit' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: 'Content-Type must be application/json' };
+      // Missing or not JSON: a bad request like any other (the contract has no 415).
+      return { status: 400, message: 'Content-Type: must be application/json' };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, message: 'Content-Length does not match the request body' };
     default:

@@ -72,13 +72,26 @@ describeWithDb('HTTP layer', () => {
     await expectError(response, 413, /1 MiB/);
   });
 
-  it('answers a non-JSON content type with 415', async () => {
-    const response = await context.server.request('POST', '/v1/financial_accounts', {
-      apiKey: context.program.apiKey,
-      body: 'nickname=x',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    await expectError(response, 415, /application\/json/);
+  it('answers a body without a JSON content type with 400 naming the header', async () => {
+    const send = (headers: Record<string, string>) =>
+      fetch(`${context.server.url}/v1/financial_accounts`, {
+        method: 'POST',
+        headers: { authorization: context.program.apiKey, ...headers },
+        body: new TextEncoder().encode(JSON.stringify({ nickname: 'typeless', type: 'OPERATING' })),
+      });
+    await expectError(await send({}), 400, /^Content-Type: must be application\/json$/);
+    await expectError(await send({ 'content-type': 'application/x-www-form-urlencoded' }), 400, /^Content-Type: must be application\/json$/);
+    const accounts = await context.program.client.financialAccounts.list();
+    expect(accounts.data.filter((account) => account.nickname === 'typeless')).toEqual([]);
+  });
+
+  it.each([
+    ['{"__proto__": {"admin": true}, "nickname": "x", "type": "OPERATING"}', '__proto__'],
+    ['{"nickname": "x", "type": "OPERATING", "constructor": {"prototype": {"admin": true}}}', 'constructor'],
+    ['{"parameters": {"conditions": [{"__proto__": 1}]}}', 'parameters.conditions[0].__proto__'],
+  ])('answers a body with a key JavaScript reserves (%s) with 400 naming it', async (body, path) => {
+    const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body });
+    await expectError(response, 400, new RegExp(`^${path.replace(/[.[\]]/g, '\\$&')}: is not an allowed key`));
   });
 
   it('puts a request id on every response, also on success', async () => {

@@ -44,30 +44,31 @@ export async function takeOverExpired(
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Completes the claims on `keys` this owner still holds; returns how many. */
 export async function complete(
   exec: Executor,
   programId: string,
-  key: string,
+  keys: readonly string[],
   owner: string,
   status: number,
   body: string,
-): Promise<boolean> {
+): Promise<number> {
   const result = await exec
     .updateTable('idempotency_keys')
     .set({ state: 'complete', response_status: status, response_body: body })
     .where('program_id', '=', programId)
-    .where('idempotency_key', '=', key)
+    .where('idempotency_key', 'in', keys)
     .where('owner', '=', owner)
     .where('state', '=', 'in_flight')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows);
 }
 
-export async function release(exec: Executor, programId: string, key: string, owner: string): Promise<void> {
+export async function release(exec: Executor, programId: string, keys: readonly string[], owner: string): Promise<void> {
   await exec
     .deleteFrom('idempotency_keys')
     .where('program_id', '=', programId)
-    .where('idempotency_key', '=', key)
+    .where('idempotency_key', 'in', keys)
     .where('owner', '=', owner)
     .where('state', '=', 'in_flight')
     .execute();

@@ -1,15 +1,20 @@
 /**
  * Idempotency, written once for every POST.
  *
- * A POST may carry `Idempotency-Key` (or, on routes whose config sets `idempotentBodyToken`, a body
- * `token`, which Lithic uses the same way). Before the handler runs, the key is claimed for this
- * request (a committed in-flight row). The handler does its work through `commit`, which writes
- * the serialised response into the key's row in the same database transaction as the effect, so
- * the effect and its recorded answer commit together or not at all. Then:
+ * A POST may carry `Idempotency-Key`, and on routes whose config sets `idempotentBodyToken` a body
+ * `token`, which Lithic uses the same way: each is a key. Before the handler runs, every key of the
+ * request is claimed for it (a committed in-flight row each; the body token first). The handler does
+ * its work through `commit`, which writes the serialised response into the keys' rows in the same
+ * database transaction as the effect, so the effect and its recorded answer commit together or not
+ * at all. Then, for each key:
  *  - a repeat with the same method, URL and body gets the stored status and body, byte for byte;
  *  - a repeat with a different request is 400;
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
- *  - a request that fails releases its claim, since it changed nothing; the key can be retried.
+ *  - a request that fails releases its claims, since it changed nothing; the keys can be retried.
+ * So the same request with the same body token replays the original whatever header comes with it
+ * or came with the original (the token's own record answers; a header that only accompanies a
+ * replay is not recorded), and two such requests racing create one resource (the second finds the
+ * token in flight: 409).
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
  * `Idempotency-Key` records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe
  * keep keys), then the sweep deletes them and the key may be used again. A body token's record stays
@@ -29,8 +34,9 @@ export const RETENTION_MS = 24 * 3_600_000;
 const RETENTION_BATCH = 1_000;
 const MAX_KEY_LENGTH = 255;
 
+/** The keys a request holds (every one completed or released with the request), and their owner. */
 export interface IdempotencyClaim {
-  key: string;
+  keys: string[];
   owner: string;
   completed: boolean;
 }
@@ -56,33 +62,65 @@ export function requestFingerprint(secrets: Secrets, method: string, url: string
   return secrets.lookupHash(`${method} ${url}\n${canonicalJson(body ?? null)}`);
 }
 
-/** The request's idempotency key and the field that carried it (named in error messages). */
-function idempotencyKeyOf(request: FastifyRequest): { key: string; field: string } | undefined {
+interface NamedKey {
+  key: string;
+  /** The field that carried it, named in error messages. */
+  field: string;
+}
+
+/**
+ * The request's idempotency keys: the body `token` first, on routes that opt in (it names the
+ * resource, so it decides whatever header comes with it), then `Idempotency-Key`.
+ */
+function idempotencyKeysOf(request: FastifyRequest): NamedKey[] {
+  const keys: NamedKey[] = [];
+  const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
+  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') {
+    keys.push({ key: `${store.BODY_TOKEN_PREFIX}${bodyToken}`, field: 'token' });
+  }
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key !== undefined && key !== '') {
     if (key.length > MAX_KEY_LENGTH) throw new InvalidRequestError(`Idempotency-Key: must be at most ${MAX_KEY_LENGTH} characters`);
-    return { key, field: 'Idempotency-Key' };
+    keys.push({ key, field: 'Idempotency-Key' });
   }
-  const bodyToken = (request.body as { token?: unknown } | undefined)?.token;
-  if (request.routeOptions.config.idempotentBodyToken && typeof bodyToken === 'string') return { key: `${store.BODY_TOKEN_PREFIX}${bodyToken}`, field: 'token' };
-  return undefined;
+  return keys;
 }
 
-/** preHandler for POST routes: claims the key, or answers a replay / conflict itself. */
+/**
+ * preHandler for POST routes: claims every key of the request, in order, or answers a replay /
+ * conflict itself. The first key already complete for the same request is replayed (a body token's
+ * record outlives a header's); a key used for another request is a 400, one in flight a 409. Keys
+ * claimed before such an answer are released by `releaseUnfinishedClaim`, like any unfinished claim.
+ */
 export async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   request.idempotency = null;
   if (request.method !== 'POST') return undefined;
-  const found = idempotencyKeyOf(request);
-  if (found === undefined) return undefined;
-  const { key, field } = found;
+  const keys = idempotencyKeysOf(request);
+  if (keys.length === 0) return undefined;
 
+  const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
+  const claim: IdempotencyClaim = { keys: [], owner: request.id, completed: false };
+  request.idempotency = claim;
+  for (const named of keys) {
+    const replay = await claimKey(request, named, print, claim.owner);
+    if (replay) {
+      return reply
+        .code(replay.response_status ?? 200)
+        .header(REPLAY_HEADER, 'true')
+        .type('application/json; charset=utf-8')
+        .send(replay.response_body ? request.server.deps.secrets.decrypt(replay.response_body) : '');
+    }
+    claim.keys.push(named.key);
+  }
+  return undefined;
+}
+
+/** Claims one key for this request (undefined), or returns its completed record to replay; throws a 400 or 409. */
+async function claimKey(request: FastifyRequest, { key, field }: NamedKey, print: string, owner: string) {
   const { db, wall } = request.server.deps;
   const programId = request.scope.programId;
-  const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
-  const owner = request.id;
   const leaseExpiresMs = wall.nowMs() + LEASE_MS;
-
   const claimed = await store.insertClaim(db.kysely, {
     program_id: programId,
     idempotency_key: key,
@@ -94,10 +132,7 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
     response_body: null,
     created_ms: request.scope.nowMs,
   });
-  if (claimed) {
-    request.idempotency = { key, owner, completed: false };
-    return undefined;
-  }
+  if (claimed) return undefined;
 
   const existing = await store.find(db.kysely, programId, key);
   if (!existing) {
@@ -107,15 +142,8 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   if (existing.fingerprint !== print) {
     throw new InvalidRequestError(`${field}: this key was already used with a different request`);
   }
-  if (existing.state === 'complete') {
-    return reply
-      .code(existing.response_status ?? 200)
-      .header(REPLAY_HEADER, 'true')
-      .type('application/json; charset=utf-8')
-      .send(existing.response_body ? request.server.deps.secrets.decrypt(existing.response_body) : '');
-  }
+  if (existing.state === 'complete') return existing;
   if (existing.lease_expires_ms < wall.nowMs() && (await store.takeOverExpired(db.kysely, programId, key, existing.owner, owner, leaseExpiresMs))) {
-    request.idempotency = { key, owner, completed: false };
     return undefined;
   }
   throw new ConflictError(`${field}: a request with this key is still being processed`);
@@ -127,8 +155,8 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
  */
 export async function releaseUnfinishedClaim(request: FastifyRequest): Promise<void> {
   const claim = request.idempotency;
-  if (!claim || claim.completed) return;
-  await store.release(request.server.deps.db.kysely, request.scope.programId, claim.key, claim.owner);
+  if (!claim || claim.completed || claim.keys.length === 0) return;
+  await store.release(request.server.deps.db.kysely, request.scope.programId, claim.keys, claim.owner);
 }
 
 /**
@@ -141,10 +169,10 @@ export async function commit<T>(request: FastifyRequest, reply: FastifyReply, wo
   const payload = await request.server.deps.db.transaction(async (tx) => {
     const result = await work(tx);
     const body = reply.statusCode === 204 ? '' : String(reply.serialize(result));
-    if (claim) {
+    if (claim && claim.keys.length > 0) {
       const encrypted = request.server.deps.secrets.encrypt(body);
-      const stored = await store.complete(tx, request.scope.programId, claim.key, claim.owner, reply.statusCode, encrypted);
-      if (!stored) throw new ConflictError('Idempotency-Key: the claim on this key expired before the request finished; retry');
+      const stored = await store.complete(tx, request.scope.programId, claim.keys, claim.owner, reply.statusCode, encrypted);
+      if (stored !== claim.keys.length) throw new ConflictError('Idempotency-Key: the claim on this key expired before the request finished; retry');
     }
     return body;
   });

@@ -72,7 +72,7 @@ export function describeValidationError(error: ErrorObject, context: string | un
     case 'additionalProperties':
       return `${fieldPath(error.instancePath, String(params.additionalProperty))}: is not a recognised field`;
     case 'enum':
-      return `${fieldPath(error.instancePath) || where}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+      return `${fieldPath(error.instancePath) || where}: must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'const':
       return `${fieldPath(error.instancePath) || where}: must be ${JSON.stringify(params.allowedValue)}`;
     case 'format':
@@ -106,32 +106,38 @@ export function splitCommaSeparated(query: Record<string, unknown>, names: reado
 /** Nesting deeper than this is refused: no request of the API comes near it, and it keeps every walk over input shallow. */
 export const MAX_INPUT_DEPTH = 32;
 
-export type InputProblem = { path: string; problem: 'nul' | 'depth' };
+/** Keys JavaScript gives a meaning of their own (prototype pollution): never allowed in a body. */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor']);
+
+export type InputProblem = { path: string; problem: 'nul' | 'reserved' | 'depth' };
 
 /**
  * The first problem in `value` that its schema cannot catch, walked without recursion (a body of
  * 1 MiB can nest half a million levels deep):
  *   - a string (value or key) that contains U+0000: JSON and query strings can carry it, but
  *     PostgreSQL text cannot store it (without this check such input failed there, a 500);
+ *   - a `__proto__` or `constructor` key, at any depth;
  *   - an object or array nested more than MAX_INPUT_DEPTH levels deep.
  */
 export function inputProblem(value: unknown): InputProblem | undefined {
-  const stack: Array<{ item: unknown; path: string; depth: number; key: string }> = [{ item: value, path: '', depth: 0, key: '' }];
+  const stack: Array<{ item: unknown; path: string; depth: number; key: string | undefined }> = [{ item: value, path: '', depth: 0, key: undefined }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { item, path, depth, key } = next;
-    if (key.includes('\u0000')) return { path, problem: 'nul' };
+    if (key !== undefined && key.includes('\u0000')) return { path, problem: 'nul' };
+    if (key !== undefined && RESERVED_KEYS.has(key)) return { path, problem: 'reserved' };
     if (typeof item === 'string') {
       if (item.includes('\u0000')) return { path, problem: 'nul' };
       continue;
     }
     if (item === null || typeof item !== 'object') continue;
     if (depth >= MAX_INPUT_DEPTH) return { path, problem: 'depth' };
-    const entries = Array.isArray(item) ? item.map((element, index) => [String(index), element] as const) : Object.entries(item);
+    const isArray = Array.isArray(item);
+    const entries = isArray ? item.map((element, index) => [String(index), element] as const) : Object.entries(item);
     // Pushed last to first, so that the first entry is looked at first.
     for (let index = entries.length - 1; index >= 0; index--) {
       const [entryKey, element] = entries[index] as readonly [string, unknown];
-      const elementPath = Array.isArray(item) ? `${path}[${entryKey}]` : path === '' ? entryKey : `${path}.${entryKey}`;
-      stack.push({ item: element, path: elementPath, depth: depth + 1, key: entryKey });
+      const elementPath = isArray ? `${path}[${entryKey}]` : path === '' ? entryKey : `${path}.${entryKey}`;
+      stack.push({ item: element, path: elementPath, depth: depth + 1, key: isArray ? undefined : entryKey });
     }
   }
   return undefined;
@@ -141,6 +147,12 @@ export function inputProblem(value: unknown): InputProblem | undefined {
 export function nulCharacterPath(value: unknown): string | undefined {
   const found = inputProblem(value);
   return found?.problem === 'nul' ? found.path : undefined;
+}
+
+/** The path of the first `__proto__` or `constructor` key in a parsed JSON value, or undefined. */
+export function reservedKeyPath(value: unknown): string | undefined {
+  const found = inputProblem(value);
+  return found?.problem === 'reserved' ? found.path : undefined;
 }
 
 /** Fields that carry tokens: `token`, `*_token`, `*_tokens`, and the list cursors. */
@@ -176,6 +188,7 @@ export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply,
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
     const found = inputProblem(value);
     if (found?.problem === 'nul') return done(new InvalidRequestError(`${found.path || part}: must not contain the NUL character (U+0000)`));
+    if (found?.problem === 'reserved') return done(new InvalidRequestError(`${found.path}: is not an allowed key`));
     if (found?.problem === 'depth') return done(new InvalidRequestError(`${found.path || part}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
   }
   return done();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, nulCharacterPath, splitCommaSeparated } from './validation.js';
+import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, nulCharacterPath, reservedKeyPath, splitCommaSeparated } from './validation.js';
 
 describe('validation messages', () => {
   it('renders JSON pointers as readable field paths', () => {
@@ -14,6 +14,7 @@ describe('validation messages', () => {
     expect(error('required', '/individual', { missingProperty: 'dob' })).toBe('individual.dob: is required');
     expect(error('additionalProperties', '', { additionalProperty: 'colour' })).toBe('colour: is not a recognised field');
     expect(error('enum', '/type', { allowedValues: ['A', 'B'] })).toBe('type: must be one of A, B');
+    expect(error('enum', '/substatus', { allowedValues: ['A', null] })).toBe('substatus: must be one of A, null');
     expect(error('format', '/token', { format: 'uuid' })).toBe('token: must be a valid uuid');
     expect(error('maximum', '/page_size', {}, 'must be <= 100')).toBe('page_size: must be <= 100');
     expect(error('type', '', {}, 'must be object')).toBe('body: must be object');
@@ -50,5 +51,18 @@ describe('NUL characters', () => {
     expect(inputProblem(nested(MAX_INPUT_DEPTH + 1))).toEqual({ path: '[0]'.repeat(MAX_INPUT_DEPTH), problem: 'depth' });
     expect(inputProblem(nested(1_000_000))).toMatchObject({ problem: 'depth' });
     expect(inputProblem({ first: 'a\u0000', second: nested(100) })).toEqual({ path: 'first', problem: 'nul' });
+  });
+});
+
+describe('reserved keys', () => {
+  it('finds the first __proto__ or constructor key and names its path', () => {
+    expect(reservedKeyPath(JSON.parse('{"a": {"__proto__": {"x": 1}}}'))).toBe('a.__proto__');
+    expect(reservedKeyPath(JSON.parse('[{"b": 1}, {"constructor": {"prototype": {}}}]'))).toBe('[1].constructor');
+  });
+
+  it('passes everything else, values named like them included', () => {
+    for (const value of [null, 'constructor', { a: ['__proto__'] }, { prototype: 1, proto: 2 }]) {
+      expect(reservedKeyPath(value)).toBeUndefined();
+    }
   });
 });

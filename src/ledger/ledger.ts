@@ -62,6 +62,11 @@ export const SystemAccount = {
   CARD_NETWORK: 'system:CARD_NETWORK',
   /** The program itself: fees it earns, rewards and adjustments it pays. */
   PROGRAM: 'system:PROGRAM',
+  /**
+   * Credits addressed to a CLOSED financial account by a request that said `on_closed_account:
+   * USE_SUSPENSE`: held here for the program until it reverses them.
+   */
+  SUSPENSE: 'system:SUSPENSE',
 } as const;
 
 export function isSystemAccount(account: string): boolean {

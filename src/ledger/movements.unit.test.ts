@@ -60,6 +60,12 @@ describe('management operations', () => {
     expect(effect(operationMovement(operation(direction), 'e', reversal))).toEqual({ available: cents, [SystemAccount.PROGRAM]: -cents });
   });
 
+  it('holds a credit in suspense instead of the account when the operation says so, and takes it back on reversal', () => {
+    const held = { ...operation('CREDIT'), credit_in_suspense: 1 };
+    expect(effect(operationMovement(held, 'e', false))).toEqual({ [SystemAccount.SUSPENSE]: 7, [SystemAccount.PROGRAM]: -7 });
+    expect(effect(operationMovement(held, 'e', true))).toEqual({ [SystemAccount.SUSPENSE]: -7, [SystemAccount.PROGRAM]: 7 });
+  });
+
   it.each([
     ['CASH_BACK', 'CASH_BACK_REVERSAL'],
     ['CASH_BACK_REVERSAL', 'CASH_BACK'],
@@ -75,6 +81,12 @@ describe('book transfers', () => {
     const row = { token: 't', from_financial_account_token: FA, to_financial_account_token: 'fa-2', amount_cents: 30 } as BookTransferRow;
     expect(effect(transferMovement(row, 'e', false))).toEqual({ available: -30, 'fa-2.available': 30 });
     expect(effect(transferMovement(row, 'e', true))).toEqual({ available: 30, 'fa-2.available': -30 });
+  });
+
+  it('credits suspense instead of the receiving account when the transfer holds it there', () => {
+    const row = { token: 't', from_financial_account_token: FA, to_financial_account_token: 'fa-2', amount_cents: 30, credit_in_suspense: 1 } as BookTransferRow;
+    expect(effect(transferMovement(row, 'e', false))).toEqual({ available: -30, [SystemAccount.SUSPENSE]: 30 });
+    expect(effect(transferMovement(row, 'e', true))).toEqual({ available: 30, [SystemAccount.SUSPENSE]: -30 });
   });
 });
 

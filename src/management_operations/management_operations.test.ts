@@ -71,6 +71,21 @@ describeWithDb('management operations', () => {
     expect(await expectError(client.managementOperations.reverse(declined.token, { effective_date: day(0) }), 422)).toContain('DECLINED');
   });
 
+  it('leaves subtype out of events when there is none (the SDK types it as an optional string), wherever they are read', async () => {
+    const { apiKey } = context.program;
+    const account = await newAccount(context.program.client);
+    const get = async (method: string, path: string, body?: object) => (await context.server.request(method, path, { apiKey, ...(body ? { body } : {}) })).json();
+    const created = (await get('POST', '/v1/management_operations', {
+      amount: 5, category: 'MANAGEMENT_FEE', direction: 'CREDIT', effective_date: day(0), event_type: 'INTEREST', financial_account_token: account,
+    })) as Operation;
+    const reversed = (await get('POST', `/v1/management_operations/${created.token}/reverse`, { effective_date: day(0) })) as Operation;
+    const listed = (await get('GET', `/v1/management_operations?financial_account_token=${account}`)) as { data: Operation[] };
+    const retrieved = (await get('GET', `/v1/management_operations/${created.token}`)) as Operation;
+    const events = [created, reversed, ...listed.data, retrieved].flatMap((operation) => operation.events ?? []);
+    expect(events).toHaveLength(7);
+    for (const event of events) expect(event).not.toHaveProperty('subtype');
+  });
+
   it.each(MANAGEMENT_OPERATION_CATEGORIES)('accepts category %s', async (category) => {
     const { client } = context.program;
     const account = await newAccount(client);

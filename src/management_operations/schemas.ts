@@ -1,6 +1,6 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
-import { Amount, ClientToken, DatedEventFields, Memo, RESULTS, TransactionSeries } from '../money_events/schemas.js';
+import { Amount, ClientToken, DatedEventFields, Memo, OnClosedAccount, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
 export const MANAGEMENT_OPERATION_CATEGORIES = [
   'MANAGEMENT_FEE',
@@ -76,7 +76,7 @@ export const CreateManagementOperationBody = StrictObject({
   memo: Type.Optional(Memo),
   subtype: Type.Optional(Type.String({ maxLength: 256 })),
   user_defined_id: Type.Optional(Type.String({ maxLength: 256 })),
-  on_closed_account: Type.Optional(StringEnum(['FAIL'], { description: 'Only FAIL: an operation on an account that is not OPEN is refused' })),
+  on_closed_account: Type.Optional(OnClosedAccount),
 });
 export type CreateManagementOperationBody = Static<typeof CreateManagementOperationBody>;
 

@@ -18,8 +18,17 @@
  * `_REVERSAL` partner event (LOSS_WRITE_OFF has none and repeats itself; reversing an operation
  * created as X_REVERSAL appends X). Anything else is a 422.
  *
- * Ledger: `MANAGEMENT_OPERATION` posts CREDIT: account.available +amount, PROGRAM −amount; DEBIT the
- * opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite of the operation.
+ * Closed accounts (`on_closed_account`). FAIL, the default: an operation on an account that is not
+ * OPEN is a 422. USE_SUSPENSE: a CREDIT to a CLOSED account is made, but held in the program's
+ * suspense ledger account (`SystemAccount.SUSPENSE`) instead of landing on the closed account, now
+ * or on its effective date; the operation records it (`credit_in_suspense`) and otherwise reads as
+ * usual (its `financial_account_token` is the account it was addressed to, whose balance does not
+ * change). Its reversal takes the money back from suspense. A DEBIT of a CLOSED account, and any
+ * operation on a SUSPENDED or PENDING one, is refused whatever the option says.
+ *
+ * Ledger: `MANAGEMENT_OPERATION` posts CREDIT: account.available +amount (suspense when held
+ * there), PROGRAM −amount; DEBIT the opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite
+ * of the operation.
  */
 import { catchUp, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
@@ -27,10 +36,10 @@ import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
-import { lockOpenBalances } from '../financial_accounts/service.js';
+import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
-import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, creditedAccount, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type {
@@ -77,7 +86,7 @@ export function reversalEventType(type: ManagementOperationEventType): Managemen
   return `${type}_REVERSAL` as ManagementOperationEventType;
 }
 
-/** CREDIT: account +amount, PROGRAM −amount; DEBIT (or the reversal of a CREDIT) the opposite. */
+/** CREDIT: account (or suspense) +amount, PROGRAM −amount; DEBIT (or the reversal of a CREDIT) the opposite. */
 export function operationMovement(row: Row, eventToken: string, reversal: boolean): ledger.Movement {
   const creditsAccount = (row.direction === 'CREDIT') !== reversal;
   const accountCents = creditsAccount ? row.amount_cents : -row.amount_cents;
@@ -86,7 +95,7 @@ export function operationMovement(row: Row, eventToken: string, reversal: boolea
     transaction_token: row.token,
     event_token: eventToken,
     postings: [
-      { account: row.financial_account_token, bucket: 'available', amount_cents: accountCents },
+      { account: creditedAccount(row, row.financial_account_token), bucket: 'available', amount_cents: accountCents },
       { account: ledger.SystemAccount.PROGRAM, bucket: 'available', amount_cents: -accountCents },
     ],
   };
@@ -97,7 +106,9 @@ function fundsAllow(balances: ReadonlyMap<string, ledger.Balance>, row: Row): bo
   return row.direction === 'CREDIT' || ledger.availableCents(balances, row.financial_account_token) >= row.amount_cents;
 }
 
-const accountOf = (row: { financial_account_token: string }) => [{ token: row.financial_account_token, field: 'financial_account_token' }];
+const accountOf = (row: { financial_account_token: string }, suspenseIfClosed = false) => [
+  { token: row.financial_account_token, field: 'financial_account_token', suspenseIfClosed },
+];
 
 const settled = (row: Row) => ({ status: 'SETTLED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: row.amount_cents }) as const;
 const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
@@ -106,7 +117,8 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
   await applyDueOperations(db, tx, scope);
-  const balances = await lockOpenBalances(tx, programId, accountOf(body));
+  const suspenseIfClosed = body.on_closed_account === 'USE_SUSPENSE' && body.direction === 'CREDIT';
+  const { balances, suspense } = await lockMovementBalances(tx, programId, accountOf(body, suspenseIfClosed));
 
   let row: Row = {
     program_id: programId,
@@ -123,6 +135,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
     settled_amount_cents: 0,
     effective_date: body.effective_date,
     user_defined_id: body.user_defined_id ?? null,
+    credit_in_suspense: suspense.size > 0 ? 1 : 0,
     created_ms: nowMs,
     updated_ms: nowMs,
   };
@@ -219,7 +232,7 @@ export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string
   if ((await store.transition(tx, programId, token, row.status, reversed, nowMs)) === 0) {
     throw new UnprocessableError(`management operation '${token}' was changed by a concurrent request; only a SETTLED or PENDING operation can be reversed`);
   }
-  if (row.status === 'SETTLED') await lockOpenBalances(tx, programId, accountOf(row));
+  if (row.status === 'SETTLED' && row.credit_in_suspense === 0) await lockOpenBalances(tx, programId, accountOf(row));
   const event = await append(
     tx,
     programId,

@@ -15,6 +15,8 @@ export interface ManagementOperationsTable {
   /** `YYYY-MM-DD`: the operation takes effect on this day of the program's clock. */
   effective_date: string;
   user_defined_id: string | null;
+  /** 1: the account to credit was CLOSED and the request said USE_SUSPENSE; the credit is held in suspense. */
+  credit_in_suspense: number;
   created_ms: number;
   updated_ms: number;
 }

@@ -7,6 +7,7 @@ import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { InvalidRequestError } from '../errors.js';
+import { SystemAccount } from '../ledger/ledger.js';
 import * as store from './store.js';
 import type { MoneyEventsTable } from './tables.js';
 
@@ -60,6 +61,15 @@ export async function newTransactionToken(exec: Executor, programId: string, cli
     throw new InvalidRequestError(`token: '${clientToken}' is already the token of another transaction`);
   }
   return clientToken;
+}
+
+/**
+ * The ledger account a transaction's credit to `account` lands on: the account itself, or the
+ * program's suspense account when the transaction holds it there (`on_closed_account: USE_SUSPENSE`
+ * on a CLOSED account).
+ */
+export function creditedAccount(row: { credit_in_suspense: number }, account: string): string {
+  return row.credit_in_suspense === 1 ? SystemAccount.SUSPENSE : account;
 }
 
 /** Events of several transactions, grouped by transaction, each in order. */

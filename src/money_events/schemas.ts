@@ -11,6 +11,9 @@ export const MAX_AMOUNT_CENTS = 1_000_000_000_000;
 
 export const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in cents, positive' });
 export const Memo = Type.String({ maxLength: 512 });
+export const OnClosedAccount = StringEnum(['FAIL', 'USE_SUSPENSE'], {
+  description: 'FAIL (default): a movement on a CLOSED account is refused. USE_SUSPENSE: a credit to a CLOSED account is held in the program’s suspense account instead',
+});
 export const ClientToken = Type.String({ format: 'uuid', description: 'Idempotency token; becomes the token of the new transaction' });
 
 export const TransactionSeries = Type.Union([

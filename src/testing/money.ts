@@ -29,6 +29,19 @@ export async function fund(client: Lithic, financialAccountToken: string, cents:
   expect(operation.status).toBe('SETTLED');
 }
 
+/** A book transfer (TRANSFER, ACCOUNT_TO_ACCOUNT, subtype P2P) with any other fields. */
+export function bookTransfer(client: Lithic, from: string, to: string, cents: number, extra: Partial<Lithic.BookTransferCreateParams> = {}) {
+  return client.bookTransfers.create({
+    amount: cents,
+    category: 'TRANSFER',
+    type: 'ACCOUNT_TO_ACCOUNT',
+    subtype: 'P2P',
+    from_financial_account_token: from,
+    to_financial_account_token: to,
+    ...extra,
+  });
+}
+
 export async function balanceOf(client: Lithic, financialAccountToken: string): Promise<Balance> {
   const page = await client.financialAccounts.balances.list(financialAccountToken);
   const [balance] = page.data;
