@@ -126,13 +126,25 @@ describeWithDb('idempotency', () => {
     expect(await countNamed('retried')).toBe(1);
   });
 
-  it('a failed request changes nothing and releases its key', async () => {
+  it('records a refusal of the handler: its repeat gets the same answer, byte for byte, and changes nothing', async () => {
     const key = crypto.randomUUID();
-    const failed = await post(key, { nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() });
+    const body = { nickname: 'refused', type: 'OPERATING', account_token: crypto.randomUUID() };
+    const failed = await post(key, body);
     expect(failed.status).toBe(404);
-    const retried = await post(key, { nickname: 'x', type: 'OPERATING', account_token: crypto.randomUUID() });
-    expect(retried.status).toBe(404);
+    const repeated = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body, headers: { 'idempotency-key': key } });
+    const repeatedText = await repeated.text();
+    expect([repeated.status, repeatedText, repeated.headers.get('idempotent-replayed')]).toEqual([404, failed.text, 'true']);
+    // Header and body still name the same request: the original one.
+    expect(repeated.headers.get('x-request-id')).toBe((JSON.parse(failed.text) as { debugging_request_id: string }).debugging_request_id);
+    expect((await post(key, { ...body, account_token: crypto.randomUUID() })).status).toBe(400);
+    expect(await countNamed('refused')).toBe(0);
+  });
+
+  it('records nothing for a request refused before its key was claimed (schema validation): the key stays free', async () => {
+    const key = crypto.randomUUID();
+    expect((await post(key, { nickname: 7, type: 'OPERATING' })).status).toBe(400);
     expect(await store.find(context.server.server.db.kysely, context.program.programId, key)).toBeUndefined();
+    expect((await post(key, { nickname: 'after a 400', type: 'OPERATING' })).status).toBe(200);
   });
 
   it('validates the key itself', async () => {

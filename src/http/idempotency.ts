@@ -10,7 +10,12 @@
  *  - a repeat with the same method, URL and body gets the stored status and body, byte for byte;
  *  - a repeat with a different request is 400;
  *  - a repeat while the first is still in flight is 409 (the SDKs retry 409);
- *  - a request that fails releases its claims, since it changed nothing; the keys can be retried.
+ *  - a request the handler refused (400, 404, 422: the request itself was wrong, or the state
+ *    forbade it) records that answer under its `Idempotency-Key` like a success, so its repeat gets
+ *    the same answer and still changes nothing (as Stripe does); its body token, which names a
+ *    resource that was not created, is released; a request that failed otherwise (a 5xx, an expired claim)
+ *    releases its claims, since it changed nothing, and the keys can be retried. Requests refused
+ *    before their keys were claimed (schema validation, a key conflict) record nothing.
  * So the same request with the same body token replays the original whatever header comes with it
  * or came with the original (the token's own record answers; a header that only accompanies a
  * replay is not recorded), and two such requests racing create one resource (the second finds the
@@ -27,6 +32,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { WallClock } from '../clock.js';
 import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
+import { REQUEST_ID_HEADER } from './auth.js';
 import * as store from './idempotency-store.js';
 
 const LEASE_MS = 60_000;
@@ -39,7 +45,12 @@ export interface IdempotencyClaim {
   keys: string[];
   owner: string;
   completed: boolean;
+  /** Every key of the request is claimed: what happens next is the handler's answer. */
+  handled: boolean;
 }
+
+/** Answers of the handler that are recorded like a success: the request was refused and changed nothing. */
+const RECORDED_REFUSALS: ReadonlySet<number> = new Set([400, 404, 422]);
 
 export const REPLAY_HEADER = 'idempotent-replayed';
 
@@ -100,19 +111,24 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   if (keys.length === 0) return undefined;
 
   const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
-  const claim: IdempotencyClaim = { keys: [], owner: request.id, completed: false };
+  const claim: IdempotencyClaim = { keys: [], owner: request.id, completed: false, handled: false };
   request.idempotency = claim;
   for (const named of keys) {
     const replay = await claimKey(request, named, print, claim.owner);
     if (replay) {
+      const body = replay.response_body ? request.server.deps.secrets.decrypt(replay.response_body) : '';
+      // A replayed refusal is the original answer: its header names the request its body names.
+      const originalRequestId = (replay.response_status ?? 200) >= 400 ? (JSON.parse(body) as { debugging_request_id?: string }).debugging_request_id : undefined;
+      if (originalRequestId !== undefined) reply.header(REQUEST_ID_HEADER, originalRequestId);
       return reply
         .code(replay.response_status ?? 200)
         .header(REPLAY_HEADER, 'true')
         .type('application/json; charset=utf-8')
-        .send(replay.response_body ? request.server.deps.secrets.decrypt(replay.response_body) : '');
+        .send(body);
     }
     claim.keys.push(named.key);
   }
+  claim.handled = true;
   return undefined;
 }
 
@@ -150,13 +166,24 @@ async function claimKey(request: FastifyRequest, { key, field }: NamedKey, print
 }
 
 /**
- * onSend: a claim whose request did not complete is released (the request changed nothing), before
- * the answer leaves, so that a client retrying right after a failure finds the key free.
+ * onSend: a claim whose request did not complete either records the handler's refusal (400, 404,
+ * 422) or is released (the request changed nothing), before the answer leaves, so that a client
+ * retrying right after gets the same refusal or finds the key free.
  */
-export async function releaseUnfinishedClaim(request: FastifyRequest): Promise<void> {
+export async function releaseUnfinishedClaim(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   const claim = request.idempotency;
-  if (!claim || claim.completed || claim.keys.length === 0) return;
-  await store.release(request.server.deps.db.kysely, request.scope.programId, claim.keys, claim.owner);
+  if (!claim || claim.completed || claim.keys.length === 0) return payload;
+  const { db, secrets } = request.server.deps;
+  let release = claim.keys;
+  if (claim.handled && RECORDED_REFUSALS.has(reply.statusCode) && typeof payload === 'string') {
+    // Only a header key records it: a body token names a resource that was not created, and stays free.
+    const headerKeys = claim.keys.filter((key) => !key.startsWith(store.BODY_TOKEN_PREFIX));
+    const stored = headerKeys.length === 0 ? 0 : await store.complete(db.kysely, request.scope.programId, headerKeys, claim.owner, reply.statusCode, secrets.encrypt(payload));
+    if (stored > 0 && stored === headerKeys.length) release = claim.keys.filter((key) => key.startsWith(store.BODY_TOKEN_PREFIX));
+  }
+  claim.completed = true;
+  if (release.length > 0) await store.release(db.kysely, request.scope.programId, release, claim.owner);
+  return payload;
 }
 
 /**
