@@ -30,6 +30,17 @@ export async function markReversed(exec: Executor, programId: string, token: str
   return Number(result.numUpdatedRows);
 }
 
+/** The DECLINED transfers out of a financial account (funds refused them there), for its financial transactions. */
+export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string) {
+  return exec
+    .selectFrom('book_transfers')
+    .select(['token', 'created_ms'])
+    .where('program_id', '=', programId)
+    .where('from_financial_account_token', '=', financialAccountToken)
+    .where('status', '=', 'DECLINED')
+    .execute();
+}
+
 export interface ListFilters {
   account_token?: string | undefined;
   business_account_token?: string | undefined;

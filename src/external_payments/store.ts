@@ -38,6 +38,17 @@ export async function transition(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
+/** The DECLINED payments of a financial account, for its financial transactions. */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string) {
+  return exec
+    .selectFrom('external_payments')
+    .select(['token', 'created_ms', 'payment_type'])
+    .where('program_id', '=', programId)
+    .where('financial_account_token', '=', financialAccountToken)
+    .where('status', '=', 'DECLINED')
+    .execute();
+}
+
 export interface ListFilters {
   business_account_token?: string | undefined;
   financial_account_token?: string | undefined;

@@ -8,18 +8,22 @@
  *   undone RETURNED (it had settled) or VOIDED (it never had).
  * A card transaction is described by its own record instead: its events' types (AUTHORIZATION,
  * CLEARING, …), the merchant's descriptor, and VOIDED or EXPIRED when its hold was released that way.
- * A declined movement wrote no entries, so it is not a financial transaction of the account; it is
- * listed with its own resource (book transfers, payments, operations), status DECLINED.
+ * A movement the funds declined wrote no entries; it is read from its own resource and shown
+ * DECLINED (see `declinedMovements`).
  */
 import { isoTimestamp } from '../clock.js';
 import { inChunks } from '../db/chunks.js';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
 import { CURRENCY } from '../money_events/events.js';
 import * as moneyEvents from '../money_events/store.js';
+import type { MoneyEventsTable } from '../money_events/tables.js';
+import * as bookTransfers from '../book_transfers/store.js';
+import * as externalPayments from '../external_payments/store.js';
+import * as managementOperations from '../management_operations/store.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { FinancialTransaction, FinancialTransactionsQuery, FinancialTransactionStatus } from './schemas.js';
 import * as cardTransactions from '../transactions/store.js';
@@ -93,6 +97,11 @@ export function deriveTransactions(
       status: (card && RELEASED_CARD_STATUSES.get(card.status)) ?? statusOf(group),
     };
   });
+  return newestFirst(transactions);
+}
+
+/** Newest first; ties (one millisecond) by token, descending, as the other lists order them. */
+function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction[] {
   return transactions.sort((a, b) => (a.created === b.created ? (a.token < b.token ? 1 : -1) : a.created < b.created ? 1 : -1));
 }
 
@@ -100,14 +109,15 @@ export function deriveTransactions(
 async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string): Promise<FinancialTransaction[]> {
   await catchUpDueOperations(db, scope);
   const exec = db.kysely;
-  if (!(await store.find(exec, scope.programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
-  const journals = await accountJournals(exec, scope.programId, financialAccountToken);
-  const transactionTokens = [...new Set(journals.map((journal) => journal.transaction_token))];
+  const { programId } = scope;
+  if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
+  const [journals, declined] = await Promise.all([accountJournals(exec, programId, financialAccountToken), declinedMovements(exec, programId, financialAccountToken)]);
+  const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
   const [events, cardRows, cardEvents] = await Promise.all([
-    inChunks(transactionTokens, (tokens) => moneyEvents.listFor(exec, scope.programId, tokens)),
-    inChunks(cardTokens, (tokens) => cardTransactions.findMany(exec, scope.programId, tokens)),
-    inChunks(cardTokens, (tokens) => cardTransactions.eventsFor(exec, scope.programId, tokens)),
+    inChunks(transactionTokens, (tokens) => moneyEvents.listFor(exec, programId, tokens)),
+    inChunks(cardTokens, (tokens) => cardTransactions.findMany(exec, programId, tokens)),
+    inChunks(cardTokens, (tokens) => cardTransactions.eventsFor(exec, programId, tokens)),
   ]);
   const eventTypes = new Map<string, string>();
   const eventSeq = new Map<string, number>();
@@ -120,7 +130,65 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const ordered = [...journals].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
-  return deriveTransactions(ordered, eventTypes, cards);
+  const eventsByTransaction = new Map<string, MoneyEventsTable[]>();
+  for (const event of events) {
+    const group = eventsByTransaction.get(event.transaction_token);
+    if (group) group.push(event);
+    else eventsByTransaction.set(event.transaction_token, [event]);
+  }
+  const refused = declined.map((movement) => declinedTransaction(movement, eventsByTransaction.get(movement.token) ?? []));
+  return newestFirst([...deriveTransactions(ordered, eventTypes, cards), ...refused]);
+}
+
+/**
+ * A movement the funds refused (a book transfer out of the account, a debit operation, a
+ * withdrawal): it wrote no entries, but the account's history shows it, DECLINED, with the amount
+ * it would have taken. A declined card authorization is listed with the card transactions
+ * (`GET /v1/transactions?result=DECLINED`), not here.
+ */
+interface DeclinedMovement {
+  token: string;
+  kind: string;
+  created_ms: number;
+  /** -1 when the movement would have taken money from the account, 1 when it would have added it. */
+  sign: 1 | -1;
+}
+
+async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string): Promise<DeclinedMovement[]> {
+  const [transfers, operations, payments] = await Promise.all([
+    bookTransfers.declinedFrom(exec, programId, financialAccountToken),
+    managementOperations.declinedOn(exec, programId, financialAccountToken),
+    externalPayments.declinedOn(exec, programId, financialAccountToken),
+  ]);
+  return [
+    ...transfers.map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),
+    ...operations.map((row) => ({ token: row.token, kind: 'MANAGEMENT_OPERATION', created_ms: row.created_ms, sign: row.direction === 'DEBIT' ? (-1 as const) : (1 as const) })),
+    ...payments.map((row) => ({ token: row.token, kind: 'EXTERNAL_PAYMENT', created_ms: row.created_ms, sign: row.payment_type === 'WITHDRAWAL' ? (-1 as const) : (1 as const) })),
+  ];
+}
+
+function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyEventsTable[]): FinancialTransaction {
+  const type = events[0]?.type ?? movement.kind;
+  const last = events.at(-1);
+  return {
+    token: movement.token,
+    category: categoryOf(movement.kind, type),
+    created: isoTimestamp(movement.created_ms),
+    updated: isoTimestamp(last?.created_ms ?? movement.created_ms),
+    currency: CURRENCY,
+    descriptor: type,
+    events: events.map((event) => ({
+      token: event.token,
+      amount: movement.sign * event.amount_cents,
+      created: isoTimestamp(event.created_ms),
+      result: event.result as FinancialTransaction['result'],
+      type: event.type,
+    })),
+    pending_amount: 0,
+    settled_amount: 0,
+    result: 'DECLINED',
+    status: 'DECLINED',
+  };
 }
 
 /** Applies the list filters and cursors; the list is not paged (Lithic answers it whole, has_more false). */

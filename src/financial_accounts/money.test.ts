@@ -170,8 +170,8 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       await transfer(account, other, 1_000_000);
 
       const list = (await client.financialAccounts.financialTransactions.list(account)).data;
-      expect(list.map((transaction) => transaction.token).slice(0, 4)).toEqual([undone.token, wire.token, deposit.token, sent.token]);
-      expect(list).toHaveLength(5);
+      expect(list.map((transaction) => transaction.token).slice(1, 5)).toEqual([undone.token, wire.token, deposit.token, sent.token]);
+      expect(list).toHaveLength(6);
       const byToken = new Map(list.map((transaction) => [transaction.token, transaction]));
       expect(byToken.get(sent.token)).toMatchObject({ category: 'TRANSFER', status: 'SETTLED', settled_amount: -200, pending_amount: 0, result: 'APPROVED', currency: 'USD' });
       expect(byToken.get(deposit.token)).toMatchObject({ category: 'ACH', status: 'PENDING', pending_amount: 70, settled_amount: 0 });
@@ -190,10 +190,14 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await tokens({ category: 'ACH' })).toEqual([deposit.token]);
       expect(await tokens({ status: 'PENDING' })).toEqual([deposit.token]);
       expect(await tokens({ status: 'RETURNED' })).toEqual([undone.token]);
-      expect(await tokens({ result: 'DECLINED' })).toEqual([]);
+      const [declined] = list.filter((transaction) => transaction.status === 'DECLINED');
+      expect(declined).toMatchObject({ category: 'TRANSFER', result: 'DECLINED', settled_amount: 0, pending_amount: 0 });
+      expect(declined?.events.map((event) => [event.amount, event.result])).toEqual([[-1_000_000, 'DECLINED']]);
+      expect(await tokens({ result: 'DECLINED' })).toEqual([declined?.token]);
+      expect(await tokens({ status: 'DECLINED' })).toEqual([declined?.token]);
       expect(await tokens({ begin: sent.created, end: new Date(Date.parse(undone.created) + 1).toISOString() })).not.toContain(sent.token);
-      expect(await tokens({ starting_after: wire.token })).toEqual([deposit.token, sent.token, (list[4] as { token: string }).token]);
-      expect(await tokens({ ending_before: deposit.token })).toEqual([undone.token, wire.token]);
+      expect(await tokens({ starting_after: wire.token })).toEqual([deposit.token, sent.token, (list[5] as { token: string }).token]);
+      expect(await tokens({ ending_before: deposit.token })).toEqual([(list[0] as { token: string }).token, undone.token, wire.token]);
       expect(await client.financialAccounts.financialTransactions.retrieve(account, sent.token)).toEqual(byToken.get(sent.token));
       await expectError(client.financialAccounts.financialTransactions.retrieve(account, crypto.randomUUID()), 404);
       for (const query of ['category=WIRE', 'status=OK', `starting_after=${crypto.randomUUID()}`]) {

@@ -74,6 +74,17 @@ export async function transition(
   return Number(result.numUpdatedRows);
 }
 
+/** The DECLINED operations on a financial account, for its financial transactions. */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string) {
+  return exec
+    .selectFrom('management_operations')
+    .select(['token', 'created_ms', 'direction'])
+    .where('program_id', '=', programId)
+    .where('financial_account_token', '=', financialAccountToken)
+    .where('status', '=', 'DECLINED')
+    .execute();
+}
+
 export interface ListFilters {
   business_account_token?: string | undefined;
   financial_account_token?: string | undefined;
