@@ -128,6 +128,26 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect(examples.find((example) => example.event_token === shadowed.events?.[0]?.token)).toMatchObject({ approved: false, decision: 'DECLINED' });
   });
 
+  it('reports one draft version a day: the latest that ran, with only its own counts and examples', async () => {
+    const { client } = await fresh('draft versions');
+    await moveClockTo(client, '2031-08-01T10:00:00.000Z');
+    const card = await newCard(client);
+    const rule = await createRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }, 'drafts'));
+    for (const mcc of ['7995', '5411']) await authorize(client, card, { mcc });
+    await client.authRules.v2.promote(rule.token);
+    await client.authRules.v2.draft(rule.token, { parameters: { conditions: [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['5411'] }] } } as unknown as Lithic.AuthRules.V2DraftParams);
+    const v2Events = [];
+    for (const mcc of ['5411', '5814']) v2Events.push((await authorize(client, card, { mcc })).events?.[0]?.token);
+    await moveClockTo(client, '2031-08-02T10:00:00.000Z');
+
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: '2031-08-01', end: '2031-08-01' } as Lithic.AuthRules.V2RetrieveReportParams);
+    const [day] = report.daily_statistics;
+    expect(day?.draft_version_statistics).toMatchObject({ approved: 1, declined: 1, challenged: 0, version: 2 });
+    expect(day?.draft_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([...v2Events].sort());
+    expect(day?.current_version_statistics).toMatchObject({ approved: 2, declined: 0, challenged: 0, version: 1 });
+    expect(day?.current_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([...v2Events].sort());
+  });
+
   it("counts each day's authorizations in the report, with the version that was in force", async () => {
     const { client } = await fresh('report');
     await moveClockTo(client, '2031-07-01T10:00:00.000Z');
