@@ -18,7 +18,7 @@ describeWithDb('Auth Rules on authorizations', () => {
     return { program, client: program.client, card: await newCard(program.client) };
   }
 
-  async function authorize(client: Lithic, card: Lithic.Card, extra: { mcc?: string; amount?: number; merchant_acceptor_id?: string; descriptor?: string } = {}) {
+  async function authorize(client: Lithic, card: Lithic.Card, extra: { mcc?: string; amount?: number; merchant_acceptor_id?: string; descriptor?: string; pin?: string } = {}) {
     const { token } = await client.transactions.simulateAuthorization({ amount: 1_000, descriptor: 'SHOP', pan: card.pan as string, ...extra });
     return client.transactions.retrieve(token as string);
   }
@@ -94,6 +94,19 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect((await authorize(client, card, { amount: 1_500 })).status).toBe('PENDING');
     expect((await authorize(client, card, { amount: 1_001 })).status).toBe('DECLINED');
     expect((await authorize(client, card, { amount: 1_000 })).status).toBe('PENDING');
+  });
+
+  it('a VELOCITY_LIMIT with include_pan_entry_modes counts only authorizations made that way', async () => {
+    const { client } = await fresh('velocity pan entry');
+    const card = await client.cards.create({ type: 'VIRTUAL', pin: Buffer.from('4321').toString('base64') });
+    const rule = await enforcedRule(client, velocityLimit({ limit_count: 1, filters: { include_pan_entry_modes: ['ICC'] } }, { card_tokens: [card.token] }));
+    expect(rule.current_version?.parameters).toMatchObject({ filters: { include_pan_entry_modes: ['ICC'] } });
+    // Card-not-present (ECOMMERCE): neither counted nor limited.
+    for (let i = 0; i < 2; i++) expect((await authorize(client, card)).status).toBe('PENDING');
+    const chip = await authorize(client, card, { pin: '4321' });
+    expect(chip).toMatchObject({ status: 'PENDING', pos: { entry_mode: { pan: 'ICC' } } });
+    expect((await authorize(client, card, { pin: '4321' })).status).toBe('DECLINED');
+    expect((await authorize(client, card)).status).toBe('PENDING');
   });
 
   it('a MERCHANT_LOCK approves its merchants only', async () => {

@@ -17,7 +17,7 @@ import * as m0008 from './migrations/0008_ledger_entries_carry_their_journal.js'
 import * as m0009 from './migrations/0009_idempotency_retention.js';
 import * as m0010 from './migrations/0010_auth_rules_version.js';
 import * as m0011 from './migrations/0011_spend_hours.js';
-import * as m0014 from './migrations/0014_encryption_key_check.js';
+import * as m0014 from './migrations/0014_key_check_account_notes.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -31,7 +31,7 @@ const migrations: Record<string, Migration> = {
   '0009_idempotency_retention': m0009,
   '0010_auth_rules_version': m0010,
   '0011_spend_hours': m0011,
-  '0014_encryption_key_check': m0014,
+  '0014_key_check_account_notes': m0014,
 };
 
 /**
