@@ -80,13 +80,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /** A failure to listen as a ConfigError naming the variable at fault (HOST or PORT), else unchanged. */
-export function listenError(error: unknown, config: Pick<Config, 'host' | 'port'>): unknown {
+function listenError(error: unknown, config: Pick<Config, 'host' | 'port'>): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   const detail = error instanceof Error ? error.message : String(error);
   if (code === 'EADDRINUSE') return new ConfigError(`PORT: ${config.port} is already in use on ${config.host} (${detail})`);
   if (code === 'EACCES') return new ConfigError(`PORT: not allowed to listen on port ${config.port} (${detail})`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL' || code === 'EAI_FAIL') {
-    return new ConfigError(`HOST: cannot listen on "${config.host}", it is not an address of this machine (${detail})`);
+    return new ConfigError(`HOST: cannot listen on "${config.host}", not an address this machine can listen on (${detail})`);
   }
   return error;
 }
