@@ -131,6 +131,40 @@ describeWithDb('server process', () => {
     expect(runCli(['keys', 'create', '--program', crypto.randomUUID()], env).status).toBe(1);
   });
 
+  it('refuses to start with an encryption key other than the one its secrets were written with', async () => {
+    // No key configured (an empty variable is unset): the server generates its key file.
+    const first = await start({ CARDWRIGHT_ENCRYPTION_KEY: '', CARDWRIGHT_API_KEYS: 'key-check-key' });
+    const card = await sdkClient(first.url, 'key-check-key').cards.create({ type: 'VIRTUAL' });
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    const other = runCli(['serve'], env);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY: the configured key is not the key this database's secrets were encrypted with/);
+
+    // The generated key, given as the variable, is the right one; a replaced key file is refused.
+    const keyFile = fs.readFileSync(path.join(database.dataDir, 'encryption.key'), 'utf8').trim();
+    const again = await start({ CARDWRIGHT_ENCRYPTION_KEY: keyFile, CARDWRIGHT_API_KEYS: 'key-check-key' });
+    await expect(sdkClient(again.url, 'key-check-key').cards.retrieve(card.token)).resolves.toMatchObject({ pan: card.pan });
+    again.child.kill('SIGTERM');
+    await again.exited;
+    fs.writeFileSync(path.join(database.dataDir, 'encryption.key'), `${crypto.randomBytes(32).toString('base64')}\n`);
+    const replacedFile = runCli(['serve'], { ...env, CARDWRIGHT_ENCRYPTION_KEY: '' });
+    expect(replacedFile.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY: the key in \S+encryption\.key is not the key/);
+  });
+
+  it('names HOST or PORT when the server cannot listen', async () => {
+    const badHost = runCli(['serve'], { ...env, PORT: '0', HOST: 'not_a_host' });
+    expect(badHost.status).toBe(1);
+    expect(badHost.stderr).toMatch(/HOST/);
+    expect(badHost.stderr).toMatch(/not_a_host/);
+
+    const server = await start({ CARDWRIGHT_API_KEYS: 'port-owner-key' });
+    const inUse = runCli(['serve'], { ...env, HOST: '127.0.0.1', PORT: new URL(server.url).port });
+    expect(inUse.status).toBe(1);
+    expect(inUse.stderr).toMatch(new RegExp(`PORT.*${new URL(server.url).port}`));
+  });
+
   it('refuses a bad configuration at start with a clear message', async () => {
     const result = runCli(['serve'], { ...env, CARDWRIGHT_ENCRYPTION_KEY: 'too-short' });
     expect(result.status).toBe(1);

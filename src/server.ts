@@ -9,8 +9,9 @@ import { buildApp } from './app.js';
 import { sweepAllPrograms } from './clock-jobs.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
 import { systemClock, type WallClock } from './clock.js';
-import type { Config } from './config.js';
-import { loadEncryptionKey, Secrets } from './crypto/secrets.js';
+import { ConfigError, type Config } from './config.js';
+import { verifyEncryptionKey } from './crypto/key-check.js';
+import { keyFile, loadEncryptionKey, Secrets } from './crypto/secrets.js';
 import { openDatabase, type Db } from './db/database.js';
 import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -43,6 +44,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
+    const keySource = config.encryptionKey ? 'the configured key' : `the key in ${keyFile(config.dataDir)}`;
+    await verifyEncryptionKey(db, secrets, keySource, wall.nowMs());
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
     if (generated) options.onKeyGenerated?.(generated);
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall) }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
@@ -62,7 +65,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       if (closing) reply.header('connection', 'close');
       done(null, payload);
     });
-    const address = await app.listen({ port: config.port, host: config.host });
+    const address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      throw listenError(error, config);
+    });
     const close = async () => {
       closing = true;
       await app.close();
@@ -72,6 +77,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await db.close();
     throw error;
   }
+}
+
+/** A failure to listen as a ConfigError naming the variable at fault (HOST or PORT), else unchanged. */
+function listenError(error: unknown, config: Pick<Config, 'host' | 'port'>): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code === 'EADDRINUSE') return new ConfigError(`PORT: ${config.port} is already in use on ${config.host} (${detail})`);
+  if (code === 'EACCES') return new ConfigError(`PORT: not allowed to listen on port ${config.port} (${detail})`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL' || code === 'EAI_FAIL') {
+    return new ConfigError(`HOST: cannot listen on "${config.host}", not an address this machine can listen on (${detail})`);
+  }
+  return error;
 }
 
 /** Closes the server gracefully on SIGTERM or SIGINT, then exits. */

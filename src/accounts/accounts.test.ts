@@ -98,12 +98,51 @@ describeWithDb('accounts', () => {
       [{ daily_spend_limit: 1e300 }, 'daily_spend_limit: must be <= 9007199254740991'],
       [{ state: 'OPEN' }, 'state: must be one of ACTIVE, PAUSED, CLOSED'],
       [{ state: null }, 'state: must be string'],
-      [{ verification_address: {} }, 'verification_address: is not a recognised field'],
+      [{ substatus: 'LOST' }, 'substatus: must be one of FRAUD_IDENTIFIED, SUSPICIOUS_ACTIVITY, RISK_VIOLATION, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, INTERNAL_REVIEW, OTHER'],
+      [{ comment: 'x'.repeat(513) }, 'comment: must NOT have more than 512 characters'],
+      [{ comment: 7 }, 'comment: must be string'],
+      [{ verification_address: { zip: '10001' } }, 'verification_address.zip: is not a recognised field'],
+      [{ verification_address: { country: 'CAN' } }, 'verification_address.country: must be "USA"'],
+      [{ verification_address: { postal_code: '1000' } }, 'verification_address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+      [{ verification_address: { address1: 'PO Box 12' } }, 'verification_address.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
     ])('refuses %j with 400 and changes nothing', async (body, message) => {
       const { account_token } = await enroll(context.program.client, kycBody());
       const before = await context.program.client.accounts.retrieve(account_token);
       expect(await apiFailure(context.program.client.accounts.update(account_token, body as never))).toEqual({ status: 400, message });
       expect(await context.program.client.accounts.retrieve(account_token)).toEqual(before);
+    });
+
+    it('records substatus, comment and verification_address (a partial address completes the current one)', async () => {
+      const body = kycBody();
+      const { account_token } = await enroll(context.program.client, body);
+      const paused = await context.program.client.accounts.update(account_token, {
+        state: 'PAUSED',
+        substatus: 'INTERNAL_REVIEW',
+        comment: 'pending a review',
+        verification_address: { address1: '1 Main St', postal_code: '10001-1234' },
+      });
+      expect(paused).toMatchObject({
+        state: 'PAUSED',
+        substatus: 'INTERNAL_REVIEW',
+        comment: 'pending a review',
+        verification_address: { ...body.individual.address, address1: '1 Main St', postal_code: '10001-1234' },
+      });
+      expect(await context.program.client.accounts.retrieve(account_token)).toEqual(paused);
+      const commented = await context.program.client.accounts.update(account_token, { comment: '' });
+      expect(commented).toEqual({ ...paused, comment: '' });
+    });
+
+    it('refuses a partial verification_address where the account has none to complete', async () => {
+      const { client } = await context.server.newProgram('no holder');
+      const [account] = (await client.accounts.list()).data;
+      const token = account?.token as string;
+      const refused = await apiFailure(client.accounts.update(token, { verification_address: { city: 'New York' } }));
+      expect(refused).toEqual({ status: 400, message: 'verification_address.address1: is required (the account has no verification address to complete)' });
+      const address = { address1: '5 Elm St', city: 'New York', country: 'USA', postal_code: '10001', state: 'NY' };
+      const updated = await client.accounts.update(token, { verification_address: address });
+      expect(updated.verification_address).toEqual(address);
+      expect(updated).not.toHaveProperty('substatus');
+      expect(updated).not.toHaveProperty('comment');
     });
 
     it('answers 404 for an unknown account and 400 for a malformed token', async () => {

@@ -1,7 +1,20 @@
 /** Request and response schemas of accounts (Lithic's Account). */
-import { Address } from '../account_holders/schemas.js';
+import { Address, AddressInput } from '../account_holders/schemas.js';
 import { DateTime, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { ACCOUNT_STATES } from './state.js';
+
+export const ACCOUNT_SUBSTATUSES = [
+  'FRAUD_IDENTIFIED',
+  'SUSPICIOUS_ACTIVITY',
+  'RISK_VIOLATION',
+  'END_USER_REQUEST',
+  'ISSUER_REQUEST',
+  'NOT_ACTIVE',
+  'INTERNAL_REVIEW',
+  'OTHER',
+] as const;
+
+const COMMENT_MAX = 512;
 
 /** An amount in cents that may be 0 (spend limits: 0 means no limit). */
 export const LimitCents = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Amount in cents; 0 means no limit' });
@@ -22,6 +35,8 @@ export const Account = Type.Object(
     ),
     auth_rule_tokens: Type.Array(Type.String()),
     cardholder_currency: Type.String(),
+    comment: Type.Optional(Type.String()),
+    substatus: Type.Optional(StringEnum(ACCOUNT_SUBSTATUSES)),
     verification_address: Type.Optional(Address),
   },
   { description: 'Account' },
@@ -33,5 +48,10 @@ export const UpdateAccountBody = StrictObject({
   daily_spend_limit: Type.Optional(LimitCents),
   monthly_spend_limit: Type.Optional(LimitCents),
   lifetime_spend_limit: Type.Optional(LimitCents),
+  substatus: Type.Optional(StringEnum(ACCOUNT_SUBSTATUSES)),
+  comment: Type.Optional(Type.String({ maxLength: COMMENT_MAX })),
+  verification_address: Type.Optional(
+    StrictObject(Type.Partial(AddressInput).properties, { description: 'Deprecated (AVS). The fields given replace those of the current address; the result must be a complete US address' }),
+  ),
 });
 export type UpdateAccountBody = Static<typeof UpdateAccountBody>;

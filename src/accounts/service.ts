@@ -2,15 +2,20 @@
  * Accounts: what cards belong to and spend limits apply to. Every program has a default account
  * (created with the program, drawing on the program-level ISSUING financial account); enrolling an
  * account holder opens another with its own ISSUING financial account (`openHolderAccount`).
- * Clients read them and update their state (state.ts) and spend limits (cents, 0 = no limit).
+ * Clients read them and update their state (state.ts) and spend limits (cents, 0 = no limit), and
+ * note a substatus, a comment and a verification address (SDK 0.119; the address is deprecated and
+ * only shown: no authorization checks it). An account shows the address set on it, else its
+ * holder's own; a PATCH address replaces the fields it gives and must leave a complete US address.
  */
 import { parseProfile, profileAddress } from '../account_holders/profile.js';
+import { checkUsAddress } from '../account_holders/rules.js';
+import type { Address } from '../account_holders/schemas.js';
 import { ruleTokensForAccounts } from '../auth_rules/applicable.js';
 import { isoTimestamp } from '../clock.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
-import { notFound, UnprocessableError } from '../errors.js';
+import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import { insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
@@ -45,6 +50,8 @@ export function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[])
     state: row.state,
     auth_rule_tokens: authRuleTokens,
     cardholder_currency: CARDHOLDER_CURRENCY,
+    ...(row.comment !== null ? { comment: row.comment } : {}),
+    ...(row.substatus !== null ? { substatus: row.substatus as Account['substatus'] } : {}),
   };
   if (row.account_holder_token !== null) {
     account.account_holder = {
@@ -53,10 +60,30 @@ export function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[])
       ...(row.holder_email !== null ? { email: row.holder_email } : {}),
       ...(row.holder_phone_number !== null ? { phone_number: row.holder_phone_number } : {}),
     };
-    const address = row.holder_profile === null ? undefined : profileAddress(parseProfile(row.holder_profile));
-    if (address) account.verification_address = address;
   }
+  const address = verificationAddressOf(row);
+  if (address) account.verification_address = address;
   return account;
+}
+
+/** The address set on the account, else its holder's own (none for an account without either). */
+function verificationAddressOf(row: store.AccountWithHolderRow): Address | undefined {
+  if (row.verification_address !== null) return JSON.parse(row.verification_address) as Address;
+  return row.holder_profile === null ? undefined : profileAddress(parseProfile(row.holder_profile));
+}
+
+const REQUIRED_ADDRESS_FIELDS = ['address1', 'city', 'country', 'postal_code', 'state'] as const;
+
+/** The account's address with the given fields replaced: a complete, deliverable US address (else a 400 naming the field). */
+export function updatedVerificationAddress(current: Address | undefined, given: NonNullable<UpdateAccountBody['verification_address']>): Address {
+  const merged = { ...current, ...given };
+  for (const field of REQUIRED_ADDRESS_FIELDS) {
+    if (merged[field] === undefined) {
+      throw new InvalidRequestError(`verification_address.${field}: is required (the account has no verification address to complete)`);
+    }
+  }
+  checkUsAddress('verification_address', merged as Address);
+  return merged as Address;
 }
 
 async function render(exec: Executor, programId: string, rows: store.AccountWithHolderRow[]): Promise<Account[]> {
@@ -82,6 +109,9 @@ export async function insertAccount(tx: Executor, programId: string, account: Ne
     daily_spend_limit_cents: DEFAULT_DAILY_SPEND_LIMIT_CENTS,
     monthly_spend_limit_cents: null,
     lifetime_spend_limit_cents: null,
+    substatus: null,
+    comment: null,
+    verification_address: null,
     created_ms: nowMs,
     updated_ms: nowMs,
   });
@@ -127,8 +157,8 @@ export async function list(
   return { data: await render(exec, scope.programId, rows), has_more };
 }
 
-/** What an update body changes, checked against the account's current state. */
-function accountChanges(row: store.AccountRow, body: UpdateAccountBody): store.AccountChanges {
+/** What an update body changes, checked against the account's current state and address. */
+function accountChanges(row: store.AccountWithHolderRow, body: UpdateAccountBody): store.AccountChanges {
   const changes: store.AccountChanges = {};
   if (body.state !== undefined) {
     const refusal = accountStateChangeRefusal(row.state, body.state);
@@ -138,14 +168,20 @@ function accountChanges(row: store.AccountRow, body: UpdateAccountBody): store.A
   if (body.daily_spend_limit !== undefined) changes.daily_spend_limit_cents = storedLimit(body.daily_spend_limit);
   if (body.monthly_spend_limit !== undefined) changes.monthly_spend_limit_cents = storedLimit(body.monthly_spend_limit);
   if (body.lifetime_spend_limit !== undefined) changes.lifetime_spend_limit_cents = storedLimit(body.lifetime_spend_limit);
+  if (body.substatus !== undefined) changes.substatus = body.substatus;
+  if (body.comment !== undefined) changes.comment = body.comment;
+  if (body.verification_address !== undefined) {
+    changes.verification_address = JSON.stringify(updatedVerificationAddress(verificationAddressOf(row), body.verification_address));
+  }
   return changes;
 }
 
 /** PATCH: only the supplied properties change. The row is locked, so concurrent updates serialize. */
 export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateAccountBody): Promise<Account> {
-  const row = await store.findForUpdate(db, tx, scope.programId, token);
-  if (!row) throw notFound('account', token);
-  const changes = changedColumns(row, accountChanges(row, body));
+  if (!(await store.findForUpdate(db, tx, scope.programId, token))) throw notFound('account', token);
+  // Read again with the holder's fields (its address); the lock is held. PostgreSQL cannot lock through the outer join.
+  const row = (await store.findWithHolder(tx, scope.programId, token)) as store.AccountWithHolderRow;
+  const changes = changedColumns<store.AccountRow>(row, accountChanges(row, body));
   if (!isEmpty(changes)) await store.update(tx, scope.programId, token, { ...changes, updated_ms: Math.max(row.updated_ms, scope.nowMs) });
   return get(tx, scope, token);
 }

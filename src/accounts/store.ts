@@ -67,7 +67,10 @@ export function listWithHolder(exec: Executor, programId: string, range: { begin
 }
 
 export type AccountChanges = Partial<
-  Pick<AccountRow, 'state' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents' | 'updated_ms'>
+  Pick<
+    AccountRow,
+    'state' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents' | 'substatus' | 'comment' | 'verification_address' | 'updated_ms'
+  >
 >;
 
 export async function update(exec: Executor, programId: string, token: string, changes: AccountChanges): Promise<void> {

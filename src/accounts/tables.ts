@@ -14,6 +14,11 @@ export interface AccountsTable {
   daily_spend_limit_cents: number | null;
   monthly_spend_limit_cents: number | null;
   lifetime_spend_limit_cents: number | null;
+  /** Why the account is in its state (SDK substatus enum); null until a PATCH sets it. */
+  substatus: string | null;
+  comment: string | null;
+  /** JSON address set by PATCH; null: the holder's own address is shown. */
+  verification_address: string | null;
   created_ms: number;
   updated_ms: number;
 }

@@ -18,7 +18,7 @@ describeWithDb('Auth Rules on authorizations', () => {
     return { program, client: program.client, card: await newCard(program.client) };
   }
 
-  async function authorize(client: Lithic, card: Lithic.Card, extra: { mcc?: string; amount?: number; merchant_acceptor_id?: string; descriptor?: string } = {}) {
+  async function authorize(client: Lithic, card: Lithic.Card, extra: { mcc?: string; amount?: number; merchant_acceptor_id?: string; descriptor?: string; pin?: string } = {}) {
     const { token } = await client.transactions.simulateAuthorization({ amount: 1_000, descriptor: 'SHOP', pan: card.pan as string, ...extra });
     return client.transactions.retrieve(token as string);
   }
@@ -96,6 +96,19 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect((await authorize(client, card, { amount: 1_000 })).status).toBe('PENDING');
   });
 
+  it('a VELOCITY_LIMIT with include_pan_entry_modes counts only authorizations made that way', async () => {
+    const { client } = await fresh('velocity pan entry');
+    const card = await client.cards.create({ type: 'VIRTUAL', pin: Buffer.from('4321').toString('base64') });
+    const rule = await enforcedRule(client, velocityLimit({ limit_count: 1, filters: { include_pan_entry_modes: ['ICC'] } }, { card_tokens: [card.token] }));
+    expect(rule.current_version?.parameters).toMatchObject({ filters: { include_pan_entry_modes: ['ICC'] } });
+    // Card-not-present (ECOMMERCE): neither counted nor limited.
+    for (let i = 0; i < 2; i++) expect((await authorize(client, card)).status).toBe('PENDING');
+    const chip = await authorize(client, card, { pin: '4321' });
+    expect(chip).toMatchObject({ status: 'PENDING', pos: { entry_mode: { pan: 'ICC' } } });
+    expect((await authorize(client, card, { pin: '4321' })).status).toBe('DECLINED');
+    expect((await authorize(client, card)).status).toBe('PENDING');
+  });
+
   it('a MERCHANT_LOCK approves its merchants only', async () => {
     const { client, card } = await fresh('merchant lock');
     await enforcedRule(client, merchantLock([{ merchant_id: 'SHOP-1' }, { descriptor: 'CORNER CAFE' }], { card_tokens: [card.token] }));
@@ -126,6 +139,26 @@ describeWithDb('Auth Rules on authorizations', () => {
       [shadowed.events?.[0]?.token as string, expect.any(String)].sort(),
     );
     expect(examples.find((example) => example.event_token === shadowed.events?.[0]?.token)).toMatchObject({ approved: false, decision: 'DECLINED' });
+  });
+
+  it('reports one draft version a day: the latest that ran, with only its own counts and examples', async () => {
+    const { client } = await fresh('draft versions');
+    await moveClockTo(client, '2031-08-01T10:00:00.000Z');
+    const card = await newCard(client);
+    const rule = await createRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }, 'drafts'));
+    for (const mcc of ['7995', '5411']) await authorize(client, card, { mcc });
+    await client.authRules.v2.promote(rule.token);
+    await client.authRules.v2.draft(rule.token, { parameters: { conditions: [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['5411'] }] } } as unknown as Lithic.AuthRules.V2DraftParams);
+    const v2Events = [];
+    for (const mcc of ['5411', '5814']) v2Events.push((await authorize(client, card, { mcc })).events?.[0]?.token);
+    await moveClockTo(client, '2031-08-02T10:00:00.000Z');
+
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: '2031-08-01', end: '2031-08-01' } as Lithic.AuthRules.V2RetrieveReportParams);
+    const [day] = report.daily_statistics;
+    expect(day?.draft_version_statistics).toMatchObject({ approved: 1, declined: 1, challenged: 0, version: 2 });
+    expect(day?.draft_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([...v2Events].sort());
+    expect(day?.current_version_statistics).toMatchObject({ approved: 2, declined: 0, challenged: 0, version: 1 });
+    expect(day?.current_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([...v2Events].sort());
   });
 
   it("counts each day's authorizations in the report, with the version that was in force", async () => {

@@ -268,6 +268,7 @@ export function authorizationInput(facts: AuthorizationFacts, history: Authoriza
       amount_cents: facts.amount_cents,
       now_ms: facts.now_ms,
       merchant: facts.merchant,
+      pan_entry_mode: facts.pan_entry_mode,
       approvedSpend: memoized((query) => history.approvedSpend(query)),
     },
   };

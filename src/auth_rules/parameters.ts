@@ -49,6 +49,7 @@ export interface VelocityFiltersParameters {
   exclude_mccs?: string[] | null;
   include_countries?: string[] | null;
   exclude_countries?: string[] | null;
+  include_pan_entry_modes?: string[] | null;
 }
 export interface VelocityLimitParameters {
   scope: 'CARD' | 'ACCOUNT';
@@ -265,6 +266,7 @@ const FILTER_SPECS = {
   exclude_mccs: AUTHORIZATION_ATTRIBUTES.MCC,
   include_countries: AUTHORIZATION_ATTRIBUTES.COUNTRY,
   exclude_countries: AUTHORIZATION_ATTRIBUTES.COUNTRY,
+  include_pan_entry_modes: AUTHORIZATION_ATTRIBUTES.PAN_ENTRY_MODE,
 } as const satisfies Record<keyof VelocityFiltersParameters, AttributeSpec | undefined>;
 
 function readFilters(raw: unknown, path: string): VelocityFiltersParameters {

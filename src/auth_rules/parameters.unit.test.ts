@@ -96,6 +96,8 @@ describe('velocity limit parameters', () => {
       accepts({ period });
     }
     accepts({ filters: { include_mccs: ['5411'], exclude_mccs: null, include_countries: ['USA', 'CAN'], exclude_countries: ['QZZ'] } });
+    accepts({ filters: { include_pan_entry_modes: ['ICC', 'CONTACTLESS'] } });
+    accepts({ filters: { include_pan_entry_modes: null } });
     accepts({ limit_amount: 0, limit_count: null });
     accepts({ limit_amount: null, limit_count: 0 });
   });
@@ -120,7 +122,8 @@ describe('velocity limit parameters', () => {
     [{ filters: { include_mccs: [] } }, 'parameters.filters.include_mccs: must not be empty'],
     [{ filters: { exclude_mccs: ['54111'] } }, 'parameters.filters.exclude_mccs[0]: must be a 4-digit merchant category code'],
     [{ filters: { include_countries: ['USA', 'us'] } }, 'parameters.filters.include_countries[1]: must be an uppercase ISO 3166-1 alpha-3 code'],
-    [{ filters: { include_pan_entry_modes: ['ICC'] } }, 'parameters.filters.include_pan_entry_modes: is not a recognised field'],
+    [{ filters: { include_pan_entry_modes: ['CHIP'] } }, 'parameters.filters.include_pan_entry_modes[0]: must be one of AUTO_ENTRY, BAR_CODE'],
+    [{ filters: { include_pan_entry_modes: [] } }, 'parameters.filters.include_pan_entry_modes: must not be empty'],
     [{ limit_amount: -1 }, 'parameters.limit_amount: must be between 0 and'],
     [{ limit_count: 'many' }, 'parameters.limit_count: must be an integer, not string'],
     [{ limit_amount: null, limit_count: null }, 'parameters: give limit_amount or limit_count (or both)'],

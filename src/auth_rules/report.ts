@@ -5,9 +5,15 @@
  *
  * Limits, on the program clock (spec 8): data through the previous UTC day only; the past 3 months
  * only (begin on or after today minus 3 calendar months); at most 1 month (end before begin plus
- * 1 calendar month). A day of the range gets a version's statistics when that version was current
- * (or the draft) at some moment of that UTC day — zeros if nothing was evaluated — and null when no
- * version held that role that day.
+ * 1 calendar month).
+ *
+ * Statistics are per version (the SDK's RuleStats has one `version`), yet a rule may have several
+ * current or draft versions in one UTC day (promote, then draft again). A day's statistics for a
+ * role are those of ONE version — only its counts and examples, never a sum over versions: the
+ * latest version that evaluated an event in that role that day; if none did, the latest version
+ * that held the role at some moment of the day (zeros); null when no version held it that day. An
+ * earlier version's evaluations that day are left out of that day's report (the SDK's shape has no
+ * place for a second version of a role).
  */
 import { MS_PER_DAY, utcDayStartMs } from '../clock.js';
 import { UnprocessableError } from '../errors.js';
@@ -126,10 +132,11 @@ function parseExamples(text: string, decision: ReportExample['decision']): Repor
     });
 }
 
-/** A day's statistics for one role: the sum of its aggregate rows (every shard and version). */
+/** One version's statistics for a day: the sum of its aggregate rows (every shard). */
 function statistics(rows: readonly DailyStatsRow[], version: number): RuleStats {
   const stats: RuleStats = { approved: 0, challenged: 0, declined: 0, examples: [], version };
   for (const row of rows) {
+    if (row.version !== version) continue;
     stats.approved += row.approved;
     stats.challenged += row.challenged;
     stats.declined += row.declined;
@@ -140,12 +147,12 @@ function statistics(rows: readonly DailyStatsRow[], version: number): RuleStats 
   return stats;
 }
 
+/** The role's statistics for the day: of the latest version that ran in it, else of the latest that held it (header). */
 function roleStatistics(rows: readonly DailyStatsRow[], periods: readonly VersionPeriods[], role: VersionRole, date: string): RuleStats | null {
   const dayStart = utcDayStartMs(date);
   const ofRole = rows.filter((row) => row.role === role);
-  const held = versionHolding(periods, role, dayStart, dayStart + MS_PER_DAY);
   const evaluated = ofRole.reduce<number | null>((max, row) => (max === null || row.version > max ? row.version : max), null);
-  const version = held ?? evaluated;
+  const version = evaluated ?? versionHolding(periods, role, dayStart, dayStart + MS_PER_DAY);
   return version === null ? null : statistics(ofRole, version);
 }
 

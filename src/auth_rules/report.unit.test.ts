@@ -51,16 +51,19 @@ describe('daily statistics', () => {
     expect(versionHolding(periods, 'CURRENT', ...day('2031-03-12'))).toBe(1);
   });
 
-  it("expands a rule's outcomes into its counts: every shard and version of a role, the 5 earliest examples", () => {
+  it("expands a rule's outcomes into its counts: every shard of one version per role, the 5 earliest examples", () => {
     const examples = (prefix: string, times: string[]) => times.map((timestamp, index) => exampleLine({ event_token: `${prefix}-${index}`, timestamp })).join('');
     const verdicts = new Map([
       ['declines', JSON.stringify([['other', 'CURRENT', 7, 'APPROVED'], ['r', 'DRAFT', 1, 'DECLINED']])],
       ['approves', JSON.stringify([['r', 'DRAFT', 3, 'APPROVED']])],
+      ['declines3', JSON.stringify([['r', 'DRAFT', 3, 'DECLINED']])],
       ['challenges', JSON.stringify([['r', 'DRAFT', 3, 'CHALLENGED']])],
     ]);
     const counters = [
       { hash: 'declines', day: '2031-03-11', count: 2, examples: examples('d0', ['2031-03-11T08:00:00.000Z', '2031-03-11T08:30:00.000Z']) },
       { hash: 'declines', day: '2031-03-11', count: 1, examples: examples('d5', ['2031-03-11T08:40:00.000Z']) },
+      { hash: 'declines3', day: '2031-03-11', count: 2, examples: examples('v3d', ['2031-03-11T09:30:00.000Z']) },
+      { hash: 'declines3', day: '2031-03-11', count: 1, examples: examples('v3e', ['2031-03-11T09:45:00.000Z']) },
       { hash: 'approves', day: '2031-03-11', count: 3, examples: examples('a', ['2031-03-11T07:00:00.000Z', '2031-03-11T10:00:00.000Z', '2031-03-11T12:00:00.000Z']) },
       { hash: 'challenges', day: '2031-03-11', count: 1, examples: examples('c', ['2031-03-11T11:00:00.000Z']) },
       { hash: 'approves', day: '2031-03-12', count: 4, examples: examples('next', ['2031-03-12T07:00:00.000Z']) },
@@ -72,16 +75,26 @@ describe('daily statistics', () => {
     const [entry] = dailyStatistics('2031-03-11', '2031-03-11', rows, periods);
     expect(entry?.current_version_statistics).toEqual({ approved: 0, challenged: 0, declined: 0, examples: [], version: 1 });
     const draft = entry?.draft_version_statistics;
+    // Versions 1 and 3 both ran as the draft that day: only version 3's events count (v1's 3 declines do not).
     expect(draft).toMatchObject({ approved: 3, challenged: 1, declined: 3, version: 3 });
     expect(draft?.examples.map((example) => example.timestamp)).toEqual([
       '2031-03-11T07:00:00.000Z',
-      '2031-03-11T08:00:00.000Z',
-      '2031-03-11T08:30:00.000Z',
-      '2031-03-11T08:40:00.000Z',
+      '2031-03-11T09:30:00.000Z',
+      '2031-03-11T09:45:00.000Z',
       '2031-03-11T10:00:00.000Z',
+      '2031-03-11T11:00:00.000Z',
     ]);
     expect(draft?.examples[0]).toEqual({ approved: true, decision: 'APPROVED', event_token: 'a-0', timestamp: '2031-03-11T07:00:00.000Z' });
-    expect(draft?.examples[1]).toEqual({ approved: false, decision: 'DECLINED', event_token: 'd0-0', timestamp: '2031-03-11T08:00:00.000Z' });
+    expect(draft?.examples[1]).toEqual({ approved: false, decision: 'DECLINED', event_token: 'v3d-0', timestamp: '2031-03-11T09:30:00.000Z' });
+  });
+
+  it('reports the latest version that ran in a role that day, else the latest that held it (zeros)', () => {
+    const verdicts = new Map([['v1', JSON.stringify([['r', 'DRAFT', 1, 'DECLINED']])]]);
+    // On the 11th only version 1 ran as the draft, though versions 2 and 3 held the role later that day.
+    const rows = ruleDailyRows('r', [{ hash: 'v1', day: '2031-03-11', count: 2, examples: '' }], verdicts);
+    const [eleventh, twelfth] = dailyStatistics('2031-03-11', '2031-03-12', rows, periods);
+    expect(eleventh?.draft_version_statistics).toEqual({ approved: 0, challenged: 0, declined: 2, examples: [], version: 1 });
+    expect(twelfth?.draft_version_statistics).toEqual({ approved: 0, challenged: 0, declined: 0, examples: [], version: 3 });
   });
 
   it('has one entry per day, inclusive, across month ends', () => {

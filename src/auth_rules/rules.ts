@@ -7,7 +7,7 @@
  *   (DECLINE → DECLINED, CHALLENGE → CHALLENGED).
  * - VELOCITY_LIMIT: DECLINED when this authorization would push the card's or account's approved
  *   spend in the window above `limit_amount`, or their number above `limit_count`. An
- *   authorization the filters leave out (MCC, country), or that is not a debit (amount ≤ 0), does
+ *   authorization the filters leave out (MCC, country, PAN entry mode), or that is not a debit (amount ≤ 0), does
  *   not count towards the window, so the rule approves it without looking at history.
  * - MERCHANT_LOCK: the merchant must match an entry (every field the entry gives, exactly);
  *   otherwise DECLINED.
@@ -43,6 +43,7 @@ export interface AuthorizationInput {
   amount_cents: number;
   now_ms: number;
   merchant: { acceptor_id: string; descriptor: string; mcc: string; country: string };
+  pan_entry_mode: string;
   approvedSpend: AuthorizationHistory['approvedSpend'];
 }
 
@@ -66,8 +67,12 @@ function conditionalRule(parameters: ConditionalBlockParameters | ConditionalAct
   };
 }
 
-/** Whether an authorization at this merchant counts towards a velocity window with these filters. */
-export function countsTowardsVelocity(filters: VelocityFiltersParameters, merchant: { mcc: string; country: string }): boolean {
+/** Whether an authorization (its merchant, its PAN entry mode) counts towards a velocity window with these filters. */
+export function countsTowardsVelocity(
+  filters: VelocityFiltersParameters,
+  { merchant, pan_entry_mode }: { merchant: { mcc: string; country: string }; pan_entry_mode: string },
+): boolean {
+  if (filters.include_pan_entry_modes && !filters.include_pan_entry_modes.includes(pan_entry_mode)) return false;
   if (filters.include_mccs && !filters.include_mccs.includes(merchant.mcc)) return false;
   if (filters.exclude_mccs?.includes(merchant.mcc)) return false;
   if (filters.include_countries && !filters.include_countries.includes(merchant.country)) return false;
@@ -87,7 +92,7 @@ function velocityRule(parameters: VelocityLimitParameters): CompiledRule {
   const where = `${parameters.scope === 'CARD' ? 'Card' : 'Account'} spend in ${describePeriod(parameters.period)}`;
   return async ({ authorization }) => {
     invariant(authorization, 'VELOCITY_LIMIT rules run on the AUTHORIZATION stream');
-    if (authorization.amount_cents <= 0 || !countsTowardsVelocity(parameters.filters, authorization.merchant)) return APPROVED_VERDICT;
+    if (authorization.amount_cents <= 0 || !countsTowardsVelocity(parameters.filters, authorization)) return APPROVED_VERDICT;
     const spent = await authorization.approvedSpend({
       scope: parameters.scope,
       token: parameters.scope === 'CARD' ? authorization.card_token : authorization.account_token,

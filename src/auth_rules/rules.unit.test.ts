@@ -165,11 +165,14 @@ describe('velocity limits', () => {
   });
 
   it('an authorization the filters leave out, or that is not a debit, does not count and is approved without a history query', async () => {
-    expect(countsTowardsVelocity({ include_mccs: ['5411'] }, { mcc: '5999', country: 'USA' })).toBe(false);
-    expect(countsTowardsVelocity({ exclude_mccs: ['5411'] }, { mcc: '5411', country: 'USA' })).toBe(false);
-    expect(countsTowardsVelocity({ include_countries: ['CAN'] }, { mcc: '5411', country: 'USA' })).toBe(false);
-    expect(countsTowardsVelocity({ exclude_countries: ['USA'] }, { mcc: '5411', country: 'USA' })).toBe(false);
-    expect(countsTowardsVelocity({ include_mccs: ['5411'], include_countries: ['USA'], exclude_mccs: null }, { mcc: '5411', country: 'USA' })).toBe(true);
+    const grocery = { merchant: { mcc: '5411', country: 'USA' }, pan_entry_mode: 'ECOMMERCE' };
+    expect(countsTowardsVelocity({ include_mccs: ['5411'] }, { ...grocery, merchant: { mcc: '5999', country: 'USA' } })).toBe(false);
+    expect(countsTowardsVelocity({ exclude_mccs: ['5411'] }, grocery)).toBe(false);
+    expect(countsTowardsVelocity({ include_countries: ['CAN'] }, grocery)).toBe(false);
+    expect(countsTowardsVelocity({ exclude_countries: ['USA'] }, grocery)).toBe(false);
+    expect(countsTowardsVelocity({ include_pan_entry_modes: ['ICC', 'CONTACTLESS'] }, grocery)).toBe(false);
+    expect(countsTowardsVelocity({ include_pan_entry_modes: ['ICC', 'ECOMMERCE'] }, grocery)).toBe(true);
+    expect(countsTowardsVelocity({ include_mccs: ['5411'], include_countries: ['USA'], exclude_mccs: null, include_pan_entry_modes: null }, grocery)).toBe(true);
     const fake = fakeHistory({ amount_cents: 1_000_000, count: 100 });
     expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1, filters: { exclude_mccs: ['5411'] } }), {}, fake.history)).decision).toBe('APPROVED');
     expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1 }), { amount_cents: -500 }, fake.history)).decision).toBe('APPROVED');

@@ -14,6 +14,7 @@ describeWithDb('auth rule parameter validation', () => {
     ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'MESSAGE_CATEGORY', operation: 'IS_ONE_OF', value: ['PAYMENT_AUTHENTICATION'] }] }, 'parameters.conditions[0].attribute: must be one of MCC'],
     ['VELOCITY_LIMIT', { scope: 'CARD', period: { type: 'WEEK', day_of_week: 0 }, filters: {}, limit_count: 1 }, 'parameters.period.day_of_week: must be between 1 and 7'],
     ['VELOCITY_LIMIT', { scope: 'CARD', period: 'DAY', filters: { include_mccs: ['shop'] }, limit_count: 1 }, 'parameters.filters.include_mccs[0]: must be a 4-digit merchant category code'],
+    ['VELOCITY_LIMIT', { scope: 'CARD', period: 'DAY', filters: { include_pan_entry_modes: ['CHIP'] }, limit_count: 1 }, 'parameters.filters.include_pan_entry_modes[0]: must be one of AUTO_ENTRY, BAR_CODE'],
     ['VELOCITY_LIMIT', { scope: 'CARD', period: 'DAY', filters: {} }, 'parameters: give limit_amount or limit_count (or both)'],
     ['MERCHANT_LOCK', { merchants: [{ comment: 'no id' }] }, 'parameters.merchants[0]: give merchant_id or descriptor (or both)'],
     ['CONDITIONAL_3DS_ACTION', { action: 'ALLOW', conditions: [] }, 'parameters.action: must be one of DECLINE, CHALLENGE'],

@@ -99,6 +99,18 @@ describeWithDb('cards', () => {
       expect(other.card_program_token).not.toBe(cards[0]?.card_program_token);
     });
 
+    it("accepts Lithic's sandbox test card programs: the card shows the one asked for, numbered with the program's cards", async () => {
+      const sandbox = await context.server.newProgram('sandbox card programs');
+      const own = await createCard({ type: 'VIRTUAL' }, sandbox.client);
+      const tokens = ['00000000-0000-0000-1000-000000000000', '00000000-0000-0000-2000-000000000000'];
+      const cards = [];
+      for (const card_program_token of tokens) cards.push(await createCard({ type: 'VIRTUAL', card_program_token }, sandbox.client));
+      expect(cards.map((card) => card.card_program_token)).toEqual(tokens);
+      expect(await sandbox.client.cards.retrieve(cards[0]?.token as string)).toMatchObject({ card_program_token: tokens[0] });
+      expect(new Set([own, ...cards].map((card) => card.pan)).size).toBe(3);
+      expect((await apiFailure(sandbox.client.cards.create({ type: 'VIRTUAL', card_program_token: '00000000-0000-0000-3000-000000000000' }))).status).toBe(404);
+    });
+
     it('creates cards concurrently with distinct PANs', async () => {
       const busy = await context.server.newProgram('busy');
       const cards = await Promise.all(Array.from({ length: 20 }, () => createCard({ type: 'VIRTUAL' }, busy.client)));

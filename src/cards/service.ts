@@ -189,6 +189,13 @@ async function checkAccountIssues(exec: Executor, programId: string, account: ac
   }
 }
 
+/**
+ * Lithic's sandbox values for `card_program_token` ("to test creating cards on specific card
+ * programs", SDK CardCreateParams): every program accepts them. Such a card is numbered with the
+ * program's own card program (its BIN and sequence, so PANs stay unique) and shows the token asked for.
+ */
+export const SANDBOX_CARD_PROGRAM_TOKENS: readonly string[] = ['00000000-0000-0000-1000-000000000000', '00000000-0000-0000-2000-000000000000'];
+
 /** The program's card program with the next PAN number taken (created with the first card). */
 async function takeCardNumber(exec: Executor, programId: string, body: CreateCardBody, nowMs: number) {
   await store.ensureCardProgram(exec, {
@@ -199,11 +206,12 @@ async function takeCardNumber(exec: Executor, programId: string, body: CreateCar
     created_ms: nowMs,
   });
   const cardProgram = await store.takePanSequence(exec, programId);
-  if (body.card_program_token !== undefined && body.card_program_token !== cardProgram.token) {
-    throw notFound('card program', body.card_program_token, 'card_program_token');
+  const requested = body.card_program_token ?? cardProgram.token;
+  if (requested !== cardProgram.token && !SANDBOX_CARD_PROGRAM_TOKENS.includes(requested)) {
+    throw notFound('card program', requested, 'card_program_token');
   }
   if (cardProgram.sequence >= PAN_SEQUENCE_LIMIT) throw new UnprocessableError('type: the card program has issued every card number of its BIN');
-  return { card_program_token: cardProgram.token, pan: panForSequence(cardProgram.bin, cardProgram.pan_offset, cardProgram.sequence) };
+  return { card_program_token: requested, pan: panForSequence(cardProgram.bin, cardProgram.pan_offset, cardProgram.sequence) };
 }
 
 /** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */

@@ -7,6 +7,8 @@
  *
  * The key comes from CARDWRIGHT_ENCRYPTION_KEY, or else from `<dataDir>/encryption.key`, which is
  * created (mode 0600) on first start. Losing the key makes the encrypted columns unreadable.
+ * `keyCheck` identifies the key without revealing it: the database stores it so that a start with
+ * another key is refused (key-check.ts).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -19,11 +21,15 @@ const FORMAT_VERSION = 'v1';
 export class Secrets {
   readonly #encryptionKey: Buffer;
   readonly #lookupKey: Buffer;
+  /** HMAC of a constant under a sub-key (hex): equal for equal keys, and says nothing of the key. */
+  readonly keyCheck: string;
 
   constructor(key: Buffer) {
     if (key.length !== KEY_BYTES) throw new Error(`encryption key must be ${KEY_BYTES} bytes`);
     this.#encryptionKey = Buffer.from(key);
     this.#lookupKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'cardwright lookup hash', KEY_BYTES));
+    const checkKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'cardwright key check', KEY_BYTES));
+    this.keyCheck = crypto.createHmac('sha256', checkKey).update('cardwright encryption key check v1').digest('hex');
   }
 
   encrypt(plaintext: string): string {
@@ -50,10 +56,14 @@ export class Secrets {
   }
 }
 
+export function keyFile(dataDir: string): string {
+  return path.join(dataDir, 'encryption.key');
+}
+
 /** The configured key, or the key file in `dataDir` (created on first use). */
 export function loadEncryptionKey(configured: Buffer | undefined, dataDir: string): Buffer {
   if (configured) return configured;
-  const file = path.join(dataDir, 'encryption.key');
+  const file = keyFile(dataDir);
   try {
     return decodeKeyFile(fs.readFileSync(file, 'utf8'), file);
   } catch (error) {

@@ -33,6 +33,15 @@ describe('secrets at rest', () => {
     expect(secrets.lookupHash('4111111111111111')).not.toBe(new Secrets(crypto.randomBytes(32)).lookupHash('4111111111111111'));
   });
 
+  it('identifies a key by a check value that does not reveal it', () => {
+    const key = crypto.randomBytes(32);
+    const check = new Secrets(key).keyCheck;
+    expect(check).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Secrets(Buffer.from(key)).keyCheck).toBe(check);
+    expect(new Secrets(crypto.randomBytes(32)).keyCheck).not.toBe(check);
+    expect(check).not.toContain(key.toString('hex'));
+  });
+
   it('creates the key file once (mode 0600) and reads it back', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cw-key-'));
     const key = loadEncryptionKey(undefined, dir);

@@ -17,7 +17,8 @@ import * as m0008 from './migrations/0008_ledger_entries_carry_their_journal.js'
 import * as m0009 from './migrations/0009_idempotency_retention.js';
 import * as m0010 from './migrations/0010_auth_rules_version.js';
 import * as m0011 from './migrations/0011_spend_hours.js';
-import * as m0013 from './migrations/0013_credit_in_suspense.js';
+import * as m0012 from './migrations/0012_credit_in_suspense.js';
+import * as m0013 from './migrations/0013_key_check_account_notes.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -31,7 +32,8 @@ const migrations: Record<string, Migration> = {
   '0009_idempotency_retention': m0009,
   '0010_auth_rules_version': m0010,
   '0011_spend_hours': m0011,
-  '0013_credit_in_suspense': m0013,
+  '0012_credit_in_suspense': m0012,
+  '0013_key_check_account_notes': m0013,
 };
 
 /**

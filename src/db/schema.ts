@@ -9,6 +9,7 @@ import type { BookTransferTables } from '../book_transfers/tables.js';
 import type { ExternalBankAccountTables } from '../external_bank_accounts/tables.js';
 import type { ExternalPaymentTables } from '../external_payments/tables.js';
 import type { CardTables } from '../cards/tables.js';
+import type { CryptoTables } from '../crypto/tables.js';
 import type { FinancialAccountTables } from '../financial_accounts/tables.js';
 import type { IdempotencyTables } from '../http/idempotency-tables.js';
 import type { LedgerTables } from '../ledger/tables.js';
@@ -24,6 +25,7 @@ export interface Database
     AccountTables,
     AccountHolderTables,
     CardTables,
+    CryptoTables,
     FinancialAccountTables,
     LedgerTables,
     MoneyEventTables,

@@ -69,6 +69,7 @@ export interface VelocityFilters {
   exclude_mccs?: readonly string[] | null;
   include_countries?: readonly string[] | null;
   exclude_countries?: readonly string[] | null;
+  include_pan_entry_modes?: readonly string[] | null;
 }
 
 /** Past authorizations, as indexed aggregates (the engine implements it over its transactions). */

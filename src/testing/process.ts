@@ -64,6 +64,8 @@ export function runCli(args: string[], env: Record<string, string>): { status: n
   const result = spawnSync(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
+    // A server that should have refused to start would otherwise keep the test waiting forever.
+    timeout: 20_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

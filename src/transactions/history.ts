@@ -141,7 +141,7 @@ export function sinceWindowBounds(window: SinceWindow): { since_ms: number; unti
 function hasFilters(filters: VelocityFilters | undefined): filters is VelocityFilters {
   return (
     filters !== undefined &&
-    [filters.include_mccs, filters.exclude_mccs, filters.include_countries, filters.exclude_countries].some((list) => list !== undefined && list !== null)
+    [filters.include_mccs, filters.exclude_mccs, filters.include_countries, filters.exclude_countries, filters.include_pan_entry_modes].some((list) => list !== undefined && list !== null)
   );
 }
 

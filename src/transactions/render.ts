@@ -15,6 +15,7 @@
  */
 import { isoTimestamp } from '../clock.js';
 import type { RuleResult } from '../engine/rules-seam.js';
+import { panEntryMode } from './entry-mode.js';
 import type { Transaction, TransactionEvent } from './schemas.js';
 import type { EventRow, TransactionRow } from './store.js';
 
@@ -116,8 +117,8 @@ function pos(row: TransactionRow): Transaction['pos'] {
   const present = row.card_present === 1;
   return {
     entry_mode: present
-      ? { card: 'PRESENT', cardholder: 'PRESENT', pan: 'ICC', pin_entered: true }
-      : { card: 'NOT_PRESENT', cardholder: 'ELECTRONIC_ORDER', pan: 'ECOMMERCE', pin_entered: false },
+      ? { card: 'PRESENT', cardholder: 'PRESENT', pan: panEntryMode(true), pin_entered: true }
+      : { card: 'NOT_PRESENT', cardholder: 'ELECTRONIC_ORDER', pan: panEntryMode(false), pin_entered: false },
     terminal: {
       attended: present,
       card_retention_capable: false,

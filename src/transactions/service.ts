@@ -47,6 +47,7 @@ import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
+import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
 import { toApi } from './render.js';
 import type {
@@ -322,7 +323,7 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
       country: merchant.merchant_country,
       currency: opening.merchant_currency,
     },
-    pan_entry_mode: opening.card_present ? 'ICC' : 'ECOMMERCE',
+    pan_entry_mode: panEntryMode(opening.card_present),
     pin_entered: body.pin !== undefined,
     risk_score: null,
     wallet_type: 'NONE',

@@ -12,6 +12,7 @@ import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
 import type { CardsTable } from '../cards/tables.js';
 import type { CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
+import { cardPresentValuesOf } from './entry-mode.js';
 
 export type TransactionRow = CardTransactionsTable;
 export type EventRow = CardTransactionEventsTable;
@@ -333,8 +334,9 @@ export async function spendPartsSum(exec: Executor, programId: string, scope: Sp
 }
 
 /**
- * The spend of a card's or account's transactions in a range, with the merchant filters of a
- * velocity rule: a range scan of the list index, filtered.
+ * The spend of a card's or account's transactions in a range, with the filters of a velocity
+ * rule (merchant MCC and country, PAN entry mode: entry-mode.ts): a range scan of the list index,
+ * filtered.
  */
 export async function filteredSpendSum(
   exec: Executor,
@@ -349,6 +351,11 @@ export async function filteredSpendSum(
   if (filters.exclude_mccs) query = query.where('merchant_mcc', 'not in', [...filters.exclude_mccs]);
   if (filters.include_countries) query = query.where('merchant_country', 'in', [...filters.include_countries]);
   if (filters.exclude_countries) query = query.where('merchant_country', 'not in', [...filters.exclude_countries]);
+  if (filters.include_pan_entry_modes) {
+    const cardPresent = cardPresentValuesOf(filters.include_pan_entry_modes);
+    if (cardPresent.length === 0) return { amount_cents: 0, count: 0 };
+    query = query.where('card_present', 'in', cardPresent);
+  }
   return toSum(await query.executeTakeFirst());
 }
 

@@ -1,0 +1,22 @@
+/**
+ * - `encryption_key_check`: one row holding a check value of the encryption key the database's
+ *   secrets are written with (an HMAC of a constant under a sub-key, never the key itself), so that
+ *   a server started with another key refuses to start (crypto/key-check.ts) instead of answering
+ *   500 on every read of a secret. The row is written at the first start after this migration.
+ * - `accounts.substatus`, `comment`, `verification_address` (JSON): what PATCH /v1/accounts sets
+ *   (SDK 0.119's AccountUpdateParams); null until set.
+ */
+import type { Kysely } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('encryption_key_check')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('check_value', 'text', (c) => c.notNull())
+    .addColumn('created_ms', 'bigint', (c) => c.notNull())
+    .execute();
+
+  for (const column of ['substatus', 'comment', 'verification_address']) {
+    await db.schema.alterTable('accounts').addColumn(column, 'text').execute();
+  }
+}
