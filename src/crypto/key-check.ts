@@ -1,7 +1,7 @@
 /**
  * At start, the encryption key must be the one the database's secrets were written with: a
  * different (well-formed) key would otherwise start fine and fail every read of a PAN, CVV or
- * stored response with a 500. The database keeps a check value of its key (migration 0014); the
+ * stored response with a 500. The database keeps a check value of its key (migration 0013); the
  * first start stores it, every later start compares. A database written before the check existed
  * adopts the key only if the key decrypts one of its stored secrets.
  */

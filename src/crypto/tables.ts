@@ -1,4 +1,4 @@
-/** The check value of the database's encryption key (migration 0014, crypto/key-check.ts). */
+/** The check value of the database's encryption key (migration 0013, crypto/key-check.ts). */
 export interface EncryptionKeyCheckTable {
   /** Always 1: the table holds one row. */
   id: number;
