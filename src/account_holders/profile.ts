@@ -21,3 +21,24 @@ export function parseProfile(json: string): Profile {
 export function profileAddress(profile: Profile): Address | undefined {
   return profile.individual?.address ?? profile.business_entity?.address;
 }
+
+/** A stored person as the API answers it: every field of the SDK's type, empty text when unknown. */
+export function personResponse(person: Person): Person & { phone_number: string; dob: string } {
+  return { ...person, phone_number: person.phone_number ?? '', dob: person.dob ?? '' };
+}
+
+/** A stored business as the API answers it: `dba_business_name` empty when none was given. */
+export function businessResponse(business: BusinessEntity): BusinessEntity & { dba_business_name: string } {
+  return { ...business, dba_business_name: business.dba_business_name ?? '' };
+}
+
+/** The profile as the API answers it. */
+export function profileResponse(profile: Profile) {
+  return {
+    ...(profile.individual ? { individual: personResponse(profile.individual) } : {}),
+    ...(profile.business_entity ? { business_entity: businessResponse(profile.business_entity) } : {}),
+    ...(profile.control_person ? { control_person: personResponse(profile.control_person) } : {}),
+    ...(profile.beneficial_owner_individuals ? { beneficial_owner_individuals: profile.beneficial_owner_individuals.map(personResponse) } : {}),
+    ...(profile.beneficial_owner_entities ? { beneficial_owner_entities: profile.beneficial_owner_entities.map(businessResponse) } : {}),
+  };
+}

@@ -190,29 +190,34 @@ export const Address = Type.Object({
 });
 export type Address = Static<typeof Address>;
 
-/** A person as returned: no government id. `dob` is absent for KYC-exempt holders. */
-export const Person = Type.Object({
+/**
+ * A person as stored and returned: no government id. As stored, `dob` is absent for KYC-exempt
+ * holders and `phone_number` when none was given; the response, like the SDK's type, always has
+ * both (empty when unknown).
+ */
+const personFields = {
   entity_token: Uuid,
   first_name: Type.String(),
   last_name: Type.String(),
   email: Type.String(),
-  phone_number: Type.Optional(Type.String()),
-  dob: Type.Optional(Type.String()),
   address: Address,
-});
+};
+export const Person = Type.Object({ ...personFields, phone_number: Type.Optional(Type.String()), dob: Type.Optional(Type.String()) });
 export type Person = Static<typeof Person>;
+const PersonResponse = Type.Object({ ...personFields, phone_number: Type.String({ description: 'Empty when none was given' }), dob: Type.String({ description: 'Empty for KYC-exempt holders' }) });
 
-/** A business as returned: its EIN masked to the last four digits. */
-export const BusinessEntity = Type.Object({
+/** A business as stored and returned: its EIN masked to the last four digits; the response always has `dba_business_name` (empty when none). */
+const businessFields = {
   entity_token: Uuid,
   legal_business_name: Type.String(),
-  dba_business_name: Type.Optional(Type.String()),
   parent_company: Type.Optional(Type.String()),
   government_id: Type.String({ description: 'Masked: only the last four digits are shown' }),
   phone_numbers: Type.Array(Type.String()),
   address: Address,
-});
+};
+export const BusinessEntity = Type.Object({ ...businessFields, dba_business_name: Type.Optional(Type.String()) });
 export type BusinessEntity = Static<typeof BusinessEntity>;
+const BusinessEntityResponse = Type.Object({ ...businessFields, dba_business_name: Type.String({ description: 'Empty when none was given' }) });
 
 export const VerificationApplication = Type.Object({
   created: DateTime,
@@ -234,13 +239,13 @@ export const AccountHolder = Type.Object(
     external_id: Type.Optional(Type.String()),
     email: Type.Optional(Type.String({ description: 'Deprecated: individual.email or control_person.email' })),
     phone_number: Type.Optional(Type.String({ description: 'Deprecated: individual.phone_number or control_person.phone_number' })),
-    individual: Type.Optional(Person),
+    individual: Type.Optional(PersonResponse),
     exemption_type: Type.Optional(StringEnum(EXEMPTION_TYPES)),
     business_account_token: Type.Optional(Uuid),
-    business_entity: Type.Optional(BusinessEntity),
-    control_person: Type.Optional(Person),
-    beneficial_owner_individuals: Type.Optional(Type.Array(Person)),
-    beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntity)),
+    business_entity: Type.Optional(BusinessEntityResponse),
+    control_person: Type.Optional(PersonResponse),
+    beneficial_owner_individuals: Type.Optional(Type.Array(PersonResponse)),
+    beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityResponse)),
     nature_of_business: Type.Optional(Type.String()),
     website_url: Type.Optional(Type.String()),
     required_documents: Type.Optional(Type.Array(RequiredDocument)),

@@ -16,7 +16,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { parseProfile, type Profile } from './profile.js';
+import { parseProfile, profileResponse, type Profile } from './profile.js';
 import {
   checkDateOfBirth,
   checkPhoneNumber,
@@ -238,7 +238,7 @@ function toCreated(row: store.AccountHolderRow): AccountHolderCreated {
 
 /** The whole holder: the fields of spec 2.3 that apply to its user type. */
 export function toApi(row: store.AccountHolderRow): AccountHolder {
-  const profile = parseProfile(row.profile);
+  const profile = profileResponse(parseProfile(row.profile));
   const holder: AccountHolder = {
     token: row.token,
     account_token: row.account_token,

@@ -33,7 +33,7 @@ describeWithDb('accounts', () => {
       created: holder.created,
       spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
       state: 'ACTIVE',
-      account_holder: { token: holder.token, email: body.control_person.email, phone_number: body.control_person.phone_number },
+      account_holder: { token: holder.token, business_account_token: '', email: body.control_person.email, phone_number: body.control_person.phone_number },
       auth_rule_tokens: [],
       cardholder_currency: 'USD',
       verification_address: body.business_entity.address,

@@ -26,12 +26,15 @@ export const Account = Type.Object(
     spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: 'Cents; 0 means no limit' }),
     state: StringEnum(ACCOUNT_STATES),
     account_holder: Type.Optional(
-      Type.Object({
-        token: Uuid,
-        business_account_token: Type.Optional(Uuid),
-        email: Type.Optional(Type.String()),
-        phone_number: Type.Optional(Type.String()),
-      }),
+      Type.Object(
+        {
+          token: Uuid,
+          business_account_token: Type.String({ description: 'Empty when the holder has none' }),
+          email: Type.String({ description: 'Empty when unknown' }),
+          phone_number: Type.String({ description: 'Empty when unknown' }),
+        },
+        { description: 'Every field of the SDK’s type is present; text the holder does not have is empty' },
+      ),
     ),
     auth_rule_tokens: Type.Array(Type.String()),
     cardholder_currency: Type.String(),

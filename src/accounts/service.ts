@@ -56,9 +56,9 @@ export function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[])
   if (row.account_holder_token !== null) {
     account.account_holder = {
       token: row.account_holder_token,
-      ...(row.holder_business_account_token !== null ? { business_account_token: row.holder_business_account_token } : {}),
-      ...(row.holder_email !== null ? { email: row.holder_email } : {}),
-      ...(row.holder_phone_number !== null ? { phone_number: row.holder_phone_number } : {}),
+      business_account_token: row.holder_business_account_token ?? '',
+      email: row.holder_email ?? '',
+      phone_number: row.holder_phone_number ?? '',
     };
   }
   const address = verificationAddressOf(row);

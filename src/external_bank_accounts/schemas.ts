@@ -17,7 +17,7 @@ export const ExternalBankAccount = Type.Object(
   {
     token: Uuid,
     account_token: Nullable(Uuid),
-    financial_account_token: Nullable(Uuid),
+    financial_account_token: Type.Optional(Uuid),
     country: Type.String(),
     created: DateTime,
     currency: Type.String(),

@@ -73,11 +73,11 @@ export function toApi(row: Row): ExternalBankAccount {
     doing_business_as: row.doing_business_as,
     name: row.name,
     user_defined_id: row.user_defined_id,
+    financial_account_token: row.financial_account_token,
   };
   return {
     token: row.token,
     account_token: row.account_token,
-    financial_account_token: row.financial_account_token,
     country: row.country,
     created: isoTimestamp(row.created_ms),
     currency: row.currency,

@@ -38,8 +38,9 @@ function amounts(balance: Balance) {
     total_amount: totalCents(balance),
     created: isoTimestamp(balance.created_ms),
     updated: isoTimestamp(balance.updated_ms),
-    last_transaction_token: balance.last_transaction_token,
-    last_transaction_event_token: balance.last_transaction_event_token,
+    // The SDK types them as strings: an account nothing has touched yet answers empty ones.
+    last_transaction_token: balance.last_transaction_token ?? '',
+    last_transaction_event_token: balance.last_transaction_event_token ?? '',
   };
 }
 

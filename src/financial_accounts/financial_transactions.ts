@@ -25,7 +25,7 @@ import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
 import type { ProgramScope } from '../programs/scope.js';
-import type { FinancialTransaction, FinancialTransactionsQuery, FinancialTransactionStatus } from './schemas.js';
+import { FINANCIAL_EVENT_TYPES, type FinancialTransaction, type FinancialTransactionsQuery, type FinancialTransactionStatus } from './schemas.js';
 import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
 
@@ -50,6 +50,20 @@ export function categoryOf(kind: string, eventType: string): FinancialTransactio
   if (kind.startsWith('MICRO_DEPOSIT')) return 'ACH';
   if (kind.startsWith('EXTERNAL_PAYMENT')) return eventType.startsWith('EXTERNAL_ACH') ? 'ACH' : 'TRANSFER';
   return 'INTERNAL';
+}
+
+/**
+ * The SDK's event type for an event of a journal of `kind`: the resource event's own type when the
+ * SDK's list has it; else TRANSFER for a book transfer (whose `type` is a program's own word, e.g.
+ * MONTHLY) and INTERNAL_ADJUSTMENT for a management operation (e.g. DISBURSE). A sandbox
+ * micro-deposit round keeps MICRO_DEPOSIT and MICRO_DEPOSIT_WITHDRAWAL, so that a user can tell its
+ * amounts apart (README).
+ */
+export function financialEventType(kind: string, type: string): string {
+  if (FINANCIAL_EVENT_TYPES.has(type)) return type;
+  if (kind.startsWith('BOOK_TRANSFER')) return 'TRANSFER';
+  if (kind.startsWith('MANAGEMENT_OPERATION')) return 'INTERNAL_ADJUSTMENT';
+  return type;
 }
 
 export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
@@ -89,7 +103,7 @@ export function deriveTransactions(
         amount: journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents,
         created: isoTimestamp(journal.created_ms),
         result: 'APPROVED' as const,
-        type: typeOf(journal),
+        type: financialEventType(journal.kind, typeOf(journal)),
       })),
       pending_amount: group.reduce((sum, journal) => sum + journal.pending_cents, 0),
       settled_amount: group.reduce((sum, journal) => sum + journal.available_cents, 0),
@@ -182,7 +196,8 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
       amount: movement.sign * event.amount_cents,
       created: isoTimestamp(event.created_ms),
       result: event.result as FinancialTransaction['result'],
-      type: event.type,
+      // A book transfer is declined only for funds: the SDK has a type for that.
+      type: movement.kind === 'BOOK_TRANSFER' && event.result === 'DECLINED' ? 'TRANSFER_INSUFFICIENT_FUNDS' : financialEventType(movement.kind, event.type),
     })),
     pending_amount: 0,
     settled_amount: 0,

@@ -107,7 +107,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       const account = await newAccount(client);
       const fresh = (await client.financialAccounts.balances.list(account)).data;
       expect(fresh).toEqual([
-        expect.objectContaining({ token: account, type: 'OPERATING', currency: 'USD', available_amount: 0, pending_amount: 0, total_amount: 0, last_transaction_token: null }),
+        expect.objectContaining({ token: account, type: 'OPERATING', currency: 'USD', available_amount: 0, pending_amount: 0, total_amount: 0, last_transaction_token: '', last_transaction_event_token: '' }),
       ]);
       await fund(client, account, 1_000);
       const deposit = await client.externalPayments.create({ amount: 300, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
@@ -119,7 +119,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       const [then] = (await client.financialAccounts.balances.list(account, { balance_date: before })).data;
       expect(then).toMatchObject({ available_amount: 1_000, pending_amount: 0, total_amount: 1_000 });
       const [past] = (await client.financialAccounts.balances.list(account, { balance_date: '2000-01-01T00:00:00Z' })).data;
-      expect(past).toMatchObject({ available_amount: 0, pending_amount: 0, last_transaction_token: null });
+      expect(past).toMatchObject({ available_amount: 0, pending_amount: 0, last_transaction_token: '' });
     });
 
     it('reports the balance right after a given event', async () => {
@@ -192,7 +192,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await tokens({ status: 'RETURNED' })).toEqual([undone.token]);
       const [declined] = list.filter((transaction) => transaction.status === 'DECLINED');
       expect(declined).toMatchObject({ category: 'TRANSFER', result: 'DECLINED', settled_amount: 0, pending_amount: 0 });
-      expect(declined?.events.map((event) => [event.amount, event.result])).toEqual([[-1_000_000, 'DECLINED']]);
+      expect(declined?.events.map((event) => [event.amount, event.result, event.type])).toEqual([[-1_000_000, 'DECLINED', 'TRANSFER_INSUFFICIENT_FUNDS']]);
       expect(await tokens({ result: 'DECLINED' })).toEqual([declined?.token]);
       expect(await tokens({ status: 'DECLINED' })).toEqual([declined?.token]);
       expect(await tokens({ begin: sent.created, end: new Date(Date.parse(undone.created) + 1).toISOString() })).not.toContain(sent.token);

@@ -85,8 +85,8 @@ const balanceAmounts = {
   total_amount: Type.Integer({ description: 'available + pending, cents' }),
   created: DateTime,
   updated: DateTime,
-  last_transaction_token: Nullable(Uuid),
-  last_transaction_event_token: Nullable(Uuid),
+  last_transaction_token: Type.String({ description: 'Empty until a transaction has touched the account' }),
+  last_transaction_event_token: Type.String({ description: 'Empty until a transaction has touched the account' }),
 };
 
 export const FinancialAccountBalance = Type.Object(
@@ -119,6 +119,28 @@ export const FINANCIAL_TRANSACTION_CATEGORIES = ['ACH', 'CARD', 'INTERNAL', 'TRA
 export const FINANCIAL_TRANSACTION_STATUSES = ['DECLINED', 'EXPIRED', 'PENDING', 'RETURNED', 'SETTLED', 'VOIDED'] as const;
 export type FinancialTransactionStatus = (typeof FINANCIAL_TRANSACTION_STATUSES)[number];
 
+/** The event types of a financial transaction (SDK 0.119 `FinancialTransaction.Event.type`). */
+export const FINANCIAL_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'ACH_ORIGINATION_CANCELLED', 'ACH_ORIGINATION_INITIATED', 'ACH_ORIGINATION_PROCESSED',
+  'ACH_ORIGINATION_RELEASED', 'ACH_ORIGINATION_REJECTED', 'ACH_ORIGINATION_REVIEWED',
+  'ACH_ORIGINATION_SETTLED', 'ACH_RECEIPT_PROCESSED', 'ACH_RECEIPT_SETTLED', 'ACH_RETURN_INITIATED',
+  'ACH_RETURN_PROCESSED', 'ACH_RETURN_REJECTED', 'ACH_RETURN_SETTLED', 'AUTHORIZATION',
+  'AUTHORIZATION_ADVICE', 'AUTHORIZATION_EXPIRY', 'AUTHORIZATION_REVERSAL', 'BALANCE_INQUIRY',
+  'BILLING_ERROR', 'BILLING_ERROR_REVERSAL', 'CARD_TO_CARD', 'CASH_BACK', 'CASH_BACK_REVERSAL',
+  'CLEARING', 'COLLECTION', 'CORRECTION_CREDIT', 'CORRECTION_DEBIT', 'CREDIT_AUTHORIZATION',
+  'CREDIT_AUTHORIZATION_ADVICE', 'CURRENCY_CONVERSION', 'CURRENCY_CONVERSION_REVERSAL', 'DISPUTE_WON',
+  'EXTERNAL_ACH_CANCELED', 'EXTERNAL_ACH_INITIATED', 'EXTERNAL_ACH_RELEASED', 'EXTERNAL_ACH_REVERSED',
+  'EXTERNAL_ACH_SETTLED', 'EXTERNAL_CHECK_CANCELED', 'EXTERNAL_CHECK_INITIATED',
+  'EXTERNAL_CHECK_RELEASED', 'EXTERNAL_CHECK_REVERSED', 'EXTERNAL_CHECK_SETTLED',
+  'EXTERNAL_TRANSFER_CANCELED', 'EXTERNAL_TRANSFER_INITIATED', 'EXTERNAL_TRANSFER_RELEASED',
+  'EXTERNAL_TRANSFER_REVERSED', 'EXTERNAL_TRANSFER_SETTLED', 'EXTERNAL_WIRE_CANCELED',
+  'EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_RELEASED', 'EXTERNAL_WIRE_REVERSED', 'EXTERNAL_WIRE_SETTLED',
+  'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'INTEREST', 'INTEREST_REVERSAL',
+  'INTERNAL_ADJUSTMENT', 'LATE_PAYMENT', 'LATE_PAYMENT_REVERSAL', 'LOSS_WRITE_OFF', 'PROVISIONAL_CREDIT',
+  'PROVISIONAL_CREDIT_REVERSAL', 'SERVICE', 'RETURN', 'RETURN_REVERSAL', 'TRANSFER',
+  'TRANSFER_INSUFFICIENT_FUNDS', 'RETURNED_PAYMENT', 'RETURNED_PAYMENT_REVERSAL', 'LITHIC_NETWORK_PAYMENT',
+]);
+
 export const FinancialTransaction = Type.Object(
   {
     token: Uuid,
@@ -133,7 +155,7 @@ export const FinancialTransaction = Type.Object(
         amount: Type.Integer({ description: 'Change to available, or to pending when available did not change, cents' }),
         created: DateTime,
         result: StringEnum(['APPROVED', 'DECLINED']),
-        type: Type.String(),
+        type: Type.String({ description: 'One of the SDK’s event types; a sandbox micro-deposit round shows MICRO_DEPOSIT and MICRO_DEPOSIT_WITHDRAWAL' }),
       }),
     ),
     pending_amount: Type.Integer(),

@@ -7,7 +7,7 @@ import { transferMovement } from '../book_transfers/service.js';
 import type { BookTransferRow } from '../book_transfers/store.js';
 import { stepMovement } from '../external_payments/service.js';
 import type { ExternalPaymentRow } from '../external_payments/store.js';
-import { statusOf } from '../financial_accounts/financial_transactions.js';
+import { financialEventType, statusOf } from '../financial_accounts/financial_transactions.js';
 import { operationMovement, reversalEventType } from '../management_operations/service.js';
 import type { ManagementOperationRow } from '../management_operations/store.js';
 import { assertBalanced, SystemAccount, type Movement } from './ledger.js';
@@ -107,5 +107,21 @@ describe('financial transaction status', () => {
     [[journal(-5, 0), journal(5, 0)], 'RETURNED'],
   ] as const)('%j → %s', (journals, status) => {
     expect(statusOf(journals)).toBe(status);
+  });
+});
+
+describe('financial transaction event types', () => {
+  it.each([
+    ['BOOK_TRANSFER', 'TRANSFER', 'TRANSFER'],
+    ['BOOK_TRANSFER', 'MONTHLY', 'TRANSFER'],
+    ['BOOK_TRANSFER_REVERSAL', 'ATM_WITHDRAWAL', 'TRANSFER'],
+    ['MANAGEMENT_OPERATION', 'CASH_BACK', 'CASH_BACK'],
+    ['MANAGEMENT_OPERATION', 'DISBURSE', 'INTERNAL_ADJUSTMENT'],
+    ['MANAGEMENT_OPERATION_REVERSAL', 'DISPUTE_WON_REVERSAL', 'INTERNAL_ADJUSTMENT'],
+    ['EXTERNAL_PAYMENT_INITIATED', 'EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_INITIATED'],
+    ['CARD_CLEARING', 'CLEARING', 'CLEARING'],
+    ['MICRO_DEPOSIT', 'MICRO_DEPOSIT_WITHDRAWAL', 'MICRO_DEPOSIT_WITHDRAWAL'],
+  ])('%s / %s → %s', (kind, type, expected) => {
+    expect(financialEventType(kind, type)).toBe(expected);
   });
 });
