@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { ListOf, TokenParams } from '../http/schemas.js';
-import { Card, CreateCardBody, ListCardsQuery, UpdateCardBody } from './schemas.js';
+import { Card, CardListItem, CreateCardBody, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import * as service from './service.js';
 
 const tags = ['Cards'];
@@ -39,7 +39,7 @@ export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Newest first. Items carry last_four but not the PAN or CVV.',
         tags,
         querystring: ListCardsQuery,
-        response: { 200: ListOf(Card) },
+        response: { 200: ListOf(CardListItem) },
       },
     },
     async (request) => service.list(db.kysely, request.scope, request.query),

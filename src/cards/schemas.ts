@@ -71,6 +71,9 @@ export const Card = Type.Object(
 );
 export type Card = Static<typeof Card>;
 
+/** A card in a list: never its PAN or CVV. */
+export const CardListItem = Type.Omit(Card, ['pan', 'cvv'], { description: 'Card (lists carry no PAN or CVV)' });
+
 export const ShippingAddressInput = StrictObject({
   address1: Text,
   address2: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
