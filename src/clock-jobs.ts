@@ -62,6 +62,15 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
 }
 
 /**
+ * For writes that create work falling due at program time `dueMs` (a pending operation, a hold that
+ * will expire): once `tx` commits, this process's horizon no longer hides it (db/horizons.ts).
+ */
+export function fallsDueAt(db: Db, tx: Tx, work: DueWork, programId: string, dueMs: number): void {
+  const { horizon } = work;
+  if (horizon !== undefined) db.afterCommit(tx, () => db.horizons.lower(horizon, programId, dueMs));
+}
+
+/**
  * For reads that must show what has fallen due by the program's clock even before the next sweep
  * (e.g. a balance once a management operation's effective date has come): the check, outside any
  * transaction, and only when something is due, a write transaction that runs the job.

@@ -13,6 +13,11 @@
  *
  * A request reads its program's clock when it starts and may write a little later. Callers give
  * that delay a margin, `REQUEST_CLOCK_MARGIN_MS`, when they bound what later requests may create.
+ * A margin cannot cover a request that read the clock before the clock was moved and commits after
+ * (PostgreSQL runs them side by side): what it creates may be due at once by the moved clock. So
+ * whatever creates work that will fall due lowers the horizon to that time once it commits
+ * (`lower`), and this process's next check asks the database again; its minute sweep then applies
+ * the work even if no request comes.
  */
 export const REQUEST_CLOCK_MARGIN_MS = 5 * 60_000;
 
@@ -28,5 +33,12 @@ export class DueHorizons {
   /** Records that nothing of `kind` falls due for the program before program time `untilMs`. */
   set(kind: string, programId: string, untilMs: number): void {
     this.#untilMs.set(`${kind}|${programId}`, untilMs);
+  }
+
+  /** Committed work of `kind` falls due at program time `dueMs`: a later horizon no longer holds. */
+  lower(kind: string, programId: string, dueMs: number): void {
+    const key = `${kind}|${programId}`;
+    const untilMs = this.#untilMs.get(key);
+    if (untilMs !== undefined && dueMs < untilMs) this.#untilMs.set(key, dueMs);
   }
 }

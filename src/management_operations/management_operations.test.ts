@@ -7,6 +7,7 @@ import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
+import * as service from './service.js';
 
 type Operation = Lithic.ManagementOperationTransaction;
 type CreateParams = Lithic.ManagementOperationCreateParams;
@@ -174,6 +175,24 @@ describeWithDb('management operations', () => {
       advance(MS_PER_DAY);
       expect(await balanceOf(early.client, account)).toEqual({ available: 100, pending: 0, total: 100 });
       expect((await early.client.managementOperations.retrieve(pending.token)).status).toBe('SETTLED');
+    });
+
+    it('applies an operation that a request which read the clock before a move commits after it', async () => {
+      const straggler = await context.server.newProgram('straggler');
+      const account = await newAccount(straggler.client);
+      const { db } = context.server.server;
+      const before = { programId: straggler.programId, clockOffsetMs: 0, nowMs: wall.nowMs() };
+      const moved = new Date(wall.nowMs() + 30 * MS_PER_DAY).toISOString();
+      await straggler.client.post('/v1/simulate/clock', { body: { now: moved } });
+      // The move's jobs found nothing due and the server remembers it (a horizon a month ahead).
+      expect(await balanceOf(straggler.client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+      // The straggler: its clock is the one from before the move; tomorrow by it is long past now.
+      const late = await db.transaction((tx) =>
+        service.create(db, tx, before, { amount: 25, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: day(1), event_type: 'CASH_BACK', financial_account_token: account }),
+      );
+      expect(late.status).toBe('PENDING');
+      expect(await balanceOf(straggler.client, account)).toEqual({ available: 25, pending: 0, total: 25 });
+      expect((await straggler.client.managementOperations.retrieve(late.token)).status).toBe('SETTLED');
     });
 
     it('declines a due debit the account cannot cover, appending a declined event', async () => {

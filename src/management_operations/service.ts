@@ -30,7 +30,7 @@
  * there), PROGRAM −amount; DEBIT the opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite
  * of the operation.
  */
-import { catchUp, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -159,6 +159,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
     nowMs,
   );
   if (row.status === 'SETTLED') await ledger.post(tx, programId, operationMovement(row, event.token, false), nowMs);
+  if (row.status === 'PENDING') fallsDueAt(db, tx, dueOperations, programId, utcDayStartMs(row.effective_date));
   return toApi(row, [event]);
 }
 

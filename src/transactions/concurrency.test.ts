@@ -9,13 +9,15 @@ import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { movableWallClock } from '../testing/clock.js';
 import { fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
 
 const CONCURRENT = 50;
+const { wall, advance } = movableWallClock('2032-05-04T10:00:00.000Z');
 
 describeWithDb('authorizations under concurrency', () => {
-  const context = useTestServer();
+  const context = useTestServer({ wall });
 
   async function race(card: Pick<Card, 'pan'>, amount: number, client = context.program.client) {
     const tokens = await Promise.all(Array.from({ length: CONCURRENT }, () => authorize(client, card, amount)));
@@ -76,5 +78,22 @@ describeWithDb('authorizations under concurrency', () => {
     expect(settled.events).toHaveLength(2);
     expect(await issuingBalance(client, card)).toEqual({ available: -settled.settled_amount, pending: 0, total: -settled.settled_amount });
     await expectLedgerConsistent();
+  });
+
+  it('concurrent requests that all find the same hold due expire it once, and none fails', async () => {
+    const program = await context.server.newProgram('expiry race');
+    const card = await cardOnOwnAccount(program.client);
+    const due = await authorize(program.client, card, 300);
+    advance(7 * 86_400_000 + 1_000);
+    // Every one of them finds the hold due and runs the expiry job (on PostgreSQL side by side).
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 20 }, () => authorize(program.client, card, 10)),
+      ...Array.from({ length: 10 }, () => program.client.transactions.list({ card_token: card.token })),
+    ]);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason))).toEqual([]);
+    const expired = await program.client.transactions.retrieve(due);
+    expect([expired.status, expired.events?.map((event) => event.type)]).toEqual(['EXPIRED', ['AUTHORIZATION', 'AUTHORIZATION_EXPIRY']]);
+    expect(await issuingBalance(program.client, card)).toEqual({ available: -200, pending: 200, total: 0 });
+    await expectLedgerConsistent(program.programId);
   });
 });

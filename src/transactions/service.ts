@@ -28,7 +28,7 @@
  * start of each authorization (one indexed check), so a limit or a funds decision never counts a
  * hold that has expired.
  */
-import { catchUp, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import * as accountStore from '../accounts/store.js';
 import type { AccountSpent } from '../accounts/spend.js';
@@ -235,6 +235,7 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
   await store.insertEvent(op.tx, eventRow(op, row.token, 0, opening.event_token, effect.event));
   await postMovement(op, row, effect, opening.event_token);
   await addSpend(op, row, row.spend_cents, countsAsSpend ? 1 : 0);
+  if (row.expires_ms !== null) fallsDueAt(op.db, op.tx, dueExpiries, op.scope.programId, row.expires_ms);
   return row;
 }
 
@@ -277,12 +278,13 @@ export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScop
   for (;;) {
     const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
     for (const { token, created_ms } of due) {
+      // Read without a lock: a concurrent request (PostgreSQL) may have cleared, voided or expired
+      // it since. Locked, it is expired only if it still is a PENDING hold past its expiry.
+      const locked = await store.lock(db, tx, scope.programId, token);
+      if (!locked || locked.status !== 'PENDING' || locked.expires_ms === null || locked.expires_ms > scope.nowMs) continue;
       const expiredAt: ProgramScope = { ...scope, nowMs: created_ms + lifecycle.AUTHORIZATION_EXPIRY_MS };
       invariant(expiredAt.nowMs <= scope.nowMs, `transaction ${token} expires no later than now`);
-      await recordMessage({ db, tx, scope: expiredAt }, token, (row) => {
-        invariant(row.status === 'PENDING' && row.expires_ms !== null && row.expires_ms <= scope.nowMs, `transaction ${token} is due to expire`);
-        return lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined);
-      });
+      await recordMessage({ db, tx, scope: expiredAt }, token, (row) => lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined));
     }
     if (due.length < EXPIRY_BATCH) return;
   }
@@ -451,27 +453,36 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
 
 // ---- messages on an existing transaction ----------------------------------------------------------
 
+/**
+ * A network message on an existing transaction, after the expiries that have fallen due: a hold
+ * past its expiry is EXPIRED before the message is applied, whether or not a read caught up first.
+ */
+async function recordNetworkMessage(op: Operation, token: string, apply: (row: store.TransactionRow) => lifecycle.Effect): Promise<store.TransactionRow> {
+  await expireDueWithin(op);
+  return recordMessage(op, token, apply);
+}
+
 export async function authorizationAdvice(op: Operation, body: SimulateAuthorizationAdviceBody): Promise<{ token: string }> {
-  const row = await recordMessage(op, body.token, (current) => lifecycle.advise(current, body.amount));
+  const row = await recordNetworkMessage(op, body.token, (current) => lifecycle.advise(current, body.amount));
   return { token: row.token };
 }
 
 export async function clearing(op: Operation, body: SimulateClearingBody): Promise<void> {
-  await recordMessage(op, body.token, (current) => lifecycle.clear(current, body.amount));
+  await recordNetworkMessage(op, body.token, (current) => lifecycle.clear(current, body.amount));
 }
 
 export async function voidAuthorization(op: Operation, body: SimulateVoidBody): Promise<void> {
-  await recordMessage(op, body.token, (current) => lifecycle.release(current, body.type ?? 'AUTHORIZATION_REVERSAL', body.amount));
+  await recordNetworkMessage(op, body.token, (current) => lifecycle.release(current, body.type ?? 'AUTHORIZATION_REVERSAL', body.amount));
 }
 
 /** `POST /v1/transactions/{token}/expire_authorization`: expires a PENDING authorization now, as the network would. */
 export async function expireAuthorization(op: Operation, token: string): Promise<void> {
   if (!(await store.find(op.tx, op.scope.programId, token))) throw notFound('transaction', token);
-  await recordMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined));
+  await recordNetworkMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined));
 }
 
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
-  await recordMessage(op, body.token, (current) => lifecycle.reverseReturn(current));
+  await recordNetworkMessage(op, body.token, (current) => lifecycle.reverseReturn(current));
 }
 
 // ---- reads ----------------------------------------------------------------------------------------
