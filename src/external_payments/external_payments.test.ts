@@ -34,6 +34,19 @@ describeWithDb('external payments', () => {
 
   const types = (payment: Payment) => (payment.events ?? []).map((event) => event.type);
 
+  it('concurrent settle and release of one payment append SETTLED once, in order', async () => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    const payments = await Promise.all(Array.from({ length: 8 }, () => pay(account, 'DEPOSIT', 100)));
+    await Promise.allSettled(payments.flatMap((payment) => [act(payment, 'settle'), act(payment, 'release'), act(payment, 'settle', { progress_to: 'RELEASED' })]));
+    for (const payment of payments) {
+      const after = await client.externalPayments.retrieve(payment.token);
+      expect([after.status, types(after)]).toEqual(['SETTLED', ['EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_SETTLED', 'EXTERNAL_WIRE_RELEASED']]);
+    }
+    expect(await balanceOf(client, account)).toEqual({ available: 800, pending: 0, total: 800 });
+    await expectLedgerConsistent();
+  });
+
   it('a deposit waits in pending until released (seed 4.8), then is available', async () => {
     const { client } = context.program;
     const account = await newAccount(client);

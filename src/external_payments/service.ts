@@ -209,7 +209,9 @@ export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
 /** Runs one action on a payment (see the lifecycle at the top). */
 export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
   await applyDueOperations(db, tx, scope);
-  const row = await store.find(tx, scope.programId, token);
+  // Locked: each action decides on the payment as the last committed action left it (a settle
+  // racing a release must not both append SETTLED).
+  const row = await store.lock(db, tx, scope.programId, token);
   if (!row) throw notFound('external payment', token);
   let updated: Row;
   switch (action) {

@@ -1,5 +1,5 @@
 /** SQL for external payments. */
-import type { Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
@@ -14,6 +14,11 @@ export async function insert(exec: Executor, row: ExternalPaymentRow): Promise<v
 
 export function find(exec: Executor, programId: string, token: string): Promise<ExternalPaymentRow | undefined> {
   return exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** The payment, locked for the rest of the database transaction (PostgreSQL `FOR UPDATE`). */
+export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<ExternalPaymentRow | undefined> {
+  return db.forUpdate(tx.selectFrom('external_payments').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
 }
 
 /**
