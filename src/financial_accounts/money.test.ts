@@ -71,6 +71,25 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       }
     });
 
+    it('keeps a CLOSED account closed when other status changes race the close', async () => {
+      const { client } = context.program;
+      for (let round = 0; round < 3; round++) {
+        const account = await newAccount(client);
+        const changes = Array.from({ length: 12 }, (_, index) =>
+          index === 5
+            ? ({ status: 'CLOSED', substatus: 'END_USER_REQUEST' } as const)
+            : index % 2 === 0
+              ? ({ status: 'SUSPENDED', substatus: 'BANK_REQUEST' } as const)
+              : ({ status: 'OPEN', substatus: null } as const),
+        );
+        const outcomes = await Promise.allSettled(changes.map((change) => client.financialAccounts.updateStatus(account, change)));
+        const closed = outcomes[5]?.status === 'fulfilled';
+        const final = await client.financialAccounts.retrieve(account);
+        expect(final.status === 'CLOSED').toBe(closed);
+        for (const outcome of outcomes) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
+      }
+    });
+
     it('refuses to close an account that still holds money, pending included', async () => {
       const { client } = context.program;
       const account = await newAccount(client);

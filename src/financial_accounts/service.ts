@@ -138,7 +138,11 @@ export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, b
       throw new UnprocessableError(`status: financial account '${token}' has management operations waiting for their effective date`);
     }
   }
-  await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs);
+  if ((await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs, row.status)) === 0) {
+    // Another request changed the status since it was read (PostgreSQL); a CLOSED account stays closed.
+    const now = await store.find(tx, programId, token);
+    throw new UnprocessableError(`financial account '${token}' changed to ${now?.status ?? 'another status'} by a concurrent request; read it and retry`);
+  }
   return get(tx, scope, token);
 }
 

@@ -50,14 +50,16 @@ export async function update(
   token: string,
   changes: Partial<Pick<FinancialAccountRow, 'nickname' | 'status' | 'substatus'>>,
   nowMs: number,
+  expectedStatus?: string,
 ): Promise<number> {
-  const result = await exec
+  let query = exec
     .updateTable('financial_accounts')
     .set({ ...changes, updated_ms: nowMs })
     .where('program_id', '=', programId)
-    .where('token', '=', token)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .where('token', '=', token);
+  // Only if the status is still the one the caller decided on (concurrent status changes).
+  if (expectedStatus !== undefined) query = query.where('status', '=', expectedStatus);
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
 /** Every financial account of the program matching the filters (every account token given must match), oldest first. */
