@@ -57,6 +57,20 @@ export function findCardByPan(exec: Executor, secrets: Secrets, programId: strin
     .executeTakeFirst();
 }
 
+/** Whether a card that is not CLOSED draws on the financial account (its account's ISSUING account). */
+export async function hasOpenCardsFundedBy(exec: Executor, programId: string, financialAccountToken: string): Promise<boolean> {
+  const row = await exec
+    .selectFrom('cards')
+    .innerJoin('accounts', (join) => join.onRef('accounts.program_id', '=', 'cards.program_id').onRef('accounts.token', '=', 'cards.account_token'))
+    .select('cards.token')
+    .where('cards.program_id', '=', programId)
+    .where('accounts.issuing_financial_account_token', '=', financialAccountToken)
+    .where('cards.state', '<>', 'CLOSED')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Cards with the financial account that funds them (their account's ISSUING account). */
 function withFunding(exec: Executor, programId: string) {
   return exec

@@ -90,6 +90,15 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       }
     });
 
+    it('refuses to close an ISSUING account while cards that are not CLOSED draw on it', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      expect(await expectError(client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: 'END_USER_REQUEST' }), 422)).toContain('cards');
+      expect((await client.financialAccounts.retrieve(card.funding.token)).status).toBe('OPEN');
+      await client.cards.update(card.token, { state: 'CLOSED' });
+      expect((await client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: 'END_USER_REQUEST' })).status).toBe('CLOSED');
+    });
+
     it('refuses to close an account that still holds money, pending included', async () => {
       const { client } = context.program;
       const account = await newAccount(client);

@@ -14,6 +14,7 @@ import type { ListResponse } from '../http/schemas.js';
 import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
 import type { ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
+import * as cards from '../cards/store.js';
 import type {
   CreateFinancialAccountBody,
   FinancialAccount,
@@ -136,6 +137,10 @@ export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, b
     }
     if (await operations.hasPendingFor(tx, programId, token)) {
       throw new UnprocessableError(`status: financial account '${token}' has management operations waiting for their effective date`);
+    }
+    // The card network settles and refunds whatever the account's state: a closed account would strand that money.
+    if (await cards.hasOpenCardsFundedBy(tx, programId, token)) {
+      throw new UnprocessableError(`status: cards that are not CLOSED still draw on financial account '${token}'; close them before the account`);
     }
   }
   if ((await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs, row.status)) === 0) {

@@ -195,6 +195,20 @@ describeWithDb('management operations', () => {
       expect((await straggler.client.managementOperations.retrieve(late.token)).status).toBe('SETTLED');
     });
 
+    it('waits, PENDING, while its account is SUSPENDED on its date, and takes effect once the account is OPEN', async () => {
+      const { client } = context.program;
+      const account = await newAccount(client);
+      const credit = await operate(account, 70, { effective_date: day(1) });
+      await client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      advance(MS_PER_DAY);
+      expect((await client.managementOperations.retrieve(credit.token)).status).toBe('PENDING');
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+      await client.financialAccounts.updateStatus(account, { status: 'OPEN', substatus: null });
+      expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
+      expect(await balanceOf(client, account)).toEqual({ available: 70, pending: 0, total: 70 });
+      await expectLedgerConsistent();
+    });
+
     it('declines a due debit the account cannot cover, appending a declined event', async () => {
       const { client } = context.program;
       const account = await newAccount(client);

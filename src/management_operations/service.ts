@@ -8,7 +8,10 @@
  * `POST /v1/simulate/clock` and every minute), run also at the start of every money-moving write
  * (so a funds decision never misses a due credit) and before reads of operations and balances
  * (`catchUpDueOperations`: an indexed check, and a write only when something is due). So what a
- * client reads always matches the clock, whichever comes first.
+ * client reads always matches the clock, whichever comes first. An operation whose account is
+ * SUSPENDED when its date comes waits, PENDING, until the account is OPEN again (a suspended
+ * account takes no movement, and the SDK has no decline reason for it); until then the due check
+ * finds it due and asks the database on each write of the program.
  *
  * Funds. A DEBIT needs the available funds when it takes effect, else it is DECLINED with
  * INSUFFICIENT_FUNDS (a business decline: 200, no ledger entries), as for book transfers.
@@ -49,6 +52,7 @@ import type {
   ManagementOperationEventType,
   ReverseManagementOperationBody,
 } from './schemas.js';
+import * as financialAccounts from '../financial_accounts/store.js';
 import * as store from './store.js';
 
 export const JOURNAL_KIND = 'MANAGEMENT_OPERATION';
@@ -174,6 +178,8 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
     const row = await store.lockIfPending(db, tx, programId, token);
     if (!row) continue;
     const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
+    // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
+    if (row.credit_in_suspense === 0 && (await financialAccounts.find(tx, programId, row.financial_account_token))?.status !== 'OPEN') continue;
     if (fundsAllow(balances, row)) {
       const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
