@@ -239,11 +239,21 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
   return row;
 }
 
-/** Applies a message to an existing transaction (locked), appending its event. */
-async function recordMessage(op: Operation, token: string, apply: (row: store.TransactionRow) => lifecycle.Effect): Promise<store.TransactionRow> {
-  const { db, tx, scope } = op;
-  const row = await store.lock(db, tx, scope.programId, token);
-  if (!row) throw new UnprocessableError(`token: no transaction '${token}' in this program; the message cannot be processed`);
+type Apply = (row: store.TransactionRow) => lifecycle.Effect;
+
+/** A network message naming a transaction the program does not have cannot be processed: 422. */
+const unprocessable = (token: string) => new UnprocessableError(`token: no transaction '${token}' in this program; the message cannot be processed`);
+
+/** Locks a transaction and applies a message to it, appending its event; `missing` is the error when there is none. */
+async function recordMessage(op: Operation, token: string, apply: Apply, missing: (token: string) => Error = unprocessable): Promise<store.TransactionRow> {
+  const row = await store.lock(op.db, op.tx, op.scope.programId, token);
+  if (!row) throw missing(token);
+  return applyMessage(op, row, apply);
+}
+
+/** Applies a message to a transaction this database transaction has locked, appending its event. */
+async function applyMessage(op: Operation, row: store.TransactionRow, apply: Apply): Promise<store.TransactionRow> {
+  const { tx, scope } = op;
   const effect = apply(row);
   assertAmounts(row.kind, effect.amounts);
   const eventToken = newToken();
@@ -277,14 +287,13 @@ const EXPIRY_BATCH = 100;
 export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (;;) {
     const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
-    for (const { token, created_ms } of due) {
+    for (const token of due) {
       // Read without a lock: a concurrent request (PostgreSQL) may have cleared, voided or expired
       // it since. Locked, it is expired only if it still is a PENDING hold past its expiry.
       const locked = await store.lock(db, tx, scope.programId, token);
       if (!locked || locked.status !== 'PENDING' || locked.expires_ms === null || locked.expires_ms > scope.nowMs) continue;
-      const expiredAt: ProgramScope = { ...scope, nowMs: created_ms + lifecycle.AUTHORIZATION_EXPIRY_MS };
-      invariant(expiredAt.nowMs <= scope.nowMs, `transaction ${token} expires no later than now`);
-      await recordMessage({ db, tx, scope: expiredAt }, token, (row) => lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined));
+      const expiredAt: ProgramScope = { ...scope, nowMs: locked.expires_ms };
+      await applyMessage({ db, tx, scope: expiredAt }, locked, (row) => lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined));
     }
     if (due.length < EXPIRY_BATCH) return;
   }
@@ -457,9 +466,9 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
  * A network message on an existing transaction, after the expiries that have fallen due: a hold
  * past its expiry is EXPIRED before the message is applied, whether or not a read caught up first.
  */
-async function recordNetworkMessage(op: Operation, token: string, apply: (row: store.TransactionRow) => lifecycle.Effect): Promise<store.TransactionRow> {
+async function recordNetworkMessage(op: Operation, token: string, apply: Apply, missing?: (token: string) => Error): Promise<store.TransactionRow> {
   await expireDueWithin(op);
-  return recordMessage(op, token, apply);
+  return recordMessage(op, token, apply, missing);
 }
 
 export async function authorizationAdvice(op: Operation, body: SimulateAuthorizationAdviceBody): Promise<{ token: string }> {
@@ -477,8 +486,7 @@ export async function voidAuthorization(op: Operation, body: SimulateVoidBody): 
 
 /** `POST /v1/transactions/{token}/expire_authorization`: expires a PENDING authorization now, as the network would. */
 export async function expireAuthorization(op: Operation, token: string): Promise<void> {
-  if (!(await store.find(op.tx, op.scope.programId, token))) throw notFound('transaction', token);
-  await recordNetworkMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined));
+  await recordNetworkMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined), (missing) => notFound('transaction', missing));
 }
 
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {

@@ -185,7 +185,7 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
 const selectDueExpiries = prepared((db, programId: string, createdThroughMs: number, limit: number) =>
   db
     .selectFrom('card_transactions')
-    .select(['token', 'created_ms'])
+    .select('token')
     .where('program_id', '=', programId)
     .where('status', '=', sql.lit('PENDING'))
     .where('created_ms', '<=', createdThroughMs)
@@ -195,9 +195,9 @@ const selectDueExpiries = prepared((db, programId: string, createdThroughMs: num
     .limit(limit),
 );
 
-/** PENDING debit authorizations created at or before `createdThroughMs`, oldest first. */
-export function dueExpiries(exec: Executor, programId: string, createdThroughMs: number, limit: number): Promise<Array<{ token: string; created_ms: number }>> {
-  return selectDueExpiries(exec, programId, createdThroughMs, limit);
+/** Tokens of PENDING debit authorizations created at or before `createdThroughMs`, oldest first. */
+export async function dueExpiries(exec: Executor, programId: string, createdThroughMs: number, limit: number): Promise<string[]> {
+  return (await selectDueExpiries(exec, programId, createdThroughMs, limit)).map((row) => row.token);
 }
 
 /** When the oldest PENDING debit authorization was created (the next to expire), if there is one. */
