@@ -1,7 +1,8 @@
 /**
  * Runs a query over a token list of any length in bounded `in (…)` lists: engines cap the number
  * of bound parameters of a statement (SQLite 32,766, PostgreSQL 65,535), and an account's whole
- * history can name more transactions than that.
+ * history can name more transactions than that. Store functions that take such a list use it, so
+ * their callers need not know.
  */
 export const TOKENS_PER_QUERY = 1_000;
 

@@ -12,14 +12,12 @@
  * DECLINED (see `declinedMovements`).
  */
 import { isoTimestamp } from '../clock.js';
-import { inChunks } from '../db/chunks.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
-import { CURRENCY } from '../money_events/events.js';
-import * as moneyEvents from '../money_events/store.js';
+import { CURRENCY, eventsOf } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
@@ -53,13 +51,15 @@ export function categoryOf(kind: string, eventType: string): FinancialTransactio
 }
 
 /**
- * The SDK's event type for an event of a journal of `kind`: the resource event's own type when the
- * SDK's list has it; else TRANSFER for a book transfer (whose `type` is a program's own word, e.g.
- * MONTHLY) and INTERNAL_ADJUSTMENT for a management operation (e.g. DISBURSE). A sandbox
- * micro-deposit round keeps MICRO_DEPOSIT and MICRO_DEPOSIT_WITHDRAWAL, so that a user can tell its
- * amounts apart (README).
+ * The SDK's event type for an event of `kind` (a journal kind, or the resource of a declined
+ * movement): TRANSFER_INSUFFICIENT_FUNDS for a declined book transfer (funds are the only reason one
+ * is declined); the resource event's own type when the SDK's list has it; else TRANSFER for a book
+ * transfer (whose `type` is a program's own word, e.g. MONTHLY) and INTERNAL_ADJUSTMENT for a
+ * management operation (e.g. DISBURSE). A sandbox micro-deposit round keeps MICRO_DEPOSIT and
+ * MICRO_DEPOSIT_WITHDRAWAL, so that a user can tell its amounts apart (README).
  */
-export function financialEventType(kind: string, type: string): string {
+export function financialEventType(kind: string, type: string, result: 'APPROVED' | 'DECLINED' = 'APPROVED'): string {
+  if (kind.startsWith('BOOK_TRANSFER') && result === 'DECLINED') return 'TRANSFER_INSUFFICIENT_FUNDS';
   if (FINANCIAL_EVENT_TYPES.has(type)) return type;
   if (kind.startsWith('BOOK_TRANSFER')) return 'TRANSFER';
   if (kind.startsWith('MANAGEMENT_OPERATION')) return 'INTERNAL_ADJUSTMENT';
@@ -129,13 +129,13 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
   const [events, cardRows, cardEvents] = await Promise.all([
-    inChunks(transactionTokens, (tokens) => moneyEvents.listFor(exec, programId, tokens)),
-    inChunks(cardTokens, (tokens) => cardTransactions.findMany(exec, programId, tokens)),
-    inChunks(cardTokens, (tokens) => cardTransactions.eventsFor(exec, programId, tokens)),
+    eventsOf(exec, programId, transactionTokens),
+    cardTransactions.findMany(exec, programId, cardTokens),
+    cardTransactions.eventsFor(exec, programId, cardTokens),
   ]);
   const eventTypes = new Map<string, string>();
   const eventSeq = new Map<string, number>();
-  for (const event of [...events, ...cardEvents]) {
+  for (const event of [...[...events.values()].flat(), ...cardEvents]) {
     eventTypes.set(event.token, event.type);
     eventSeq.set(event.token, event.seq);
   }
@@ -144,13 +144,7 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const ordered = [...journals].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
-  const eventsByTransaction = new Map<string, MoneyEventsTable[]>();
-  for (const event of events) {
-    const group = eventsByTransaction.get(event.transaction_token);
-    if (group) group.push(event);
-    else eventsByTransaction.set(event.transaction_token, [event]);
-  }
-  const refused = declined.map((movement) => declinedTransaction(movement, eventsByTransaction.get(movement.token) ?? []));
+  const refused = declined.map((movement) => declinedTransaction(movement, events.get(movement.token) ?? []));
   return newestFirst([...deriveTransactions(ordered, eventTypes, cards), ...refused]);
 }
 
@@ -196,8 +190,7 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
       amount: movement.sign * event.amount_cents,
       created: isoTimestamp(event.created_ms),
       result: event.result as FinancialTransaction['result'],
-      // A book transfer is declined only for funds: the SDK has a type for that.
-      type: movement.kind === 'BOOK_TRANSFER' && event.result === 'DECLINED' ? 'TRANSFER_INSUFFICIENT_FUNDS' : financialEventType(movement.kind, event.type),
+      type: financialEventType(movement.kind, event.type, event.result as FinancialTransaction['result']),
     })),
     pending_amount: 0,
     settled_amount: 0,

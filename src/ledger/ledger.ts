@@ -21,7 +21,6 @@
  * and can never deadlock each other by lock order. A caller that decides on funds locks first,
  * reads, decides, then posts within the same transaction.
  */
-import { inChunks } from '../db/chunks.js';
 import { newToken } from '../ids.js';
 import type { Executor, Tx } from '../db/database.js';
 import { invariant, UnprocessableError } from '../errors.js';
@@ -198,7 +197,7 @@ export async function getBalances(
   programId: string,
   financialAccountTokens: readonly string[],
 ): Promise<Map<string, Balance>> {
-  const rows = await inChunks(financialAccountTokens, (tokens) => store.selectBalances(exec, programId, tokens));
+  const rows = await store.selectBalances(exec, programId, financialAccountTokens);
   return new Map(rows.map((row) => [row.financial_account_token, row]));
 }
 

@@ -114,6 +114,8 @@ describe('financial transaction event types', () => {
   it.each([
     ['BOOK_TRANSFER', 'TRANSFER', 'TRANSFER'],
     ['BOOK_TRANSFER', 'MONTHLY', 'TRANSFER'],
+    ['BOOK_TRANSFER', 'TRANSFER', 'TRANSFER_INSUFFICIENT_FUNDS', 'DECLINED'],
+    ['MANAGEMENT_OPERATION', 'CASH_BACK', 'CASH_BACK', 'DECLINED'],
     ['BOOK_TRANSFER_REVERSAL', 'ATM_WITHDRAWAL', 'TRANSFER'],
     ['MANAGEMENT_OPERATION', 'CASH_BACK', 'CASH_BACK'],
     ['MANAGEMENT_OPERATION', 'DISBURSE', 'INTERNAL_ADJUSTMENT'],
@@ -121,7 +123,7 @@ describe('financial transaction event types', () => {
     ['EXTERNAL_PAYMENT_INITIATED', 'EXTERNAL_WIRE_INITIATED', 'EXTERNAL_WIRE_INITIATED'],
     ['CARD_CLEARING', 'CLEARING', 'CLEARING'],
     ['MICRO_DEPOSIT', 'MICRO_DEPOSIT_WITHDRAWAL', 'MICRO_DEPOSIT_WITHDRAWAL'],
-  ])('%s / %s → %s', (kind, type, expected) => {
-    expect(financialEventType(kind, type)).toBe(expected);
+  ] as Array<[string, string, string, ('APPROVED' | 'DECLINED')?]>)('%s / %s → %s', (kind, type, expected, result) => {
+    expect(financialEventType(kind, type, result)).toBe(expected);
   });
 });

@@ -3,6 +3,7 @@
  * (lock a balance, write the journal and its entries, apply the deltas) are compiled once
  * (db/prepared.ts): they are on the path of every card authorization.
  */
+import { inChunks } from '../db/chunks.js';
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { insertRows, preparedOverTokens, preparedWrite } from '../db/prepared.js';
@@ -48,14 +49,11 @@ export const selectBalancesForUpdate = preparedOverTokens((db, programId, tokens
   ),
 );
 
+/** The balance rows of the given financial accounts, however many. */
 export function selectBalances(exec: Executor, programId: string, tokens: readonly string[]): Promise<Balance[]> {
-  if (tokens.length === 0) return Promise.resolve([]);
-  return exec
-    .selectFrom('balances')
-    .select(balanceColumns)
-    .where('program_id', '=', programId)
-    .where('financial_account_token', 'in', tokens)
-    .execute();
+  return inChunks(tokens, (chunk) =>
+    exec.selectFrom('balances').select(balanceColumns).where('program_id', '=', programId).where('financial_account_token', 'in', chunk).execute(),
+  );
 }
 
 export function selectAllBalances(exec: Executor, programId: string): Promise<Balance[]> {

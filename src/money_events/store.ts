@@ -1,6 +1,7 @@
 /** SQL for money events. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { inChunks } from '../db/chunks.js';
 import { insertRows } from '../db/prepared.js';
 import type { MoneyEventsTable } from './tables.js';
 
@@ -8,16 +9,18 @@ export async function insert(exec: Executor, row: MoneyEventsTable): Promise<voi
   await insertRows(exec, 'money_events', [row]);
 }
 
+/** The events of the given transactions, however many; each transaction's in order. */
 export function listFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<MoneyEventsTable[]> {
-  if (transactionTokens.length === 0) return Promise.resolve([]);
-  return exec
-    .selectFrom('money_events')
-    .selectAll()
-    .where('program_id', '=', programId)
-    .where('transaction_token', 'in', transactionTokens)
-    .orderBy('transaction_token')
-    .orderBy('seq')
-    .execute();
+  return inChunks(transactionTokens, (chunk) =>
+    exec
+      .selectFrom('money_events')
+      .selectAll()
+      .where('program_id', '=', programId)
+      .where('transaction_token', 'in', chunk)
+      .orderBy('transaction_token')
+      .orderBy('seq')
+      .execute(),
+  );
 }
 
 export async function nextSeq(exec: Executor, programId: string, transactionToken: string): Promise<number> {

@@ -3,6 +3,7 @@
  * every authorization are prepared once (db/prepared.ts); lists and the rarely used filtered sums
  * are built per call.
  */
+import { inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
@@ -117,10 +118,9 @@ export function find(exec: Executor, programId: string, token: string): Promise<
   return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
-/** The given transactions of the program (in no particular order; unknown tokens are left out). */
+/** The given transactions of the program, however many (in no particular order; unknown tokens are left out). */
 export function findMany(exec: Executor, programId: string, tokens: readonly string[]): Promise<TransactionRow[]> {
-  if (tokens.length === 0) return Promise.resolve([]);
-  return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', 'in', tokens).execute();
+  return inChunks(tokens, (chunk) => exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', 'in', chunk).execute());
 }
 
 /** The transaction, locked for the rest of the database transaction (PostgreSQL `FOR UPDATE`). */
@@ -147,16 +147,18 @@ export async function nextEventSeq(exec: Executor, programId: string, transactio
   return row?.max_seq === null || row?.max_seq === undefined ? 0 : Number(row.max_seq) + 1;
 }
 
+/** The events of the given transactions, however many; each transaction's in order. */
 export function eventsFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<EventRow[]> {
-  if (transactionTokens.length === 0) return Promise.resolve([]);
-  return exec
-    .selectFrom('card_transaction_events')
-    .selectAll()
-    .where('program_id', '=', programId)
-    .where('transaction_token', 'in', transactionTokens)
-    .orderBy('transaction_token')
-    .orderBy('seq')
-    .execute();
+  return inChunks(transactionTokens, (chunk) =>
+    exec
+      .selectFrom('card_transaction_events')
+      .selectAll()
+      .where('program_id', '=', programId)
+      .where('transaction_token', 'in', chunk)
+      .orderBy('transaction_token')
+      .orderBy('seq')
+      .execute(),
+  );
 }
 
 export interface ListFilters {
