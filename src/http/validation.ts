@@ -143,18 +143,6 @@ export function inputProblem(value: unknown): InputProblem | undefined {
   return undefined;
 }
 
-/** The path of the first string (value or key) in `value` that contains U+0000, or undefined. */
-export function nulCharacterPath(value: unknown): string | undefined {
-  const found = inputProblem(value);
-  return found?.problem === 'nul' ? found.path : undefined;
-}
-
-/** The path of the first `__proto__` or `constructor` key in a parsed JSON value, or undefined. */
-export function reservedKeyPath(value: unknown): string | undefined {
-  const found = inputProblem(value);
-  return found?.problem === 'reserved' ? found.path : undefined;
-}
-
 /** Fields that carry tokens: `token`, `*_token`, `*_tokens`, and the list cursors. */
 function holdsTokens(key: string): boolean {
   return key === 'token' || key.endsWith('_token') || key.endsWith('_tokens') || key === 'starting_after' || key === 'ending_before';

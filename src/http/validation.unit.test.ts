@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, nulCharacterPath, reservedKeyPath, splitCommaSeparated } from './validation.js';
+import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, splitCommaSeparated } from './validation.js';
+
+const nul = (path: string) => ({ path, problem: 'nul' });
+const reserved = (path: string) => ({ path, problem: 'reserved' });
 
 describe('validation messages', () => {
   it('renders JSON pointers as readable field paths', () => {
@@ -29,15 +32,15 @@ describe('validation messages', () => {
 
 describe('NUL characters', () => {
   it('finds the first string or key holding U+0000 and names its path', () => {
-    expect(nulCharacterPath({ a: 'x', b: { c: ['ok', 'n\u0000l'] } })).toBe('b.c[1]');
-    expect(nulCharacterPath({ 'k\u0000': 1 })).toBe('k\u0000');
-    expect(nulCharacterPath('\u0000')).toBe('');
-    expect(nulCharacterPath([{ memo: '\u0000' }])).toBe('[0].memo');
+    expect(inputProblem({ a: 'x', b: { c: ['ok', 'n\u0000l'] } })).toEqual(nul('b.c[1]'));
+    expect(inputProblem({ 'k\u0000': 1 })).toEqual(nul('k\u0000'));
+    expect(inputProblem('\u0000')).toEqual(nul(''));
+    expect(inputProblem([{ memo: '\u0000' }])).toEqual(nul('[0].memo'));
   });
 
   it('passes everything else', () => {
     for (const value of [undefined, null, 0, true, 'text', { a: ['b', { c: 'd' }] }, 'escaped \\u0000 text']) {
-      expect(nulCharacterPath(value)).toBeUndefined();
+      expect(inputProblem(value)).toBeUndefined();
     }
   });
 
@@ -56,13 +59,13 @@ describe('NUL characters', () => {
 
 describe('reserved keys', () => {
   it('finds the first __proto__ or constructor key and names its path', () => {
-    expect(reservedKeyPath(JSON.parse('{"a": {"__proto__": {"x": 1}}}'))).toBe('a.__proto__');
-    expect(reservedKeyPath(JSON.parse('[{"b": 1}, {"constructor": {"prototype": {}}}]'))).toBe('[1].constructor');
+    expect(inputProblem(JSON.parse('{"a": {"__proto__": {"x": 1}}}'))).toEqual(reserved('a.__proto__'));
+    expect(inputProblem(JSON.parse('[{"b": 1}, {"constructor": {"prototype": {}}}]'))).toEqual(reserved('[1].constructor'));
   });
 
   it('passes everything else, values named like them included', () => {
     for (const value of [null, 'constructor', { a: ['__proto__'] }, { prototype: 1, proto: 2 }]) {
-      expect(reservedKeyPath(value)).toBeUndefined();
+      expect(inputProblem(value)).toBeUndefined();
     }
   });
 });
