@@ -18,7 +18,8 @@ import * as m0009 from './migrations/0009_idempotency_retention.js';
 import * as m0010 from './migrations/0010_auth_rules_version.js';
 import * as m0011 from './migrations/0011_spend_hours.js';
 import * as m0012 from './migrations/0012_credit_in_suspense.js';
-import * as m0013 from './migrations/0013_key_check_account_notes.js';
+import * as m0013 from './migrations/0013_encryption_key_check.js';
+import * as m0014 from './migrations/0014_account_notes.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -33,7 +34,8 @@ const migrations: Record<string, Migration> = {
   '0010_auth_rules_version': m0010,
   '0011_spend_hours': m0011,
   '0012_credit_in_suspense': m0012,
-  '0013_key_check_account_notes': m0013,
+  '0013_encryption_key_check': m0013,
+  '0014_account_notes': m0014,
 };
 
 /**
