@@ -112,8 +112,9 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
  * Status changes. A substatus is the reason for a SUSPENDED or CLOSED status (Lithic's valid states:
  * OPEN, and SUSPENDED or CLOSED with any substatus or none), so OPEN and PENDING take none: a 400,
  * whatever the account's state. CLOSED is final. PENDING belongs to the platform (an account being opened): a
- * client cannot put an account back into it. Closing needs a zero balance (available and pending)
- * and no management operation waiting for its effective date, so money is never stranded on an
+ * client cannot put an account back into it. Closing needs a zero balance (available and pending),
+ * no management operation waiting for its effective date and, for an ISSUING account, no card that
+ * is not CLOSED drawing on it (the network settles whatever the state), so money is never stranded on an
  * account that can no longer move it; the balance is locked while this is decided (money movements
  * re-check the status under the same lock).
  */
