@@ -1,6 +1,6 @@
 /** Request and response schemas of accounts (Lithic's Account). */
 import { Address, AddressInput } from '../account_holders/schemas.js';
-import { DateTime, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, FREE_TEXT_MAX_LENGTH, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { ACCOUNT_STATES } from './state.js';
 
 export const ACCOUNT_SUBSTATUSES = [
@@ -13,8 +13,6 @@ export const ACCOUNT_SUBSTATUSES = [
   'INTERNAL_REVIEW',
   'OTHER',
 ] as const;
-
-const COMMENT_MAX = 512;
 
 /** An amount in cents that may be 0 (spend limits: 0 means no limit). */
 export const LimitCents = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Amount in cents; 0 means no limit' });
@@ -52,7 +50,7 @@ export const UpdateAccountBody = StrictObject({
   monthly_spend_limit: Type.Optional(LimitCents),
   lifetime_spend_limit: Type.Optional(LimitCents),
   substatus: Type.Optional(StringEnum(ACCOUNT_SUBSTATUSES)),
-  comment: Type.Optional(Type.String({ maxLength: COMMENT_MAX })),
+  comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
   verification_address: Type.Optional(
     StrictObject(Type.Partial(AddressInput).properties, { description: 'Deprecated (AVS). The fields given replace those of the current address; the result must be a complete US address' }),
   ),

@@ -1,7 +1,7 @@
 /** Request and response schemas of cards (spec 2.7, 4.7; Lithic's Card). */
 import { LimitCents } from '../accounts/schemas.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { SPEND_LIMIT_DURATIONS } from './spend.js';
 import { CARD_STATES, INITIAL_STATES, REQUESTABLE_STATES } from './state.js';
 
@@ -23,7 +23,6 @@ export const CARD_SUBSTATUSES = [
 export const SHIPPING_METHODS = ['2_DAY', 'EXPEDITED', 'EXPRESS', 'PRIORITY', 'STANDARD', 'STANDARD_WITH_TRACKING'] as const;
 export const FUNDING_STATES = ['DELETED', 'ENABLED', 'PENDING'] as const;
 
-const MEMO_MAX = 512;
 const TEXT_MAX = 255;
 const Text = Type.String({ minLength: 1, maxLength: TEXT_MAX });
 
@@ -89,7 +88,7 @@ export const ShippingAddressInput = StrictObject({
 });
 export type ShippingAddressInput = Static<typeof ShippingAddressInput>;
 
-const Memo = Type.String({ maxLength: MEMO_MAX, description: 'Friendly name of the card' });
+const Memo = Type.String({ maxLength: FREE_TEXT_MAX_LENGTH, description: 'Friendly name of the card' });
 const PinBlock = Type.String({ maxLength: 1024, description: 'Base64 PIN block (PHYSICAL and VIRTUAL cards)' });
 
 export const CreateCardBody = StrictObject({
@@ -104,7 +103,7 @@ export const CreateCardBody = StrictObject({
   pin: Type.Optional(PinBlock),
   product_id: Type.Optional(Text),
   replacement_account_token: Type.Optional(Uuid),
-  replacement_comment: Type.Optional(Type.String({ maxLength: MEMO_MAX })),
+  replacement_comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
   replacement_for: Type.Optional(Uuid),
   replacement_substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
   shipping_address: Type.Optional(ShippingAddressInput),
@@ -116,7 +115,7 @@ export const CreateCardBody = StrictObject({
 export type CreateCardBody = Static<typeof CreateCardBody>;
 
 export const UpdateCardBody = StrictObject({
-  comment: Type.Optional(Type.String({ maxLength: MEMO_MAX })),
+  comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
   digital_card_art_token: Type.Optional(Uuid),
   memo: Type.Optional(Memo),
   pin: Type.Optional(PinBlock),
@@ -130,7 +129,7 @@ export type UpdateCardBody = Static<typeof UpdateCardBody>;
 
 export const ListCardsQuery = ListQuery({
   account_token: Type.Optional(Uuid),
-  memo: Type.Optional(Type.String({ maxLength: MEMO_MAX, description: 'Partial match, case-insensitive' })),
+  memo: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH, description: 'Partial match, case-insensitive' })),
   state: Type.Optional(StringEnum(CARD_STATES)),
   ...CreatedRangeProperties,
 });

@@ -7,6 +7,9 @@ import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 
 export { Type, type Static, type TSchema };
 
+/** Lithic's limit on free text a client attaches: memos, comments, card names. */
+export const FREE_TEXT_MAX_LENGTH = 512;
+
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC' });
 export const IsoDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
