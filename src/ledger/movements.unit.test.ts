@@ -7,7 +7,7 @@ import { transferMovement } from '../book_transfers/service.js';
 import type { BookTransferRow } from '../book_transfers/store.js';
 import { stepMovement } from '../external_payments/service.js';
 import type { ExternalPaymentRow } from '../external_payments/store.js';
-import { financialEventType, statusOf } from '../financial_accounts/financial_transactions.js';
+import { amountsOf, financialEventType, statusOf } from '../financial_accounts/financial_transactions.js';
 import { operationMovement, reversalEventType } from '../management_operations/service.js';
 import type { ManagementOperationRow } from '../management_operations/store.js';
 import { assertBalanced, SystemAccount, type Movement } from './ledger.js';
@@ -105,8 +105,22 @@ describe('financial transaction status', () => {
     [[journal(-5, 0)], 'SETTLED'],
     [[journal(0, 100), journal(0, -100)], 'VOIDED'],
     [[journal(-5, 0), journal(5, 0)], 'RETURNED'],
+    [[journal(-100, 100)], 'PENDING'],
+    [[journal(-100, 100), journal(100, -100)], 'VOIDED'],
+    [[journal(-100, 100), journal(0, -100)], 'SETTLED'],
+    [[journal(-100, 100), journal(0, -100), journal(100, 0)], 'RETURNED'],
   ] as const)('%j → %s', (journals, status) => {
     expect(statusOf(journals)).toBe(status);
+  });
+
+  it.each([
+    [[journal(0, 100)], { pending_amount: 100, settled_amount: 0 }],
+    [[journal(0, 100), journal(100, -100)], { pending_amount: 0, settled_amount: 100 }],
+    [[journal(-100, 100)], { pending_amount: -100, settled_amount: 0 }],
+    [[journal(-100, 100), journal(-20, -100)], { pending_amount: 0, settled_amount: -120 }],
+    [[journal(-5, 0)], { pending_amount: 0, settled_amount: -5 }],
+  ] as const)('%j: held money going out is negative pending, not settled', (journals, amounts) => {
+    expect(amountsOf(journals)).toEqual(amounts);
   });
 });
 
