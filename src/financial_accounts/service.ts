@@ -158,12 +158,17 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return toApi(row);
 }
 
+/** Newest first: one page, or (no page asked for) every account, as Lithic's unpaged list. */
 export async function list(
   exec: Executor,
   scope: ProgramScope,
   filters: store.ListFilters,
   page: PageParams,
 ): Promise<ListResponse<FinancialAccount>> {
+  if (page.page_size === undefined && page.starting_after === undefined && page.ending_before === undefined) {
+    const rows = await store.listAll(exec, scope.programId, filters);
+    return { data: rows.reverse().map(toApi), has_more: false };
+  }
   const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
   return { data: rows.map(toApi), has_more };
 }
