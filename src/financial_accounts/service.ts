@@ -181,15 +181,19 @@ export interface NamedAccount {
   suspenseIfClosed?: boolean;
 }
 
-/** Checks each account's status; returns the CLOSED ones accepted for suspense. */
+/**
+ * Checks that every account exists (404), then each one's status (422): an unknown account is a 404
+ * whatever the state of the others. Returns the CLOSED ones accepted for suspense.
+ */
 function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): Set<string> {
+  const statuses = new Map(rows.map((row) => [row.token, row.status]));
+  for (const { token, field } of accounts) if (!statuses.has(token)) throw notFound('financial account', token, field);
   const suspense = new Set<string>();
   for (const { token, field, suspenseIfClosed } of accounts) {
-    const row = rows.find((candidate) => candidate.token === token);
-    if (!row) throw notFound('financial account', token, field);
-    if (row.status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
-    else if (row.status !== 'OPEN') {
-      throw new UnprocessableError(`${field}: financial account '${token}' is ${row.status}; money moves only on OPEN accounts`);
+    const status = statuses.get(token);
+    if (status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
+    else if (status !== 'OPEN') {
+      throw new UnprocessableError(`${field}: financial account '${token}' is ${status}; money moves only on OPEN accounts`);
     }
   }
   return suspense;
