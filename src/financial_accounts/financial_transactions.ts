@@ -84,6 +84,16 @@ export function amountsOf(journals: readonly AccountJournal[]): { pending_amount
   return startsWithHold(journals) ? { pending_amount: 0 - pending, settled_amount: available + pending } : { pending_amount: pending, settled_amount: available };
 }
 
+/**
+ * What one event moved: money going out through a hold moves by what left the account (a clearing:
+ * all it took, whatever was held), else by what it held or let go (negative when it held); money
+ * coming in moves by what became available, else by what arrived in pending.
+ */
+export function eventAmount(journal: Pick<AccountJournal, 'available_cents' | 'pending_cents'>, hold: boolean): number {
+  if (hold) return (journal.available_cents + journal.pending_cents) || (0 - journal.pending_cents);
+  return journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents;
+}
+
 export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
   const { pending_amount, settled_amount } = amountsOf(journals);
   if (pending_amount !== 0) return 'PENDING';
@@ -114,6 +124,7 @@ export function deriveTransactions(
     const first = group[0] as AccountJournal;
     const last = group[group.length - 1] as AccountJournal;
     const card = cards.get(token);
+    const hold = startsWithHold(group);
     return {
       token,
       category: categoryOf(first.kind, typeOf(first)),
@@ -123,7 +134,7 @@ export function deriveTransactions(
       descriptor: card?.descriptor ?? typeOf(first),
       events: group.map((journal) => ({
         token: journal.event_token,
-        amount: journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents,
+        amount: eventAmount(journal, hold),
         created: isoTimestamp(journal.created_ms),
         result: 'APPROVED' as const,
         type: financialEventType(journal.kind, typeOf(journal)),

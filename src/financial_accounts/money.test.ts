@@ -268,6 +268,20 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await balanceOf(client, account)).toEqual({ available: 940, pending: 100, total: 1_040 });
     });
 
+    it('gives each event of held money the amount it moved: the hold, then what the clearing took', async () => {
+      const { client } = await context.server.newProgram('held money events');
+      const card = await cardOnOwnAccount(client);
+      const partly = await authorize(client, card, 500);
+      await client.transactions.simulateClearing({ token: partly, amount: 300 });
+      const more = await authorize(client, card, 500);
+      await client.transactions.simulateClearing({ token: more, amount: 600 });
+      const events = async (token: string) =>
+        (await client.financialAccounts.financialTransactions.retrieve(card.funding.token, token)).events.map((event) => [event.type, event.amount]);
+      expect(await events(partly)).toEqual([['AUTHORIZATION', -500], ['CLEARING', -300]]);
+      expect(await events(more)).toEqual([['AUTHORIZATION', -500], ['CLEARING', -600]]);
+      expect(await balanceOf(client, card.funding.token)).toEqual({ available: -900, pending: 0, total: -900 });
+    });
+
     it('describes card transactions by their own record: event types, merchant descriptor, VOIDED and EXPIRED', async () => {
       const { client } = await context.server.newProgram('card financial transactions');
       const card = await cardOnOwnAccount(client);
