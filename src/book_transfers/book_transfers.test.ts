@@ -107,6 +107,14 @@ describeWithDb('book transfers', () => {
     expect((await transfer(from, to, 100)).status).toBe('SETTLED');
   });
 
+  it('answers 404 for an unknown account before 422 for the state of the other one', async () => {
+    const { client } = context.program;
+    const [from] = await pair(500);
+    await client.financialAccounts.updateStatus(from, { status: 'SUSPENDED', substatus: null });
+    expect(await expectError(transfer(from, crypto.randomUUID(), 100), 404)).toContain('to_financial_account_token');
+    expect(await balanceOf(client, from)).toEqual({ available: 500, pending: 0, total: 500 });
+  });
+
   describe('reverse (seed 4.9)', () => {
     it('moves the funds back, marks the transfer REVERSED and appends a reversal event', async () => {
       const { client } = context.program;

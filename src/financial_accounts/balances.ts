@@ -74,7 +74,8 @@ export async function programBalances(db: Db, scope: ProgramScope, query: Progra
   await catchUpDueOperations(db, scope);
   const exec = db.kysely;
   const accounts = await store.listAll(exec, scope.programId, {
-    account_tokens: [query.account_token, query.business_account_token].filter((token): token is string => token !== undefined),
+    account_token: query.account_token,
+    business_account_token: query.business_account_token,
     type: query.financial_account_type,
   });
   const balances = await currentBalances(exec, scope.programId, accounts.map((account) => account.token));

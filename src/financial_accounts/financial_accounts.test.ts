@@ -116,6 +116,20 @@ describeWithDb('financial accounts', () => {
     expect(backwards).toEqual(all);
   });
 
+  it('lists every account when no page is asked for: the SDK reads this list as one page (SinglePage) and cannot follow has_more', async () => {
+    const many = await context.server.newProgram('many accounts');
+    for (let i = 0; i < 52; i++) await many.client.financialAccounts.create({ nickname: `fa ${i}`, type: 'OPERATING' });
+    const listed: string[] = [];
+    for await (const account of many.client.financialAccounts.list()) listed.push(account.token);
+    expect(new Set(listed).size).toBe(55);
+    const whole = await many.client.financialAccounts.list({ type: 'OPERATING' });
+    expect(whole).toMatchObject({ has_more: false });
+    expect(whole.data).toHaveLength(53);
+    const paged = await many.client.getAPIList<Token, CursorPage<Token>>('/v1/financial_accounts', CursorPage, { query: { page_size: 50 } });
+    expect(paged).toMatchObject({ has_more: true });
+    expect(paged.data).toHaveLength(50);
+  });
+
   it('refuses bad page parameters with 400', async () => {
     for (const query of ['page_size=0', 'page_size=101', 'page_size=abc', 'starting_after=nope', `starting_after=${crypto.randomUUID()}`]) {
       const response = await context.server.request('GET', `/v1/financial_accounts?${query}`, { apiKey: context.program.apiKey });

@@ -2,10 +2,15 @@
  * Financial transactions: what each transaction (a book transfer, a payment, a management
  * operation, later a card transaction) did to one financial account, read from the ledger's journals
  * rather than kept a second time. A transaction is the journals that share its `transaction_token`;
- * each journal is one event. From the account's entries:
- *   pending_amount = Σ pending, settled_amount = Σ available (negative when money left),
+ * each journal is one event. From the account's entries, signed as the money goes (negative when
+ * it leaves the account):
+ *   - money coming in waits in pending (a deposit, a card credit): pending_amount = Σ pending,
+ *     settled_amount = Σ available;
+ *   - money going out is first held (a withdrawal, a card authorization: its first journal moves
+ *     available into pending): pending_amount = −Σ pending (what is held, going out),
+ *     settled_amount = Σ available + Σ pending (what has left; a hold alone has settled nothing);
  *   status PENDING while anything is pending, SETTLED when money stayed, and once everything was
- *   undone RETURNED (it had settled) or VOIDED (it never had).
+ *   undone RETURNED (it had settled) or VOIDED (it never had: a hold let go, a deposit canceled).
  * A card transaction is described by its own record instead: its events' types (AUTHORIZATION,
  * CLEARING, …), the merchant's descriptor, and VOIDED or EXPIRED when its hold was released that way.
  * A movement the funds declined wrote no entries; it is read from its own resource and shown
@@ -66,12 +71,40 @@ export function financialEventType(kind: string, type: string, result: 'APPROVED
   return type;
 }
 
-export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
+/** Whether a transaction's money goes out through a hold: its first journal moves available into pending. */
+function startsWithHold(journals: readonly AccountJournal[]): boolean {
+  const first = journals[0];
+  return first !== undefined && first.available_cents < 0 && first.pending_cents === -first.available_cents;
+}
+
+/** What of a transaction is still pending and what has settled, on one account (see the header). */
+export function amountsOf(journals: readonly AccountJournal[]): { pending_amount: number; settled_amount: number } {
   const pending = journals.reduce((sum, journal) => sum + journal.pending_cents, 0);
-  const settled = journals.reduce((sum, journal) => sum + journal.available_cents, 0);
-  if (pending !== 0) return 'PENDING';
-  if (settled !== 0) return 'SETTLED';
-  return journals.some((journal) => journal.available_cents !== 0) ? 'RETURNED' : 'VOIDED';
+  const available = journals.reduce((sum, journal) => sum + journal.available_cents, 0);
+  return startsWithHold(journals) ? { pending_amount: 0 - pending, settled_amount: available + pending } : { pending_amount: pending, settled_amount: available };
+}
+
+/**
+ * What one event moved: money going out through a hold moves by what left the account (a clearing:
+ * all it took, whatever was held), else by what it held or let go (negative when it held); money
+ * coming in moves by what became available, else by what arrived in pending.
+ */
+export function eventAmount(journal: Pick<AccountJournal, 'available_cents' | 'pending_cents'>, hold: boolean): number {
+  if (hold) return (journal.available_cents + journal.pending_cents) || (0 - journal.pending_cents);
+  return journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents;
+}
+
+export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
+  const { pending_amount, settled_amount } = amountsOf(journals);
+  if (pending_amount !== 0) return 'PENDING';
+  if (settled_amount !== 0) return 'SETTLED';
+  const hold = startsWithHold(journals);
+  let settledSoFar = 0;
+  for (const journal of journals) {
+    settledSoFar += journal.available_cents + (hold ? journal.pending_cents : 0);
+    if (settledSoFar !== 0) return 'RETURNED';
+  }
+  return 'VOIDED';
 }
 
 /** Groups an account's journals (oldest first) into its financial transactions, newest first. */
@@ -91,6 +124,7 @@ export function deriveTransactions(
     const first = group[0] as AccountJournal;
     const last = group[group.length - 1] as AccountJournal;
     const card = cards.get(token);
+    const hold = startsWithHold(group);
     return {
       token,
       category: categoryOf(first.kind, typeOf(first)),
@@ -100,13 +134,12 @@ export function deriveTransactions(
       descriptor: card?.descriptor ?? typeOf(first),
       events: group.map((journal) => ({
         token: journal.event_token,
-        amount: journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents,
+        amount: eventAmount(journal, hold),
         created: isoTimestamp(journal.created_ms),
         result: 'APPROVED' as const,
         type: financialEventType(journal.kind, typeOf(journal)),
       })),
-      pending_amount: group.reduce((sum, journal) => sum + journal.pending_cents, 0),
-      settled_amount: group.reduce((sum, journal) => sum + journal.available_cents, 0),
+      ...amountsOf(group),
       result: 'APPROVED' as const,
       status: (card && RELEASED_CARD_STATUSES.get(card.status)) ?? statusOf(group),
     };

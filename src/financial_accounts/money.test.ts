@@ -234,6 +234,54 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
     });
 
+    it('shows held money as pending (negative, going out) and nothing settled until it leaves; a hold let go never settled', async () => {
+      const { client } = await context.server.newProgram('held money');
+      const account = await newAccount(client);
+      await fund(client, account, 1_000);
+      const withdrawal = (progress_to?: 'RELEASED') =>
+        client.externalPayments.create({ amount: 30, category: 'EXTERNAL_WIRE', effective_date: TODAY, financial_account_token: account, payment_type: 'WITHDRAWAL', progress_to });
+      const held = await withdrawal();
+      const canceled = await withdrawal();
+      await client.externalPayments.cancel(canceled.token, { effective_date: TODAY });
+      const released = await withdrawal('RELEASED');
+      const reversed = await withdrawal('RELEASED');
+      await client.externalPayments.reverse(reversed.token, { effective_date: TODAY });
+      const deposit = await client.externalPayments.create({ amount: 70, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+
+      const card = await cardOnOwnAccount(client);
+      const authorization = await authorize(client, card, 500, { descriptor: 'BOOK SHOP' });
+
+      const amounts = async (financialAccountToken: string) =>
+        new Map(
+          (await client.financialAccounts.financialTransactions.list(financialAccountToken)).data.map((transaction) => [
+            transaction.token,
+            [transaction.status, transaction.pending_amount, transaction.settled_amount],
+          ]),
+        );
+      const byToken = await amounts(account);
+      expect(byToken.get(held.token)).toEqual(['PENDING', -30, 0]);
+      expect(byToken.get(canceled.token)).toEqual(['VOIDED', 0, 0]);
+      expect(byToken.get(released.token)).toEqual(['SETTLED', 0, -30]);
+      expect(byToken.get(reversed.token)).toEqual(['RETURNED', 0, 0]);
+      expect(byToken.get(deposit.token)).toEqual(['PENDING', 70, 0]);
+      expect((await amounts(card.funding.token)).get(authorization)).toEqual(['PENDING', -500, 0]);
+      expect(await balanceOf(client, account)).toEqual({ available: 940, pending: 100, total: 1_040 });
+    });
+
+    it('gives each event of held money the amount it moved: the hold, then what the clearing took', async () => {
+      const { client } = await context.server.newProgram('held money events');
+      const card = await cardOnOwnAccount(client);
+      const partly = await authorize(client, card, 500);
+      await client.transactions.simulateClearing({ token: partly, amount: 300 });
+      const more = await authorize(client, card, 500);
+      await client.transactions.simulateClearing({ token: more, amount: 600 });
+      const events = async (token: string) =>
+        (await client.financialAccounts.financialTransactions.retrieve(card.funding.token, token)).events.map((event) => [event.type, event.amount]);
+      expect(await events(partly)).toEqual([['AUTHORIZATION', -500], ['CLEARING', -300]]);
+      expect(await events(more)).toEqual([['AUTHORIZATION', -500], ['CLEARING', -600]]);
+      expect(await balanceOf(client, card.funding.token)).toEqual({ available: -900, pending: 0, total: -900 });
+    });
+
     it('describes card transactions by their own record: event types, merchant descriptor, VOIDED and EXPIRED', async () => {
       const { client } = await context.server.newProgram('card financial transactions');
       const card = await cardOnOwnAccount(client);

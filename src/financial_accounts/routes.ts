@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListQuery } from '../http/pagination.js';
-import { ListOf, StringEnum, TokenParams, Type, Uuid } from '../http/schemas.js';
+import { ListOf, TokenParams, Type, Uuid } from '../http/schemas.js';
 import * as balances from './balances.js';
 import * as financialTransactions from './financial_transactions.js';
 import {
@@ -11,6 +10,7 @@ import {
   FinancialAccountBalance,
   FinancialTransaction,
   FinancialTransactionsQuery,
+  ListFinancialAccountsQuery,
   ProgramBalance,
   ProgramBalancesQuery,
   UpdateFinancialAccountBody,
@@ -57,11 +57,8 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
       schema: {
         summary: 'List financial accounts',
         tags,
-        querystring: ListQuery({
-          account_token: Type.Optional(Uuid),
-          business_account_token: Type.Optional(Uuid),
-          type: Type.Optional(StringEnum(['ISSUING', 'OPERATING', 'RESERVE', 'SECURITY'])),
-        }),
+        description: 'Newest first. Without page_size or a cursor, every account (has_more false): the SDK reads this list as one page.',
+        querystring: ListFinancialAccountsQuery,
         response: { 200: ListOf(FinancialAccount) },
       },
     },

@@ -1,3 +1,4 @@
+import { PageQueryProperties } from '../http/pagination.js';
 import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
 export const FINANCIAL_ACCOUNT_TYPES = [
@@ -60,6 +61,19 @@ export const CreateFinancialAccountBody = StrictObject({
 });
 export type CreateFinancialAccountBody = Static<typeof CreateFinancialAccountBody>;
 
+
+/**
+ * The SDK reads this list as one page (Lithic's is not paged): without `page_size` or a cursor it
+ * is the whole list (`has_more` false); with them it pages like any other list.
+ */
+export const ListFinancialAccountsQuery = StrictObject({
+  account_token: Type.Optional(Uuid),
+  business_account_token: Type.Optional(Uuid),
+  type: Type.Optional(StringEnum(['ISSUING', 'OPERATING', 'RESERVE', 'SECURITY'])),
+  ...PageQueryProperties,
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page, 1 to 100; without it and without a cursor, every account' })),
+});
+export type ListFinancialAccountsQuery = Static<typeof ListFinancialAccountsQuery>;
 
 export const UpdateFinancialAccountBody = StrictObject({
   nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

@@ -158,12 +158,17 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return toApi(row);
 }
 
+/** Newest first: one page, or (no page asked for) every account, as Lithic's unpaged list. */
 export async function list(
   exec: Executor,
   scope: ProgramScope,
   filters: store.ListFilters,
   page: PageParams,
 ): Promise<ListResponse<FinancialAccount>> {
+  if (page.page_size === undefined && page.starting_after === undefined && page.ending_before === undefined) {
+    const rows = await store.listAll(exec, scope.programId, filters);
+    return { data: rows.reverse().map(toApi), has_more: false };
+  }
   const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
   return { data: rows.map(toApi), has_more };
 }
@@ -176,15 +181,19 @@ export interface NamedAccount {
   suspenseIfClosed?: boolean;
 }
 
-/** Checks each account's status; returns the CLOSED ones accepted for suspense. */
+/**
+ * Checks that every account exists (404), then each one's status (422): an unknown account is a 404
+ * whatever the state of the others. Returns the CLOSED ones accepted for suspense.
+ */
 function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'token' | 'status'>>, accounts: readonly NamedAccount[]): Set<string> {
+  const statuses = new Map(rows.map((row) => [row.token, row.status]));
+  for (const { token, field } of accounts) if (!statuses.has(token)) throw notFound('financial account', token, field);
   const suspense = new Set<string>();
   for (const { token, field, suspenseIfClosed } of accounts) {
-    const row = rows.find((candidate) => candidate.token === token);
-    if (!row) throw notFound('financial account', token, field);
-    if (row.status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
-    else if (row.status !== 'OPEN') {
-      throw new UnprocessableError(`${field}: financial account '${token}' is ${row.status}; money moves only on OPEN accounts`);
+    const status = statuses.get(token);
+    if (status === 'CLOSED' && suspenseIfClosed) suspense.add(token);
+    else if (status !== 'OPEN') {
+      throw new UnprocessableError(`${field}: financial account '${token}' is ${status}; money moves only on OPEN accounts`);
     }
   }
   return suspense;

@@ -25,13 +25,18 @@ export interface ListFilters {
   type?: string | undefined;
 }
 
-export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+/** The program's financial accounts matching the filters (every account token given must match). */
+function filtered(exec: Executor, programId: string, filters: ListFilters) {
   let query = exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId);
   for (const accountToken of [filters.account_token, filters.business_account_token]) {
     if (accountToken !== undefined) query = query.where('account_token', '=', accountToken);
   }
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
-  return keysetPage(exec, query, 'financial_accounts', programId, page);
+  return query;
+}
+
+export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
+  return keysetPage(exec, filtered(exec, programId, filters), 'financial_accounts', programId, page);
 }
 
 /** The tokens of an account's financial accounts, as a subquery for list filters on other tables. */
@@ -62,10 +67,7 @@ export async function update(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
-/** Every financial account of the program matching the filters (every account token given must match), oldest first. */
-export function listAll(exec: Executor, programId: string, filters: { account_tokens: readonly string[]; type?: string | undefined }) {
-  let query = exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId);
-  for (const accountToken of filters.account_tokens) query = query.where('account_token', '=', accountToken);
-  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
-  return query.orderBy('created_ms').orderBy('token').execute();
+/** Every financial account of the program matching the filters, oldest first. */
+export function listAll(exec: Executor, programId: string, filters: ListFilters) {
+  return filtered(exec, programId, filters).orderBy('created_ms').orderBy('token').execute();
 }

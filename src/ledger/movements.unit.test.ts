@@ -7,7 +7,7 @@ import { transferMovement } from '../book_transfers/service.js';
 import type { BookTransferRow } from '../book_transfers/store.js';
 import { stepMovement } from '../external_payments/service.js';
 import type { ExternalPaymentRow } from '../external_payments/store.js';
-import { financialEventType, statusOf } from '../financial_accounts/financial_transactions.js';
+import { amountsOf, eventAmount, financialEventType, statusOf } from '../financial_accounts/financial_transactions.js';
 import { operationMovement, reversalEventType } from '../management_operations/service.js';
 import type { ManagementOperationRow } from '../management_operations/store.js';
 import { assertBalanced, SystemAccount, type Movement } from './ledger.js';
@@ -105,8 +105,35 @@ describe('financial transaction status', () => {
     [[journal(-5, 0)], 'SETTLED'],
     [[journal(0, 100), journal(0, -100)], 'VOIDED'],
     [[journal(-5, 0), journal(5, 0)], 'RETURNED'],
+    [[journal(-100, 100)], 'PENDING'],
+    [[journal(-100, 100), journal(100, -100)], 'VOIDED'],
+    [[journal(-100, 100), journal(0, -100)], 'SETTLED'],
+    [[journal(-100, 100), journal(0, -100), journal(100, 0)], 'RETURNED'],
   ] as const)('%j → %s', (journals, status) => {
     expect(statusOf(journals)).toBe(status);
+  });
+
+  it.each([
+    [[journal(0, 100)], { pending_amount: 100, settled_amount: 0 }],
+    [[journal(0, 100), journal(100, -100)], { pending_amount: 0, settled_amount: 100 }],
+    [[journal(-100, 100)], { pending_amount: -100, settled_amount: 0 }],
+    [[journal(-100, 100), journal(-20, -100)], { pending_amount: 0, settled_amount: -120 }],
+    [[journal(-5, 0)], { pending_amount: 0, settled_amount: -5 }],
+  ] as const)('%j: held money going out is negative pending, not settled', (journals, amounts) => {
+    expect(amountsOf(journals)).toEqual(amounts);
+  });
+
+  it.each([
+    ['a hold', journal(-500, 500), true, -500],
+    ['its release', journal(500, -500), true, 500],
+    ['a partial clearing', journal(200, -500), true, -300],
+    ['a clearing above the hold', journal(-100, -500), true, -600],
+    ['a withdrawal leaving', journal(0, -30), true, -30],
+    ['a deposit arriving', journal(0, 70), false, 70],
+    ['a deposit released', journal(70, -70), false, 70],
+    ['a transfer', journal(-5, 0), false, -5],
+  ] as const)('%s', (_name, moved, hold, amount) => {
+    expect(eventAmount(moved, hold)).toBe(amount);
   });
 });
 
