@@ -457,6 +457,27 @@ describeWithDb('card transaction simulations', () => {
       expect(await issuingBalance(client, card)).toEqual({ available: -100, pending: 0, total: -100 });
       await expectLedgerConsistent();
     });
+
+    it('refuses with 422, storing nothing, a message that would move money on a CLOSED ISSUING account', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const refund = (await client.transactions.simulateReturn({ amount: 800, descriptor: 'RETURNS', pan: card.pan })).token as string;
+      await authorize(client, card, 800, { status: 'FINANCIAL_AUTHORIZATION' });
+      await client.cards.update(card.token, { state: 'CLOSED' });
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: null });
+      const listed = async () => (await client.transactions.list({ card_token: card.token })).data.map((t) => [t.token, t.events?.length]);
+      const before = await listed();
+      for (const call of [
+        () => client.transactions.simulateReturn({ amount: 500, descriptor: 'RETURNS', pan: card.pan }),
+        () => client.transactions.simulateCreditAuthorizationAdvice({ amount: 300, descriptor: 'REFUND', pan: card.pan }),
+        () => client.transactions.simulateReturnReversal({ token: refund }),
+      ]) {
+        expect(await expectError(call(), 422)).toContain('CLOSED');
+      }
+      expect(await listed()).toEqual(before);
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      await expectLedgerConsistent();
+    });
   });
 
   describe('expiry by the program clock', () => {
