@@ -3,7 +3,10 @@
  * authorization engine calls (the card half is in cards/spend.ts; engine/pipeline.ts composes them).
  *
  * Contract with the engine. For an authorization of `amount_cents` on a card of this account:
- *  1. `accountUsability(account)`: a PAUSED or CLOSED account declines everything.
+ *  1. `accountUsability(account)`: a PAUSED or CLOSED account declines everything; so does
+ *     `fundingUsability(status)` when the account's ISSUING financial account (which every card of
+ *     the account draws on) cannot move money: CLOSED like a CLOSED account, SUSPENDED or PENDING
+ *     like a PAUSED one.
  *  2. `accountSpendWindows(account, nowMs)` gives the start (inclusive, epoch ms, program clock) of
  *     each window; the engine sums the account's approved spend (all its cards, debits net of
  *     reversals, from its transactions table) created at or after each start and up to now.
@@ -102,6 +105,12 @@ export function accountUsability(account: Pick<AccountsTable, 'state'>): SpendDe
   if (account.state === 'CLOSED') return decline('INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE');
   if (account.state === 'PAUSED') return decline('ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED');
   return APPROVED;
+}
+
+/** The account's ISSUING financial account by its status: only an OPEN one moves money (step 1 above). */
+export function fundingUsability(issuingFinancialAccountStatus: string): SpendDecision {
+  if (issuingFinancialAccountStatus === 'OPEN') return APPROVED;
+  return issuingFinancialAccountStatus === 'CLOSED' ? decline('INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE') : decline('ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED');
 }
 
 export interface AccountSpendWindows {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   accountSpendWindows,
   accountUsability,
+  fundingUsability,
   checkAccountSpendLimits,
   exceedsLimit,
   monthlyWindowStartMs,
@@ -65,6 +66,14 @@ describe('account seam', () => {
     expect(accountUsability({ state: 'ACTIVE' })).toEqual({ approved: true });
     expect(accountUsability({ state: 'PAUSED' })).toEqual({ approved: false, result: 'ACCOUNT_STATE_TRANSACTION_FAIL', detailed_results: ['ACCOUNT_PAUSED'] });
     expect(accountUsability({ state: 'CLOSED' })).toEqual({ approved: false, result: 'INACTIVE_ACCOUNT', detailed_results: ['ACCOUNT_INACTIVE'] });
+  });
+
+  it('declines unless its ISSUING financial account is OPEN: CLOSED as a closed account, SUSPENDED or PENDING as a paused one', () => {
+    expect(fundingUsability('OPEN')).toEqual({ approved: true });
+    for (const status of ['SUSPENDED', 'PENDING']) {
+      expect(fundingUsability(status)).toEqual({ approved: false, result: 'ACCOUNT_STATE_TRANSACTION_FAIL', detailed_results: ['ACCOUNT_PAUSED'] });
+    }
+    expect(fundingUsability('CLOSED')).toEqual({ approved: false, result: 'INACTIVE_ACCOUNT', detailed_results: ['ACCOUNT_INACTIVE'] });
   });
 
   it('gives the daily (24 h), monthly and lifetime windows from the program clock', () => {

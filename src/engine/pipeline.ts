@@ -7,7 +7,7 @@
  * Steps, in this fixed order; the first decline wins and later steps are not asked:
  *   1. card        the card is usable: state, single use, expiry, activation, merchant lock,
  *                  then the PIN when one was entered (cards/spend.ts)
- *   2. account     the account's state (accounts/spend.ts)
+ *   2. account     the account's state, then its ISSUING financial account's status (accounts/spend.ts)
  *   3. account limits  daily / monthly / lifetime approved spend + amount (accounts/spend.ts)
  *   4. card limit  the card's spend limit in its window: TRANSACTION, MONTHLY (the 6-day rule),
  *                  ANNUALLY, FOREVER (cards/spend.ts)
@@ -32,13 +32,15 @@
  *   PIN wrong                   INCORRECT_PIN / CARD_PIN_INCORRECT
  *   account PAUSED              ACCOUNT_STATE_TRANSACTION_FAIL / ACCOUNT_PAUSED
  *   account CLOSED              INACTIVE_ACCOUNT / ACCOUNT_INACTIVE
+ *   ISSUING account SUSPENDED or PENDING   ACCOUNT_STATE_TRANSACTION_FAIL / ACCOUNT_PAUSED
+ *   ISSUING account CLOSED      INACTIVE_ACCOUNT / ACCOUNT_INACTIVE
  *   account limits              USER_TRANSACTION_LIMIT / ACCOUNT_{DAILY,MONTHLY,LIFETIME}_SPEND_LIMIT_EXCEEDED
  *   card limit                  USER_TRANSACTION_LIMIT / CARD_SPEND_LIMIT_EXCEEDED
  *   Auth Rules                  see `ruleDeclineResult`; detailed_results = the rules' results
  *   funds                       INSUFFICIENT_FUNDS / INSUFFICIENT_FUNDS
  * Approved: result APPROVED, detailed_results [APPROVED], rule_results [].
  */
-import { accountUsability, checkAccountSpendLimits, type AccountForSpend, type AccountSpent } from '../accounts/spend.js';
+import { accountUsability, checkAccountSpendLimits, fundingUsability, type AccountForSpend, type AccountSpent } from '../accounts/spend.js';
 import type { Hasher } from '../cards/pin.js';
 import { cardUsability, checkCardPin, checkCardSpendLimit, type AuthorizationContext, type CardForSpend } from '../cards/spend.js';
 import type { RuleResult } from './rules-seam.js';
@@ -49,6 +51,8 @@ export type AuthorizationStep = (typeof AUTHORIZATION_STEPS)[number];
 export interface EngineInput {
   card: CardForSpend;
   account: AccountForSpend;
+  /** Status of the account's ISSUING financial account, the one every card of the account draws on. */
+  issuing_financial_account_status: string;
   /** Signed, cents: debits positive, credits negative, 0 for a balance inquiry. */
   amount_cents: number;
   now_ms: number;
@@ -126,6 +130,8 @@ export async function decideAuthorization(input: EngineInput, sources: EngineSou
   if (!card.decision.approved) return declined('card', card.decision, card.pin);
   const account = accountUsability(input.account);
   if (!account.approved) return declined('account', account, card.pin);
+  const funding = fundingUsability(input.issuing_financial_account_status);
+  if (!funding.approved) return declined('account', funding, card.pin);
 
   const isDebit = input.amount_cents > 0;
   if (isDebit) {

@@ -30,7 +30,7 @@ const account: AccountForSpend = {
   lifetime_spend_limit_cents: 50_000,
   created_ms: at('2023-01-01T00:00:00Z'),
 };
-const input: EngineInput = { card, account, amount_cents: 1_000, now_ms: NOW, context: {}, funds_required: true };
+const input: EngineInput = { card, account, issuing_financial_account_status: 'OPEN', amount_cents: 1_000, now_ms: NOW, context: {}, funds_required: true };
 const nothingSpent: AccountSpent = { daily_cents: 0, monthly_cents: 0, lifetime_cents: 0 };
 const blockedMcc: RuleResult = { auth_rule_token: 'rule-1', explanation: 'MCC 7995 is blocked', name: 'no gambling', result: 'AUTH_RULE_BLOCKED_MCC' };
 
@@ -109,6 +109,13 @@ describe('the authorization pipeline', () => {
       { name: 'PIN blocked', input: { ...input, card: { ...card, pin_status: 'BLOCKED' }, pin: { entered: '1234', hasher } }, expected: ['card', 'INCORRECT_PIN', 'PIN_BLOCKED'], asked: [] },
       { name: 'account paused', input: { ...input, account: { ...account, state: 'PAUSED' } }, expected: ['account', 'ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED'], asked: [] },
       { name: 'account closed', input: { ...input, account: { ...account, state: 'CLOSED' } }, expected: ['account', 'INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE'], asked: [] },
+      {
+        name: 'ISSUING account suspended',
+        input: { ...input, issuing_financial_account_status: 'SUSPENDED' },
+        expected: ['account', 'ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED'],
+        asked: [],
+      },
+      { name: 'ISSUING account closed', input: { ...input, issuing_financial_account_status: 'CLOSED' }, expected: ['account', 'INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE'], asked: [] },
       {
         name: 'account daily',
         input,

@@ -29,7 +29,7 @@ describeWithDb('authorization declines', () => {
     const transaction = await client.transactions.retrieve(response.token as string);
     expect(decisionOf(transaction), `${result}/${detail}`).toEqual({ status: 'DECLINED', result, detailed_results: [detail], event_result: result });
     expect(transaction).toMatchObject({ authorization_code: null, settled_amount: 0, amounts: { hold: { amount: 0 }, settlement: { amount: 0 }, cardholder: { amount: 0 } } });
-    expect(transaction.events?.[0]).toMatchObject({ amount: extra.status === 'CREDIT_AUTHORIZATION' ? -amount : amount, rule_results: [], amounts: { settlement: null } });
+    expect(transaction.events?.[0]).toMatchObject({ amount: extra.status?.includes('CREDIT') ? -amount : amount, rule_results: [], amounts: { settlement: null } });
     expect(await issuingBalance(client, card)).toEqual(before);
     return transaction;
   }
@@ -116,6 +116,26 @@ describeWithDb('authorization declines', () => {
       await expectApproved(client, card, 100);
       await client.accounts.update(card.account_token, { state: 'CLOSED' });
       await expectDeclined(client, card, 100, 'INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE');
+    });
+
+    it('declines while the card’s ISSUING financial account cannot move money: SUSPENDED, or CLOSED under a card made after', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      await expectDeclined(client, card, 100, 'ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED');
+      await expectDeclined(client, card, 100, 'ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED', { status: 'CREDIT_AUTHORIZATION' });
+      await expectDeclined(client, card, 100, 'ACCOUNT_STATE_TRANSACTION_FAIL', 'ACCOUNT_PAUSED', { status: 'FINANCIAL_AUTHORIZATION' });
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'OPEN', substatus: null });
+      await expectApproved(client, card, 100);
+
+      const closing = await cardOnOwnAccount(client);
+      await client.cards.update(closing.token, { state: 'CLOSED' });
+      await client.financialAccounts.updateStatus(closing.funding.token, { status: 'CLOSED', substatus: null });
+      const later = (await client.cards.create({ type: 'VIRTUAL', account_token: closing.account_token })) as Card;
+      expect(later.funding.token).toBe(closing.funding.token);
+      await expectDeclined(client, later, 100, 'INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE');
+      await expectDeclined(client, later, 100, 'INACTIVE_ACCOUNT', 'ACCOUNT_INACTIVE', { status: 'FINANCIAL_CREDIT_AUTHORIZATION' });
+      expect(await issuingBalance(client, later)).toEqual({ available: 0, pending: 0, total: 0 });
     });
 
     it('applies the daily limit to the trailing 24 hours of all its cards', async () => {

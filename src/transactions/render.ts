@@ -73,12 +73,21 @@ export function conversionRate(rate: Rate): string {
 
 const FINANCIAL_EVENTS: readonly string[] = ['CLEARING', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'RETURN', 'RETURN_REVERSAL'];
 
+/** An approved event that settles money: it carries an acquirer reference number. */
+function isSettling(event: EventRow): boolean {
+  return FINANCIAL_EVENTS.includes(event.type) && event.result === 'APPROVED';
+}
+
+function acquirerReferenceNumber(event: EventRow | undefined): string | null {
+  return event !== undefined && isSettling(event) ? digitsOf(event.token, 23, 'arn') : null;
+}
+
 function networkInfo(row: TransactionRow, event: EventRow): TransactionEvent['network_info'] {
   const visaTransactionId = digitsOf(row.token, 15, 'visa');
   const first = event.seq === 0;
   return {
     acquirer: {
-      acquirer_reference_number: FINANCIAL_EVENTS.includes(event.type) && event.result === 'APPROVED' ? digitsOf(event.token, 23, 'arn') : null,
+      acquirer_reference_number: acquirerReferenceNumber(event),
       retrieval_reference_number: digitsOf(row.token, 12, 'rrn'),
     },
     amex: null,
@@ -155,7 +164,9 @@ function headlineCents(row: TransactionRow): number {
 export function toApi(row: TransactionRow, events: readonly EventRow[]): Transaction {
   const rate = rateOf(row, events[0]);
   const rateText = conversionRate(rate);
-  const clearing = events.find((event) => event.type === 'CLEARING');
+  // The deprecated transaction-level ARN is the one of its first financial event (a clearing, or
+  // the single message that settled it), as that event's network_info shows it.
+  const arn = acquirerReferenceNumber(events.find(isSettling));
   const amount = headlineCents(row);
   return {
     token: row.token,
@@ -163,7 +174,7 @@ export function toApi(row: TransactionRow, events: readonly EventRow[]): Transac
     card_token: row.card_token,
     financial_account_token: row.financial_account_token,
     acquirer_fee: 0,
-    acquirer_reference_number: clearing ? digitsOf(clearing.token, 23, 'arn') : null,
+    acquirer_reference_number: arn,
     amount,
     amounts: {
       cardholder: { amount: row.hold_cents + row.settled_cents, conversion_rate: rateText, currency: SETTLEMENT_CURRENCY },

@@ -7,7 +7,9 @@
  * transaction (answered 200 with its token, no ledger entry); a 422 is for a request that cannot
  * be processed at all, and changes nothing: a PAN with no card in the calling program, a token with
  * no transaction in it, a message the transaction's state does not take (clearing twice, voiding a
- * settled one), an amount the rules refuse.
+ * settled one), an amount the rules refuse, money to or from a CLOSED ISSUING financial account (a
+ * return, a credit advice or a return reversal on a card of an account whose ISSUING account has
+ * closed).
  *
  * Which messages are decided. The authorization kinds (`POST /v1/simulate/authorize`, every
  * `status`) go through the engine (engine/pipeline.ts). The network's own messages are not
@@ -35,6 +37,7 @@ import type { AccountSpent } from '../accounts/spend.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import { cardSpendWindows } from '../cards/spend.js';
 import * as cardStore from '../cards/store.js';
+import * as financialAccountStore from '../financial_accounts/store.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
@@ -239,7 +242,7 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
   return row;
 }
 
-type Apply = (row: store.TransactionRow) => lifecycle.Effect;
+type Apply = (row: store.TransactionRow) => lifecycle.Effect | Promise<lifecycle.Effect>;
 
 /** A network message naming a transaction the program does not have cannot be processed: 422. */
 const unprocessable = (token: string) => new UnprocessableError(`token: no transaction '${token}' in this program; the message cannot be processed`);
@@ -254,7 +257,7 @@ async function recordMessage(op: Operation, token: string, apply: Apply, missing
 /** Applies a message to a transaction this database transaction has locked, appending its event. */
 async function applyMessage(op: Operation, row: store.TransactionRow, apply: Apply): Promise<store.TransactionRow> {
   const { tx, scope } = op;
-  const effect = apply(row);
+  const effect = await apply(row);
   assertAmounts(row.kind, effect.amounts);
   const eventToken = newToken();
   await store.insertEvent(tx, eventRow(op, row.token, await store.nextEventSeq(tx, scope.programId, row.token), eventToken, effect.event));
@@ -380,6 +383,7 @@ async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRu
     {
       card,
       account: accountOf(card),
+      issuing_financial_account_status: card.issuing_financial_account_status,
       amount_cents: facts.amount_cents,
       now_ms: op.scope.nowMs,
       context: { card_present: opening.card_present, merchant_acceptor_id: facts.merchant.acceptor_id },
@@ -432,9 +436,20 @@ export async function authorize(
   return { token: opening.token };
 }
 
-/** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved. */
+/**
+ * A CLOSED financial account is final and was left empty when it closed (with every card drawing on
+ * it CLOSED): no message may move money on it again, so one that would cannot be processed (422).
+ */
+function refuseClosedAccount(field: string, financialAccountToken: string, status: string | undefined): void {
+  if (status === 'CLOSED') {
+    throw new UnprocessableError(`${field}: the card's ISSUING financial account '${financialAccountToken}' is CLOSED; no money can move on it`);
+  }
+}
+
+/** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
 async function networkMessage(op: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
   const card = await findCard(op, secrets, body.pan);
+  refuseClosedAccount('pan', card.issuing_financial_account_token, card.issuing_financial_account_status);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -489,8 +504,14 @@ export async function expireAuthorization(op: Operation, token: string): Promise
   await recordNetworkMessage(op, token, (current) => lifecycle.release(current, 'AUTHORIZATION_EXPIRY', undefined), (missing) => notFound('transaction', missing));
 }
 
+/** Takes a settled credit back out of the card's ISSUING financial account, which must not be CLOSED. */
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
-  await recordNetworkMessage(op, body.token, (current) => lifecycle.reverseReturn(current));
+  await recordNetworkMessage(op, body.token, async (current) => {
+    const effect = lifecycle.reverseReturn(current);
+    const account = await financialAccountStore.find(op.tx, op.scope.programId, current.financial_account_token);
+    refuseClosedAccount('token', current.financial_account_token, account?.status);
+    return effect;
+  });
 }
 
 // ---- reads ----------------------------------------------------------------------------------------

@@ -164,12 +164,15 @@ describeWithDb('card transaction simulations', () => {
       expect(amountsOf(financial)).toEqual({ amount: 700, authorization_amount: 700, settled_amount: 700, hold: 0, settlement: 700, cardholder: 700, merchant: 700 });
       expect(eventsOf(financial)).toEqual([['FINANCIAL_AUTHORIZATION', 700, 'DEBIT', 700, 'APPROVED']]);
       expect(financial.events?.[0]?.network_info?.acquirer?.acquirer_reference_number).toMatch(/^\d{23}$/);
+      // The deprecated transaction-level ARN is its settling event's, for a single message as for a clearing.
+      expect(financial.acquirer_reference_number).toBe(financial.events?.[0]?.network_info?.acquirer?.acquirer_reference_number);
       expect(await issuingBalance(client, card)).toEqual({ available: -700, pending: 0, total: -700 });
 
       const refund = await authorized(client, card, 300, { status: 'FINANCIAL_CREDIT_AUTHORIZATION' });
       expect(refund.status).toBe('SETTLED');
       expect(amountsOf(refund)).toEqual({ amount: -300, authorization_amount: -300, settled_amount: -300, hold: 0, settlement: -300, cardholder: -300, merchant: -300 });
       expect(eventsOf(refund)).toEqual([['FINANCIAL_CREDIT_AUTHORIZATION', -300, 'CREDIT', -300, 'APPROVED']]);
+      expect(refund.acquirer_reference_number).toMatch(/^\d{23}$/);
       expect(await issuingBalance(client, card)).toEqual({ available: -400, pending: 0, total: -400 });
 
       const credit = await authorized(client, card, 200, { status: 'CREDIT_AUTHORIZATION' });
@@ -421,6 +424,9 @@ describeWithDb('card transaction simulations', () => {
       expect(t.status).toBe('SETTLED');
       expect(amountsOf(t)).toEqual({ amount: -800, authorization_amount: -800, settled_amount: -800, hold: 0, settlement: -800, cardholder: -800, merchant: -800 });
       expect(eventsOf(t)).toEqual([['RETURN', -800, 'CREDIT', -800, 'APPROVED']]);
+      const returnArn = t.events?.[0]?.network_info?.acquirer?.acquirer_reference_number;
+      expect(t.acquirer_reference_number).toEqual(expect.stringMatching(/^\d{23}$/));
+      expect(t.acquirer_reference_number).toBe(returnArn);
       expect(await issuingBalance(client, card)).toEqual({ available: 800, pending: 0, total: 800 });
       expect(await client.transactions.simulateReturnReversal({ token })).toEqual({ debugging_request_id: UUID });
       t = await retrieve(token);
@@ -430,6 +436,7 @@ describeWithDb('card transaction simulations', () => {
         ['RETURN', -800, 'CREDIT', -800, 'APPROVED'],
         ['RETURN_REVERSAL', 800, 'DEBIT', 800, 'APPROVED'],
       ]);
+      expect(t.acquirer_reference_number).toBe(returnArn);
       expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
       expect(await expectError(client.transactions.simulateReturnReversal({ token }), 422)).toContain('already reversed');
       await expectLedgerConsistent();
@@ -448,6 +455,27 @@ describeWithDb('card transaction simulations', () => {
       await client.transactions.simulateReturnReversal({ token: financialCredit });
       expect(await expectError(client.transactions.simulateReturnReversal({ token: crypto.randomUUID() }), 422)).toContain('no transaction');
       expect(await issuingBalance(client, card)).toEqual({ available: -100, pending: 0, total: -100 });
+      await expectLedgerConsistent();
+    });
+
+    it('refuses with 422, storing nothing, a message that would move money on a CLOSED ISSUING account', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const refund = (await client.transactions.simulateReturn({ amount: 800, descriptor: 'RETURNS', pan: card.pan })).token as string;
+      await authorize(client, card, 800, { status: 'FINANCIAL_AUTHORIZATION' });
+      await client.cards.update(card.token, { state: 'CLOSED' });
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: null });
+      const listed = async () => (await client.transactions.list({ card_token: card.token })).data.map((t) => [t.token, t.events?.length]);
+      const before = await listed();
+      for (const call of [
+        () => client.transactions.simulateReturn({ amount: 500, descriptor: 'RETURNS', pan: card.pan }),
+        () => client.transactions.simulateCreditAuthorizationAdvice({ amount: 300, descriptor: 'REFUND', pan: card.pan }),
+        () => client.transactions.simulateReturnReversal({ token: refund }),
+      ]) {
+        expect(await expectError(call(), 422)).toContain('CLOSED');
+      }
+      expect(await listed()).toEqual(before);
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
       await expectLedgerConsistent();
     });
   });

@@ -26,18 +26,22 @@ export type CardForAuthorizationRow = CardsTable & {
   account_lifetime_spend_limit_cents: number | null;
   account_created_ms: number;
   issuing_financial_account_token: string;
+  issuing_financial_account_status: string;
   require_funds: number;
 };
 
 /**
- * The card with this PAN (by its keyed hash) in the program, its account's limits and state, and
- * whether the program requires funds. An unlocked read: on PostgreSQL the service then locks the
+ * The card with this PAN (by its keyed hash) in the program, its account's limits and state, the
+ * status of the account's ISSUING financial account, and whether the program requires funds. An unlocked read: on PostgreSQL the service then locks the
  * account and the card (the seam's order); on SQLite the transaction already holds the write lock.
  */
 const selectCardForAuthorization = prepared((db, programId: string, panLookupHash: string) =>
   db
     .selectFrom('cards')
     .innerJoin('accounts', (join) => join.onRef('accounts.program_id', '=', 'cards.program_id').onRef('accounts.token', '=', 'cards.account_token'))
+    .innerJoin('financial_accounts', (join) =>
+      join.onRef('financial_accounts.program_id', '=', 'accounts.program_id').onRef('financial_accounts.token', '=', 'accounts.issuing_financial_account_token'),
+    )
     .innerJoin('programs', 'programs.id', 'cards.program_id')
     .selectAll('cards')
     .select([
@@ -47,6 +51,7 @@ const selectCardForAuthorization = prepared((db, programId: string, panLookupHas
       'accounts.lifetime_spend_limit_cents as account_lifetime_spend_limit_cents',
       'accounts.created_ms as account_created_ms',
       'accounts.issuing_financial_account_token',
+      'financial_accounts.status as issuing_financial_account_status',
       'programs.require_funds',
     ])
     .where('cards.program_id', '=', programId)
