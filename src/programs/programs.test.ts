@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { AUTH_CACHE_TTL_MS } from './auth-cache.js';
 import { revokeKey } from './service.js';
 import { systemClock } from '../clock.js';
-import { describeWithDb, sdkClient, useTestServer, type TestProgram } from '../testing/harness.js';
+import { describeWithDb, sdkClient, startTestServer, useTestServer, type TestProgram } from '../testing/harness.js';
 
 describeWithDb('API keys', () => {
   const context = useTestServer();
@@ -41,6 +41,19 @@ describeWithDb('API keys', () => {
       expect(row.key_hash).not.toContain(context.program.apiKey);
     }
     expect(JSON.stringify(rows)).not.toContain(context.program.apiKey);
+  });
+
+  it('stores no configured key in clear, however short, nor most of one', async () => {
+    const keys = ['k8secret', 'twelve-chars', 'a-configured-key-of-32-characters'];
+    const server = await startTestServer({ config: { apiKeys: keys } });
+    try {
+      for (const key of keys) await expect(sdkClient(server.url, key).apiStatus()).resolves.toEqual({ message: 'OK' });
+      const { kysely } = server.server.db;
+      const stored = JSON.stringify([await kysely.selectFrom('api_keys').selectAll().execute(), await kysely.selectFrom('programs').selectAll().execute()]);
+      for (const key of keys) expect(stored).not.toContain(key.slice(0, Math.ceil(key.length / 2)));
+    } finally {
+      await server.close();
+    }
   });
 
   it('never logs the Authorization header or the key', async () => {
