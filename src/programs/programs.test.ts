@@ -58,6 +58,9 @@ describeWithDb('API keys', () => {
 
   it('never logs the Authorization header or the key', async () => {
     await context.program.client.apiStatus();
+    // A key misplaced in a query string, on a route and on no route.
+    await context.server.request('GET', `/v1/status?api_key=${context.program.apiKey}`, { apiKey: context.program.apiKey });
+    await context.server.request('GET', `/v1/no-such-route?key=${context.program.apiKey}`);
     expect(context.server.logs()).toContain('/v1/status');
     expect(context.server.logs()).not.toContain(context.program.apiKey);
   });
