@@ -1,6 +1,7 @@
 /**
  * Structured logs (pino). Logs must never contain an API key, a PAN, a CVV or a PIN:
- * - request logs carry method, path and request id only (no headers, no bodies);
+ * - request logs carry method, path and request id only (no headers, no bodies, no query string:
+ *   a query value can be anything a client puts there, a key included);
  * - anything that looks like a card number (12–19 digits) is masked in URLs and error messages;
  * - fields named like secrets are redacted at any depth of a log object.
  * The redaction runs when a line is written (`formatters.log`), not when a request's child logger
@@ -13,6 +14,12 @@ const CARD_NUMBER_LIKE = /\d{12,19}/g;
 
 export function maskCardNumbers(text: string): string {
   return text.replace(CARD_NUMBER_LIKE, (digits) => `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`);
+}
+
+/** A request URL's path without its query string, card numbers masked: what logs and error messages may show of it. */
+export function maskedPath(url: string): string {
+  const query = url.indexOf('?');
+  return maskCardNumbers(query === -1 ? url : url.slice(0, query));
 }
 
 const SECRET_FIELDS = new Set(['pan', 'cvv', 'pin', 'api_key', 'key', 'account_number', 'government_id', 'authorization']);
@@ -50,7 +57,7 @@ export function loggerOptions(level: string, stream?: DestinationStream): Fastif
     },
     serializers: {
       req(request: FastifyRequest) {
-        return { method: request.method, url: maskCardNumbers(request.url) };
+        return { method: request.method, url: maskedPath(request.url) };
       },
       err(error: Error & { code?: string; statusCode?: number }) {
         return {

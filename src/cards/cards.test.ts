@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
-import { isLuhnValid } from './pan.js';
+import { isLuhnValid, luhnCheckDigit, numberingKey, panForSequence } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
 import { cardUsability } from './spend.js';
 import * as store from './store.js';
@@ -569,6 +569,38 @@ describeWithDb('cards', () => {
     expect((await other.client.cards.list()).data.map((item) => item.token)).not.toContain(card.token);
     expect((await other.client.cards.list({ account_token: accountToken })).data).toEqual([]);
     expect((await context.program.client.cards.retrieve(card.token)).state).toBe('OPEN');
+  });
+
+  it('stores nothing in clear from which a PAN can be worked out', async () => {
+    const program = await context.server.newProgram('numbering');
+    const cards = [];
+    for (let i = 0; i < 3; i++) cards.push(await createCard({ type: 'VIRTUAL' }, program.client));
+    const { kysely } = context.server.server.db;
+    const cardProgram = await kysely.selectFrom('card_programs').selectAll().where('program_id', '=', program.programId).executeTakeFirstOrThrow();
+    // The card program row and the cards' order of creation, numbered as a reader of the source would
+    // (before numbers were keyed: BIN + (sequence × 740123459 + pan_offset) mod 10^9 + Luhn digit).
+    const offsets = [Number(cardProgram.pan_offset), Number(crypto.createHash('sha256').update(`card program:${program.programId}`).digest().readBigUInt64BE(4) % 10n ** 9n)];
+    for (const [sequence, card] of cards.entries()) {
+      for (const offset of offsets) {
+        const payload = `${cardProgram.bin}${String((BigInt(sequence) * 740_123_459n + BigInt(offset)) % 10n ** 9n).padStart(9, '0')}`;
+        expect(`${payload}${luhnCheckDigit(payload)}`).not.toBe(card.pan);
+      }
+    }
+  });
+
+  it('skips a number a card of its card program already holds', async () => {
+    const program = await context.server.newProgram('numbered before');
+    const first = await createCard({ type: 'VIRTUAL' }, program.client);
+    // As a card numbered before numbers were keyed may: a card holding the number the next sequence gives.
+    const { kysely } = context.server.server.db;
+    const { secrets } = context.server.server.app.deps;
+    const cardProgram = await kysely.selectFrom('card_programs').selectAll().where('program_id', '=', program.programId).executeTakeFirstOrThrow();
+    const taken = panForSequence(numberingKey(secrets, program.programId), cardProgram.bin, Number(cardProgram.next_pan_sequence));
+    const row = await cardRow(first.token, program.programId);
+    await kysely.insertInto('cards').values({ ...row, token: crypto.randomUUID(), pan_encrypted: secrets.encrypt(taken), pan_lookup_hash: secrets.lookupHash(taken), last_four: taken.slice(-4) }).execute();
+    const second = await createCard({ type: 'VIRTUAL' }, program.client);
+    expect([first.pan, taken]).not.toContain(second.pan);
+    expect(isLuhnValid(second.pan as string)).toBe(true);
   });
 
   it('never writes a PAN or CVV to the logs', async () => {

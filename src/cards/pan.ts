@@ -4,19 +4,24 @@
  * A program's cards are numbered under its card program's 6-digit test BIN (derived from the program
  * id, so it is stable and differs between programs): PAN = BIN (6) + account digits (9) + Luhn check
  * digit (1) = 16 digits. The account digits are the card program's running sequence number pushed
- * through a bijection of [0, 10^9) (`(sequence × MULTIPLIER + offset) mod 10^9`, MULTIPLIER coprime
- * with 10), so PANs look random yet two cards of a program can never get the same number.
+ * through a keyed pseudorandom permutation of [0, 10^9) (a Feistel network over 30 bits, cycle-walked
+ * into range), so two cards of a program never get the same number, and the numbers follow from
+ * nothing the database holds in clear: the permutation's key is derived from the encryption key.
+ * (Card programs created before numbers were keyed stored a `pan_offset` of a public, linear
+ * numbering; their cards' numbers can be worked out from it, and new numbers skip any they took.)
  */
 import crypto from 'node:crypto';
+import type { Hasher } from './pin.js';
 
 export const PAN_LENGTH = 16;
 export const BIN_LENGTH = 6;
 const ACCOUNT_DIGITS = PAN_LENGTH - BIN_LENGTH - 1;
-const ACCOUNT_SPACE = 10n ** BigInt(ACCOUNT_DIGITS);
 /** Numbers a card program can issue. */
-export const PAN_SEQUENCE_LIMIT = Number(ACCOUNT_SPACE);
-/** Odd and not a multiple of 5: multiplication by it permutes [0, 10^9). */
-const MULTIPLIER = 740_123_459n;
+export const PAN_SEQUENCE_LIMIT = 10 ** ACCOUNT_DIGITS;
+/** The permutation runs over 2^30 ≥ 10^9 values, two halves of 15 bits, and walks back into [0, 10^9). */
+const HALF_BITS = 15;
+const HALF_MASK = (1 << HALF_BITS) - 1;
+const FEISTEL_ROUNDS = 8;
 /** Visa-like test BINs: 4 followed by five digits of the program's hash. */
 const BIN_PREFIX = '4';
 export const CARD_VALIDITY_YEARS = 3;
@@ -39,17 +44,37 @@ export function isLuhnValid(number: string): boolean {
   return /^\d{2,}$/.test(number) && luhnCheckDigit(number.slice(0, -1)) === Number(number.slice(-1));
 }
 
-/** The BIN and sequence offset of a program's card program, derived from the program id. */
-export function cardProgramNumbers(programId: string): { bin: string; pan_offset: number } {
+/** The 6-digit test BIN of a program's card program, derived from the program id. */
+export function cardProgramBin(programId: string): string {
   const digest = crypto.createHash('sha256').update(`card program:${programId}`).digest();
-  const binDigits = String(digest.readUInt32BE(0) % 10 ** (BIN_LENGTH - 1)).padStart(BIN_LENGTH - 1, '0');
-  return { bin: `${BIN_PREFIX}${binDigits}`, pan_offset: Number(digest.readBigUInt64BE(4) % ACCOUNT_SPACE) };
+  return `${BIN_PREFIX}${String(digest.readUInt32BE(0) % 10 ** (BIN_LENGTH - 1)).padStart(BIN_LENGTH - 1, '0')}`;
 }
 
-/** The PAN of a card program's `sequence`-th card (0-based). */
-export function panForSequence(bin: string, panOffset: number, sequence: number): string {
-  const account = (BigInt(sequence) * MULTIPLIER + BigInt(panOffset)) % ACCOUNT_SPACE;
-  const payload = `${bin}${account.toString().padStart(ACCOUNT_DIGITS, '0')}`;
+/** The key of a program's card numbering: a keyed hash, so only the holder of the encryption key can number. */
+export function numberingKey(secrets: Hasher, programId: string): Buffer {
+  return Buffer.from(secrets.lookupHash(`card numbering:${programId}`), 'hex');
+}
+
+/** One pass of the Feistel network; its round function is AES-256 under `key` (one block per round). */
+function feistel(cipher: crypto.Cipher, value: number): number {
+  let left = value >>> HALF_BITS;
+  let right = value & HALF_MASK;
+  const block = Buffer.alloc(16);
+  for (let round = 0; round < FEISTEL_ROUNDS; round++) {
+    block.writeUInt8(round, 0);
+    block.writeUInt16BE(right, 1);
+    [left, right] = [right, left ^ (cipher.update(block).readUInt16BE(0) & HALF_MASK)];
+  }
+  return left * (HALF_MASK + 1) + right;
+}
+
+/** The PAN of a card program's `sequence`-th card (0-based), numbered with `key` (`numberingKey`). */
+export function panForSequence(key: Buffer, bin: string, sequence: number): string {
+  const cipher = crypto.createCipheriv('aes-256-ecb', key, null).setAutoPadding(false);
+  let account = sequence;
+  do account = feistel(cipher, account);
+  while (account >= PAN_SEQUENCE_LIMIT);
+  const payload = `${bin}${String(account).padStart(ACCOUNT_DIGITS, '0')}`;
   return `${payload}${luhnCheckDigit(payload)}`;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cardProgramNumbers, expiryEndMs, generatedExpiry, isLuhnValid, luhnCheckDigit, panForSequence, randomCvv } from './pan.js';
+import { Secrets } from '../crypto/secrets.js';
+import { cardProgramBin, expiryEndMs, generatedExpiry, isLuhnValid, luhnCheckDigit, numberingKey, panForSequence, randomCvv } from './pan.js';
 
 describe('Luhn', () => {
   it('computes check digits of known numbers', () => {
@@ -15,27 +16,36 @@ describe('Luhn', () => {
 describe('card numbers', () => {
   const programId = '5b0a2c3e-9d7f-4a1b-8c6d-1e2f3a4b5c6d';
 
+  const secrets = new Secrets(Buffer.alloc(32, 7));
+  const key = numberingKey(secrets, programId);
+
   it('derives a stable 6-digit test BIN per program', () => {
-    const numbers = cardProgramNumbers(programId);
-    expect(numbers).toEqual(cardProgramNumbers(programId));
-    expect(numbers.bin).toMatch(/^4\d{5}$/);
-    expect(numbers.pan_offset).toBeGreaterThanOrEqual(0);
-    expect(numbers.pan_offset).toBeLessThan(1e9);
-    expect(cardProgramNumbers('another program')).not.toEqual(numbers);
+    expect(cardProgramBin(programId)).toBe(cardProgramBin(programId));
+    expect(cardProgramBin(programId)).toMatch(/^4\d{5}$/);
+    expect(cardProgramBin('another program')).not.toBe(cardProgramBin(programId));
   });
 
   it('gives distinct, Luhn-valid 16-digit PANs under the BIN for distinct sequence numbers', () => {
-    const { bin, pan_offset } = cardProgramNumbers(programId);
+    const bin = cardProgramBin(programId);
     const pans = new Set<string>();
     for (let sequence = 0; sequence < 20_000; sequence++) {
-      const pan = panForSequence(bin, pan_offset, sequence);
+      const pan = panForSequence(key, bin, sequence);
       expect(pan).toHaveLength(16);
       expect(pan.startsWith(bin)).toBe(true);
       if (sequence % 997 === 0) expect(isLuhnValid(pan)).toBe(true);
       pans.add(pan);
     }
     expect(pans.size).toBe(20_000);
-    expect(panForSequence(bin, pan_offset, 999_999_999)).toMatch(/^\d{16}$/);
+    expect(panForSequence(key, bin, 999_999_999)).toMatch(/^\d{16}$/);
+  });
+
+  it('numbers with a key: another encryption key or another program numbers differently', () => {
+    const bin = cardProgramBin(programId);
+    const sequences = [0, 1, 2, 3];
+    const pans = sequences.map((sequence) => panForSequence(key, bin, sequence));
+    expect(sequences.map((sequence) => panForSequence(numberingKey(new Secrets(Buffer.alloc(32, 8)), programId), bin, sequence))).not.toEqual(pans);
+    expect(sequences.map((sequence) => panForSequence(numberingKey(secrets, 'another program'), bin, sequence))).not.toEqual(pans);
+    expect(sequences.map((sequence) => panForSequence(key, bin, sequence))).toEqual(pans);
   });
 
   it('makes three-digit CVVs', () => {

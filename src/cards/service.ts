@@ -21,7 +21,7 @@ import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { cardProgramNumbers, expiryEndMs, generatedExpiry, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
+import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -196,22 +196,30 @@ async function checkAccountIssues(exec: Executor, programId: string, account: ac
  */
 export const SANDBOX_CARD_PROGRAM_TOKENS: readonly string[] = ['00000000-0000-0000-1000-000000000000', '00000000-0000-0000-2000-000000000000'];
 
-/** The program's card program with the next PAN number taken (created with the first card). */
-async function takeCardNumber(exec: Executor, programId: string, body: CreateCardBody, nowMs: number) {
+/**
+ * The program's card program with the next PAN number taken (created with the first card). A number
+ * a card of the program already holds (one numbered before numbers were keyed, see pan.ts) is skipped.
+ */
+async function takeCardNumber(exec: Executor, secrets: Secrets, programId: string, body: CreateCardBody, nowMs: number) {
   await store.ensureCardProgram(exec, {
     program_id: programId,
     token: newToken(),
-    ...cardProgramNumbers(programId),
+    bin: cardProgramBin(programId),
+    pan_offset: 0,
     next_pan_sequence: 0,
     created_ms: nowMs,
   });
-  const cardProgram = await store.takePanSequence(exec, programId);
-  const requested = body.card_program_token ?? cardProgram.token;
-  if (requested !== cardProgram.token && !SANDBOX_CARD_PROGRAM_TOKENS.includes(requested)) {
-    throw notFound('card program', requested, 'card_program_token');
+  const key = numberingKey(secrets, programId);
+  for (;;) {
+    const cardProgram = await store.takePanSequence(exec, programId);
+    const requested = body.card_program_token ?? cardProgram.token;
+    if (requested !== cardProgram.token && !SANDBOX_CARD_PROGRAM_TOKENS.includes(requested)) {
+      throw notFound('card program', requested, 'card_program_token');
+    }
+    if (cardProgram.sequence >= PAN_SEQUENCE_LIMIT) throw new UnprocessableError('type: the card program has issued every card number of its BIN');
+    const pan = panForSequence(key, cardProgram.bin, cardProgram.sequence);
+    if (!(await store.findCardByPan(exec, secrets, programId, pan))) return { card_program_token: requested, pan };
   }
-  if (cardProgram.sequence >= PAN_SEQUENCE_LIMIT) throw new UnprocessableError('type: the card program has issued every card number of its BIN');
-  return { card_program_token: requested, pan: panForSequence(cardProgram.bin, cardProgram.pan_offset, cardProgram.sequence) };
 }
 
 /** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
@@ -237,7 +245,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
   const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
   await checkAccountIssues(tx, scope.programId, account, field);
-  const { card_program_token, pan } = await takeCardNumber(tx, scope.programId, body, scope.nowMs);
+  const { card_program_token, pan } = await takeCardNumber(tx, secrets, scope.programId, body, scope.nowMs);
 
   const token = newToken();
   await store.insert(tx, {

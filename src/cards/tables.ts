@@ -2,7 +2,9 @@
  * Cards and card programs.
  *
  * A card program is the BIN range a program's cards are numbered under: created with the program's
- * first card, its 6-digit test BIN and PAN permutation offset are derived from the program id.
+ * first card, its 6-digit test BIN derived from the program id. Its numbers come from a keyed
+ * permutation (pan.ts); `pan_offset` is 0, or the offset of the former public numbering in a card
+ * program created before numbers were keyed.
  * `next_pan_sequence` numbers the cards (see pan.ts); taking a number locks the row, so PANs
  * are unique by construction (the unique `(program_id, pan_lookup_hash)` index double-checks).
  *

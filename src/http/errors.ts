@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDomainError } from '../errors.js';
+import { maskedPath } from '../logger.js';
 import { describeValidationError } from './validation.js';
 
 interface ErrorResponse {
@@ -48,6 +49,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(request, reply, response.status, response.message);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, 404, `No route for ${request.method} ${request.url.split('?')[0]}`),
+    sendError(request, reply, 404, `No route for ${request.method} ${maskedPath(request.url)}`),
   );
 }

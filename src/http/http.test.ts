@@ -22,6 +22,8 @@ describeWithDb('HTTP layer', () => {
     await expectError(await context.server.request('GET', '/v1/nothing-here', { apiKey: context.program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
     await expectError(await context.server.request('DELETE', '/v1/financial_accounts', { apiKey: context.program.apiKey }), 404, /No route/);
     await expectError(await context.server.request('GET', '/v1/nothing-here'), 404, /No route/);
+    // A card number in the path is masked, as in the logs.
+    await expectError(await context.server.request('GET', '/v1/nothing-here/4111111111111111'), 404, /No route for GET \/v1\/nothing-here\/\*{12}1111$/);
   });
 
   it('reads tokens case-insensitively in paths, queries and token fields of a body, and leaves other text alone', async () => {

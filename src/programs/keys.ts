@@ -5,7 +5,9 @@
 import crypto from 'node:crypto';
 
 const KEY_PREFIX = 'cw_';
+/** What `keys list` shows of a key (and a configured key's program name): at most 8 characters, at most a quarter of the key. */
 const DISPLAY_PREFIX_LENGTH = 8;
+const DISPLAY_PREFIX_SHARE = 4;
 
 export function generateApiKey(): string {
   return `${KEY_PREFIX}${crypto.randomBytes(24).toString('base64url')}`;
@@ -17,7 +19,7 @@ export function hashApiKey(key: string): string {
 }
 
 export function displayPrefix(key: string): string {
-  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+  return key.slice(0, Math.min(DISPLAY_PREFIX_LENGTH, Math.floor(key.length / DISPLAY_PREFIX_SHARE)));
 }
 
 /** Constant-time comparison of two hex digests of equal length. */

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { AUTH_CACHE_TTL_MS } from './auth-cache.js';
 import { revokeKey } from './service.js';
 import { systemClock } from '../clock.js';
-import { describeWithDb, sdkClient, useTestServer, type TestProgram } from '../testing/harness.js';
+import { describeWithDb, sdkClient, startTestServer, useTestServer, type TestProgram } from '../testing/harness.js';
 
 describeWithDb('API keys', () => {
   const context = useTestServer();
@@ -43,8 +43,24 @@ describeWithDb('API keys', () => {
     expect(JSON.stringify(rows)).not.toContain(context.program.apiKey);
   });
 
+  it('stores no configured key in clear, however short, nor most of one', async () => {
+    const keys = ['k8secret', 'twelve-chars', 'a-configured-key-of-32-characters'];
+    const server = await startTestServer({ config: { apiKeys: keys } });
+    try {
+      for (const key of keys) await expect(sdkClient(server.url, key).apiStatus()).resolves.toEqual({ message: 'OK' });
+      const { kysely } = server.server.db;
+      const stored = JSON.stringify([await kysely.selectFrom('api_keys').selectAll().execute(), await kysely.selectFrom('programs').selectAll().execute()]);
+      for (const key of keys) expect(stored).not.toContain(key.slice(0, Math.ceil(key.length / 2)));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('never logs the Authorization header or the key', async () => {
     await context.program.client.apiStatus();
+    // A key misplaced in a query string, on a route and on no route.
+    await context.server.request('GET', `/v1/status?api_key=${context.program.apiKey}`, { apiKey: context.program.apiKey });
+    await context.server.request('GET', `/v1/no-such-route?key=${context.program.apiKey}`);
     expect(context.server.logs()).toContain('/v1/status');
     expect(context.server.logs()).not.toContain(context.program.apiKey);
   });

@@ -516,6 +516,7 @@ describeWithDb('card transaction simulations', () => {
     expect(logs).not.toContain(card.pan);
     expect(logs).not.toMatch(new RegExp(`"cvv"\\s*:\\s*"${card.cvv}"`));
     expect(logs).not.toMatch(/"(pan|cvv|pin)"\s*:\s*"\d/);
-    expect(logs).toContain(`${'*'.repeat(12)}${card.pan.slice(-4)}`);
+    // The request with the PAN in its query string is logged by its path alone.
+    expect(logs).toContain('"url":"/v1/transactions"');
   });
 });
