@@ -13,6 +13,8 @@ import * as holderStore from '../account_holders/store.js';
 import { checkPhoneNumber, checkUsPostalFields } from '../account_holders/rules.js';
 import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
+import * as financialAccountStore from '../financial_accounts/store.js';
+import { lockBalances } from '../ledger/ledger.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
@@ -177,15 +179,28 @@ async function lockAccountFor(
   return { account, field: replaced ? 'replacement_for' : 'account_token' };
 }
 
-/** Only ACTIVE accounts of ACCEPTED holders get new cards (Lithic: paused or closed accounts cannot). */
-async function checkAccountIssues(exec: Executor, programId: string, account: accountStore.AccountRow, field: string): Promise<void> {
+/**
+ * Only ACTIVE accounts of ACCEPTED holders get new cards (Lithic: paused or closed accounts cannot),
+ * and only while the ISSUING financial account they draw on is not CLOSED: the network settles
+ * whatever the card's state, so a card on a closed account would strand that money. Its balance is
+ * locked while this is decided, as closing locks it (financial_accounts `updateStatus`): a card and
+ * the account's closing cannot both pass.
+ */
+async function checkAccountIssues(tx: Tx, programId: string, account: accountStore.AccountRow, field: string): Promise<void> {
   if (account.state !== 'ACTIVE') {
     throw new UnprocessableError(`${field}: account '${account.token}' is ${account.state}; cards can only be created on ACTIVE accounts`);
   }
-  if (account.account_holder_token === null) return;
-  const holder = await holderStore.find(exec, programId, account.account_holder_token);
-  if (holder && holder.status !== 'ACCEPTED') {
-    throw new UnprocessableError(`${field}: the account holder of account '${account.token}' is ${holder.status}; cards can be created once it is ACCEPTED`);
+  if (account.account_holder_token !== null) {
+    const holder = await holderStore.find(tx, programId, account.account_holder_token);
+    if (holder && holder.status !== 'ACCEPTED') {
+      throw new UnprocessableError(`${field}: the account holder of account '${account.token}' is ${holder.status}; cards can be created once it is ACCEPTED`);
+    }
+  }
+  const fundingToken = account.issuing_financial_account_token;
+  await lockBalances(tx, programId, [fundingToken]);
+  const funding = await financialAccountStore.find(tx, programId, fundingToken);
+  if (funding?.status === 'CLOSED') {
+    throw new UnprocessableError(`${field}: the ISSUING financial account '${fundingToken}' of account '${account.token}' is CLOSED; cards cannot draw on it`);
   }
 }
 
