@@ -494,6 +494,15 @@ describeWithDb('cards', () => {
       expect(await tokens({ begin: made[1]?.created, end: made[3]?.created })).toEqual(made[2]?.created === made[1]?.created ? [] : [party]);
     });
 
+    it('matches a memo with letters beyond ASCII whatever their case, as written or not', async () => {
+      const program = await context.server.newProgram('accented memos');
+      const cafe = await createCard({ type: 'VIRTUAL', memo: 'CAFÉ Ünterwegs' }, program.client);
+      await createCard({ type: 'VIRTUAL', memo: 'Cafe' }, program.client);
+      for (const memo of ['CAFÉ', 'café', 'ünterwegs', 'É ü']) {
+        expect((await program.client.cards.list({ memo })).data.map((card) => card.token), memo).toEqual([cafe.token]);
+      }
+    });
+
     it('pages forwards and backwards', async () => {
       const all = [...made].reverse().map((card) => card.token);
       const forwards: string[] = [];
