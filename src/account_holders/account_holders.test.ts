@@ -422,6 +422,17 @@ describeWithDb('account holders', () => {
       expect(await tokens({ first_name: 'Busy' })).toEqual([]);
     });
 
+    it('matches names with letters beyond ASCII whatever their case', async () => {
+      const program = await context.server.newProgram('accented names');
+      const elodie = await enroll(program.client, { ...kycExemptBody(), first_name: 'ÉLODIE', last_name: 'Müller' });
+      const business = await enroll(program.client, withField(kybBody('KYB_BYO'), 'business_entity.legal_business_name', 'Société Générale'));
+      const names = (query: Record<string, unknown>) => program.client.accountHolders.list(query as never).then((page) => page.data.map((holder) => holder.token));
+      expect(await names({ first_name: 'ÉLODIE' })).toEqual([elodie.token]);
+      expect(await names({ first_name: 'élodie' })).toEqual([elodie.token]);
+      expect(await names({ last_name: 'MÜLLER' })).toEqual([elodie.token]);
+      expect(await names({ legal_business_name: 'SOCIÉTÉ' })).toEqual([business.token]);
+    });
+
     it('filters by creation time and pages with limit and cursors', async () => {
       const all = await tokens({});
       const first = await lister.client.accountHolders.retrieve(all[2] as string);

@@ -312,6 +312,21 @@ describeWithDb('cards', () => {
       expect(await context.program.client.cards.retrieve(card.token)).toEqual(rest);
     });
 
+    it("takes SDK 0.119's network_program_token, shows it from then on, and refuses one that is not a uuid", async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      expect(card).not.toHaveProperty('network_program_token');
+      const networkProgram = crypto.randomUUID();
+      const updated = await context.program.client.cards.update(card.token, { network_program_token: networkProgram });
+      expect(updated).toEqual({ ...card, network_program_token: networkProgram });
+      expect(await context.program.client.cards.retrieve(card.token)).toEqual(updated);
+      const listed = (await context.program.client.cards.list({ page_size: 100 })).data.find((item) => item.token === card.token);
+      expect(listed?.network_program_token).toBe(networkProgram);
+      expect(await apiFailure(context.program.client.cards.update(card.token, { network_program_token: 'alm' }))).toEqual({
+        status: 400,
+        message: 'network_program_token: must be a valid uuid',
+      });
+    });
+
     it('moves updated only when the card changes, to the program clock', async () => {
       const clocked = await context.server.newProgram('card clock');
       const card = await createCard({ type: 'VIRTUAL', memo: 'same' }, clocked.client);
@@ -420,7 +435,6 @@ describeWithDb('cards', () => {
       [{ memo: 7 }, 'memo: must be string'],
       [{ substatus: 'STOLEN' }, 'substatus: must be one of LOST, COMPROMISED, DAMAGED, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, SUSPICIOUS_ACTIVITY, INTERNAL_REVIEW, EXPIRED, UNDELIVERABLE, OTHER'],
       [{ type: 'PHYSICAL' }, 'type: is not a recognised field'],
-      [{ network_program_token: crypto.randomUUID() }, 'network_program_token: is not a recognised field'],
     ])('refuses %j with 400 and leaves the card unchanged', async (body, message) => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'keep' });
       expect(await apiFailure(context.program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
@@ -492,6 +506,15 @@ describeWithDb('cards', () => {
       expect(await tokens({ memo: '50%_' })).toEqual([travel]);
       expect(await tokens({ memo: '%' })).toEqual([travel]);
       expect(await tokens({ begin: made[1]?.created, end: made[3]?.created })).toEqual(made[2]?.created === made[1]?.created ? [] : [party]);
+    });
+
+    it('matches a memo with letters beyond ASCII whatever their case, as written or not', async () => {
+      const program = await context.server.newProgram('accented memos');
+      const cafe = await createCard({ type: 'VIRTUAL', memo: 'CAFÉ Ünterwegs' }, program.client);
+      await createCard({ type: 'VIRTUAL', memo: 'Cafe' }, program.client);
+      for (const memo of ['CAFÉ', 'café', 'ünterwegs', 'É ü']) {
+        expect((await program.client.cards.list({ memo })).data.map((card) => card.token), memo).toEqual([cafe.token]);
+      }
     });
 
     it('pages forwards and backwards', async () => {

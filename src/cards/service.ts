@@ -82,6 +82,7 @@ export function toApi(row: store.CardWithFundingRow, authRuleTokens: string[], s
     replacement_for: row.replacement_for,
     ...(row.comment !== null ? { comment: row.comment } : {}),
     ...(row.substatus !== null ? { substatus: row.substatus as Card['substatus'] } : {}),
+    ...(row.network_program_token !== null ? { network_program_token: row.network_program_token } : {}),
     ...(secrets ? { pan: secrets.decrypt(row.pan_encrypted), cvv: secrets.decrypt(row.cvv_encrypted) } : {}),
   };
 }
@@ -283,6 +284,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     memo: body.memo ?? '',
     comment: null,
     substatus: null,
+    network_program_token: null,
     digital_card_art_token: body.digital_card_art_token ?? null,
     product_id: body.product_id ?? null,
     replacement_for: body.replacement_for ?? null,
@@ -323,6 +325,7 @@ function cardChanges(card: store.CardRow, body: UpdateCardBody, secrets: Secrets
   if (body.digital_card_art_token !== undefined) changes.digital_card_art_token = body.digital_card_art_token;
   if (body.comment !== undefined) changes.comment = body.comment;
   if (body.substatus !== undefined) changes.substatus = body.substatus;
+  if (body.network_program_token !== undefined) changes.network_program_token = body.network_program_token;
   return changes;
 }
 

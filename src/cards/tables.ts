@@ -44,6 +44,8 @@ export interface CardsTable {
   memo: string;
   comment: string | null;
   substatus: string | null;
+  /** The card's network program (SDK 0.119; Visa Account Level Management), set by PATCH; null until then. */
+  network_program_token: string | null;
   digital_card_art_token: string | null;
   product_id: string | null;
   replacement_for: string | null;

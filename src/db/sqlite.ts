@@ -198,6 +198,16 @@ function startCheckpointer(filename: string, options: CheckpointerOptions, onErr
   };
 }
 
+/**
+ * SQLite's own `lower()` folds ASCII letters only (`lower('CAFÉ')` is `cafÉ`), where PostgreSQL's
+ * folds every letter; `containsIgnoringCase` (db/text-search.ts) relies on it matching JavaScript's
+ * `toLowerCase`, so the connection's `lower()` is JavaScript's. Like the built-in, it answers text
+ * (NULL stays NULL).
+ */
+function useUnicodeLower(database: BetterSqlite3.Database): void {
+  database.function('lower', { deterministic: true }, (value: unknown) => (value === null ? null : String(value).toLowerCase()));
+}
+
 export function openSqlite(filename: string, checkpoints: CheckpointerOptions = {}): { dialect: Dialect; checkpointer: Checkpointer | undefined } {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const database = new BetterSqlite3(filename);
@@ -205,6 +215,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  useUnicodeLower(database);
   let checkpointer: Checkpointer | undefined;
   if (filename !== ':memory:' && checkpoints.enabled !== false) {
     database.pragma('wal_autocheckpoint = 0');
