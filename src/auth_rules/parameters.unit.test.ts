@@ -156,9 +156,10 @@ describe('regular expressions', () => {
   const errorOfPattern = (pattern: string) => block([{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: pattern }]);
 
   it.each([
-    ['(?<=A)B', 'must be a regular expression without backreferences or lookaround'],
-    ['(?=x)a+', 'must be a regular expression without backreferences or lookaround'],
-    ['(a)\\1', 'must be a regular expression without backreferences or lookaround'],
+    ['(?<=A)B', 'must be a regular expression that runs in linear time: no backreferences, no lookaround'],
+    ['(?=x)a+', 'must be a regular expression that runs in linear time: no backreferences, no lookaround'],
+    ['(a)\\1', 'must be a regular expression that runs in linear time: no backreferences, no lookaround'],
+    ['.{17}', 'must be a regular expression that runs in linear time: no backreferences, no lookaround, no counted repetition of more than 16'],
     ['\\p{L}+', 'must not use Unicode escapes (\\p{…})'],
     ['\\u{41}', 'must not use Unicode escapes (\\u{…})'],
     ['[z-a]', 'must be a valid regular expression'],
@@ -166,7 +167,7 @@ describe('regular expressions', () => {
     expect(errorOfPattern(pattern)).toContain(`parameters.conditions[0].value: ${message}`);
   });
 
-  it.each(['^BET', '(ab)+', '(a+)?', 'a+b*c{2,3}', '[(+)]+', '\\(a+\\)+', '(?:CASINO|POKER)+', '^(?<prefix>[A-Z]+)-\\d{3}$', '(a+)+$', '([a-z]+\\.)+com', '^(A|A|A)*$', '\\u0041', '\\\\p'])(
+  it.each(['^BET', '(ab)+', '(a+)?', 'a+b*c{2,3}', '[(+)]+', '\\(a+\\)+', '(?:CASINO|POKER)+', '^(?<prefix>[A-Z]+)-\\d{3}$', '(a+)+$', '([a-z]+\\.)+com', '^(A|A|A)*$', '\\u0041', '\\\\p', '.{16}', '\\d{4}-\\d{4}'])(
     'accepts %s',
     (pattern) => {
       expect(parseParameters('CONDITIONAL_BLOCK', 'AUTHORIZATION', { conditions: [{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: pattern }] })).toBeDefined();

@@ -4,7 +4,8 @@
  * too, in the server's one event loop, and a backtracking engine takes exponential time on
  * patterns as plain as `^(A|A|A)*$` (a 25-character descriptor: hours). No static check finds all
  * such patterns; an engine without backtracking has none. Like RE2's, it refuses backreferences
- * and lookaround, and it has no Unicode mode: patterns are checked for syntax in Unicode mode
+ * and lookaround; it also refuses counted repetitions that unroll to more than 16 copies
+ * (`.{17}`, `(\d{9}){2}`), and it has no Unicode mode: patterns are checked for syntax in Unicode mode
  * (strict), and the escapes whose meaning differs without it (`\p{…}`, `\P{…}`, `\u{…}`) are refused.
  */
 import v8 from 'node:v8';
@@ -33,7 +34,7 @@ export function patternProblem(pattern: string): string | null {
   try {
     linearRegExp(pattern);
   } catch {
-    return 'must be a regular expression without backreferences or lookaround (patterns run in linear time)';
+    return 'must be a regular expression that runs in linear time: no backreferences, no lookaround, no counted repetition of more than 16 (e.g. .{17})';
   }
   return null;
 }
