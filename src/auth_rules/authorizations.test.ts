@@ -119,6 +119,18 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect(elsewhere.events?.[0]?.detailed_results).toEqual(['MERCHANT_LOCKED_CARD_ATTEMPTED_ELSEWHERE']);
   });
 
+  // Overlapping alternatives under a repetition backtrack exponentially in a backtracking engine:
+  // before patterns ran in linear time, this 20-character descriptor took over 10 s (25: hours),
+  // blocking the whole server, even for a rule in shadow.
+  it('runs MATCHES patterns in linear time: a pattern with overlapping alternatives cannot stall authorizations', async () => {
+    const { client, card } = await fresh('linear patterns');
+    const pattern = [{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: '^(A|A|A)*$' }];
+    await createRule(client, conditionalBlock(pattern, { card_tokens: [card.token] }, 'shadow'));
+    await enforcedRule(client, conditionalBlock(pattern, { card_tokens: [card.token] }, 'enforced'));
+    expect((await authorize(client, card, { descriptor: `${'A'.repeat(19)}!` })).status).toBe('PENDING');
+    expect((await authorize(client, card, { descriptor: 'A'.repeat(25) })).status).toBe('DECLINED');
+  }, 5_000);
+
   it('runs drafts in shadow: a draft that would decline never declines, but the report counts it', async () => {
     const { client } = await fresh('shadow');
     await moveClockTo(client, '2031-06-10T12:00:00.000Z');

@@ -7,6 +7,7 @@
  */
 import { TRANSACTION_COUNT_WINDOWS_MS, type Operation } from './attributes.js';
 import type { Condition } from './parameters.js';
+import { conditionRegExp } from './patterns.js';
 
 export type AttributeValue = string | number | null;
 
@@ -63,7 +64,7 @@ function testFor(condition: Condition): (value: string | number) => boolean {
     return operation === 'IS_ONE_OF' ? (actual) => set.has(String(actual)) : (actual) => !set.has(String(actual));
   }
   if (typeof value === 'string') {
-    const pattern = new RegExp(value, 'u');
+    const pattern = conditionRegExp(value);
     return operation === 'MATCHES' ? (actual) => pattern.test(String(actual)) : (actual) => !pattern.test(String(actual));
   }
   const test = numericTest(operation, value);

@@ -22,6 +22,7 @@ import {
   type EventStream,
   type Operation,
 } from './attributes.js';
+import { patternProblem } from './patterns.js';
 
 export interface Condition {
   attribute: string;
@@ -136,55 +137,11 @@ function readListValue(spec: AttributeSpec, entry: unknown, path: string): strin
   return text;
 }
 
-/** Index of the last character of a group's opening: `(`, `(?:`, `(?=`, `(?<!`, `(?<name>`. */
-function groupOpeningEnd(pattern: string, open: number): number {
-  if (pattern[open + 1] !== '?') return open;
-  if (pattern[open + 2] === '<' && pattern[open + 3] !== '=' && pattern[open + 3] !== '!') {
-    const close = pattern.indexOf('>', open);
-    return close < 0 ? pattern.length : close;
-  }
-  return pattern[open + 2] === '<' ? open + 3 : open + 2;
-}
-
-/**
- * Whether a pattern repeats a group that itself repeats something, like `(a+)+` or `(\d*){2,}`:
- * such patterns can backtrack exponentially, and rules run on every authorization of a program, in
- * the server's single event loop. (A group made optional with `?` is harmless and allowed.)
- */
-export function hasNestedQuantifier(pattern: string): boolean {
-  const groups: boolean[] = [];
-  let closedGroupRepeats = false;
-  let inClass = false;
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index] as string;
-    const afterGroup = closedGroupRepeats;
-    closedGroupRepeats = false;
-    if (char === '\\') index++;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(') {
-      groups.push(false);
-      index = groupOpeningEnd(pattern, index);
-    } else if (char === ')') {
-      closedGroupRepeats = groups.pop() ?? false;
-      if (closedGroupRepeats && groups.length > 0) groups[groups.length - 1] = true;
-    } else if (char === '*' || char === '+' || char === '{' || char === '?') {
-      if (afterGroup && char !== '?') return true;
-      if (groups.length > 0 && char !== '?') groups[groups.length - 1] = true;
-    }
-  }
-  return false;
-}
-
-/** A regular expression that compiles (JavaScript syntax, Unicode mode) and cannot backtrack exponentially. */
+/** A regular expression that runs in linear time (patterns.ts). */
 export function readPattern(value: unknown, path: string): string {
   const text = readText(value, path);
-  try {
-    new RegExp(text, 'u');
-  } catch (error) {
-    fail(path, `must be a valid regular expression (${(error as Error).message})`);
-  }
-  if (hasNestedQuantifier(text)) fail(path, 'must not repeat a group that itself repeats (e.g. (a+)+): it can take exponential time');
+  const problem = patternProblem(text);
+  if (problem !== null) fail(path, problem);
   return text;
 }
 

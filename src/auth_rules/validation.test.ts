@@ -10,6 +10,7 @@ describeWithDb('auth rule parameter validation', () => {
   it.each([
     ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['5411'] }, { attribute: 'MCC', operation: 'IS_ONE_OF', value: '5411' }] }, 'parameters.conditions[1].value: must be an array of strings for IS_ONE_OF, not string'],
     ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: '[z-a]' }] }, 'parameters.conditions[0].value: must be a valid regular expression'],
+    ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'DESCRIPTOR', operation: 'MATCHES', value: '(?<!A)B' }] }, 'parameters.conditions[0].value: must be a regular expression that runs in linear time: no backreferences, no lookaround'],
     ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_LESS_THAN', value: '10' }] }, 'parameters.conditions[0].value: must be an integer, not string'],
     ['CONDITIONAL_BLOCK', { conditions: [{ attribute: 'MESSAGE_CATEGORY', operation: 'IS_ONE_OF', value: ['PAYMENT_AUTHENTICATION'] }] }, 'parameters.conditions[0].attribute: must be one of MCC'],
     ['VELOCITY_LIMIT', { scope: 'CARD', period: { type: 'WEEK', day_of_week: 0 }, filters: {}, limit_count: 1 }, 'parameters.period.day_of_week: must be between 1 and 7'],
