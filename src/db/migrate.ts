@@ -20,7 +20,7 @@ import * as m0011 from './migrations/0011_spend_hours.js';
 import * as m0012 from './migrations/0012_credit_in_suspense.js';
 import * as m0013 from './migrations/0013_encryption_key_check.js';
 import * as m0014 from './migrations/0014_account_notes.js';
-import * as m0016 from './migrations/0016_card_network_program.js';
+import * as m0015 from './migrations/0015_card_network_program.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -37,7 +37,7 @@ const migrations: Record<string, Migration> = {
   '0012_credit_in_suspense': m0012,
   '0013_encryption_key_check': m0013,
   '0014_account_notes': m0014,
-  '0016_card_network_program': m0016,
+  '0015_card_network_program': m0015,
 };
 
 /**
