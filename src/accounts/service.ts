@@ -135,7 +135,7 @@ export async function openHolderAccount(
 
 /** Closes an account (its holder failed verification). Idempotent. */
 export async function closeAccount(db: Db, tx: Tx, programId: string, token: string, nowMs: number): Promise<void> {
-  const row = await store.findForUpdate(db, tx, programId, token);
+  const row = await store.lock(db, tx, programId, token);
   if (!row || row.state === 'CLOSED') return;
   await store.update(tx, programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, nowMs) });
 }
@@ -178,7 +178,7 @@ function accountChanges(row: store.AccountWithHolderRow, body: UpdateAccountBody
 
 /** PATCH: only the supplied properties change. The row is locked, so concurrent updates serialize. */
 export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateAccountBody): Promise<Account> {
-  if (!(await store.findForUpdate(db, tx, scope.programId, token))) throw notFound('account', token);
+  if (!(await store.lock(db, tx, scope.programId, token))) throw notFound('account', token);
   // Read again with the holder's fields (its address); the lock is held. PostgreSQL cannot lock through the outer join.
   const row = (await store.findWithHolder(tx, scope.programId, token)) as store.AccountWithHolderRow;
   const changes = changedColumns<store.AccountRow>(row, accountChanges(row, body));

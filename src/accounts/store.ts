@@ -28,7 +28,7 @@ export function findDefault(exec: Executor, programId: string): Promise<AccountR
 }
 
 /** The account row, locked for the rest of the transaction (serializes updates of one account). */
-export function findForUpdate(db: Db, exec: Executor, programId: string, token: string): Promise<AccountRow | undefined> {
+export function lock(db: Db, exec: Executor, programId: string, token: string): Promise<AccountRow | undefined> {
   return db
     .forUpdate(exec.selectFrom('accounts').selectAll().where('program_id', '=', programId).where('token', '=', token))
     .executeTakeFirst();

@@ -170,12 +170,12 @@ async function lockAccountFor(
   const named = body.replacement_account_token !== undefined ? 'replacement_account_token' : body.account_token !== undefined ? 'account_token' : undefined;
   if (named !== undefined) {
     const token = body[named] as string;
-    const account = await accountStore.findForUpdate(db, tx, programId, token);
+    const account = await accountStore.lock(db, tx, programId, token);
     if (!account) throw notFound('account', token, named);
     return { account, field: named };
   }
   const token = replaced?.account_token ?? (await accountStore.findDefault(tx, programId))?.token;
-  const account = token === undefined ? undefined : await accountStore.findForUpdate(db, tx, programId, token);
+  const account = token === undefined ? undefined : await accountStore.lock(db, tx, programId, token);
   invariant(account, replaced ? `card ${replaced.token} has no account` : `program ${programId} has no default account`);
   return { account, field: replaced ? 'replacement_for' : 'account_token' };
 }

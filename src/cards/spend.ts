@@ -7,7 +7,7 @@
  * Contract, for one authorization of `amount_cents` (positive = debit) on a card:
  *  1. Find and lock: `findCardByPan(exec, secrets, programId, pan)` (cards/store.ts) names the
  *     card and its account; then, in the engine's transaction, lock the account
- *     (`findForUpdate`, accounts/store.ts) and then the card (`lockCard`, cards/store.ts), always in
+ *     (`lock`, accounts/store.ts) and then the card (`lockCard`, cards/store.ts), always in
  *     that order: authorizations of one account serialize, so two cannot both fit under the same
  *     card or account limit, and they cannot deadlock each other.
  *  2. Windows: `cardSpendWindows(card, account, nowMs)` gives, for the card's limit and each account

@@ -256,8 +256,15 @@ export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body
   return toApi(row);
 }
 
-async function findOrThrow(exec: Executor, programId: string, token: string, lockWith?: Db): Promise<Row> {
-  const row = await store.find(exec, programId, token, lockWith);
+async function findOrThrow(exec: Executor, programId: string, token: string): Promise<Row> {
+  return foundOrThrow(await store.find(exec, programId, token), token);
+}
+
+async function lockOrThrow(db: Db, tx: Tx, programId: string, token: string): Promise<Row> {
+  return foundOrThrow(await store.lock(db, tx, programId, token), token);
+}
+
+function foundOrThrow(row: Row | undefined, token: string): Row {
   if (!row) throw notFound('external bank account', token);
   return row;
 }
@@ -284,7 +291,7 @@ export async function verifyMicroDeposits(
   token: string,
   body: MicroDepositsBody,
 ): Promise<ExternalBankAccount> {
-  const row = await findOrThrow(tx, scope.programId, token, db);
+  const row = await lockOrThrow(db, tx, scope.programId, token);
   const sent = sentAmounts(secrets, row);
   if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || sent === undefined) {
     throw new UnprocessableError(
@@ -318,7 +325,7 @@ export async function retry(
   method: 'MICRO_DEPOSIT' | 'PRENOTE',
   body: RetryBody,
 ): Promise<ExternalBankAccount> {
-  const row = await findOrThrow(tx, scope.programId, token, db);
+  const row = await lockOrThrow(db, tx, scope.programId, token);
   if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
     throw new UnprocessableError(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,

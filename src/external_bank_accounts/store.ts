@@ -1,5 +1,5 @@
 /** SQL for external bank accounts. */
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { ExternalBankAccountsTable } from './tables.js';
 
@@ -10,10 +10,17 @@ export async function insert(exec: Executor, row: ExternalBankAccountRow): Promi
   await exec.insertInto('external_bank_accounts').values(row).execute();
 }
 
-/** The row; with `lockWith`, locked for the rest of the transaction (steps on one bank account then run one at a time). */
-export function find(exec: Executor, programId: string, token: string, lockWith?: Db): Promise<ExternalBankAccountRow | undefined> {
-  const query = exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token);
-  return (lockWith === undefined ? query : lockWith.forUpdate(query)).executeTakeFirst();
+function byToken(exec: Executor, programId: string, token: string) {
+  return exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token);
+}
+
+export function find(exec: Executor, programId: string, token: string): Promise<ExternalBankAccountRow | undefined> {
+  return byToken(exec, programId, token).executeTakeFirst();
+}
+
+/** The row, locked for the rest of the transaction: steps on one bank account run one at a time. */
+export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<ExternalBankAccountRow | undefined> {
+  return db.forUpdate(byToken(tx, programId, token)).executeTakeFirst();
 }
 
 export async function update(exec: Executor, programId: string, token: string, changes: Changes, nowMs: number): Promise<void> {

@@ -125,7 +125,7 @@ async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<F
   const found = await store.findCardForAuthorization(tx, scope.programId, secrets.lookupHash(pan));
   if (!found) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
   if (db.engine === 'sqlite') return found;
-  const account = await accountStore.findForUpdate(db, tx, scope.programId, found.account_token);
+  const account = await accountStore.lock(db, tx, scope.programId, found.account_token);
   const card = await cardStore.lockCard(db, tx, scope.programId, found.token);
   invariant(account && card, `card ${found.token} and its account exist while locked`);
   return {
