@@ -1,3 +1,6 @@
+import type { Executor } from './database.js';
+import type { Database } from './schema.js';
+
 /**
  * Runs a query over a token list of any length in bounded `in (…)` lists: engines cap the number
  * of bound parameters of a statement (SQLite 32,766, PostgreSQL 65,535), and an account's whole
@@ -12,4 +15,27 @@ export async function inChunks<T>(tokens: readonly string[], select: (chunk: rea
     rows.push(...(await select(tokens.slice(start, start + TOKENS_PER_QUERY))));
   }
   return rows;
+}
+
+/** Tables of transaction events: rows keyed by (program_id, transaction_token, seq). */
+type EventTable = 'money_events' | 'card_transaction_events';
+
+/** The events of the given transactions, however many, from one event table; each transaction's in order. */
+export function eventsOfTransactions<T extends EventTable>(
+  exec: Executor,
+  table: T,
+  programId: string,
+  transactionTokens: readonly string[],
+): Promise<Database[T][]> {
+  return inChunks(transactionTokens, (chunk) =>
+    exec
+      // Both tables have these columns; Kysely types one table at a time.
+      .selectFrom(table as 'money_events')
+      .selectAll()
+      .where('program_id', '=', programId)
+      .where('transaction_token', 'in', chunk)
+      .orderBy('transaction_token')
+      .orderBy('seq')
+      .execute() as Promise<unknown[]> as Promise<Database[T][]>,
+  );
 }

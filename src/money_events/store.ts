@@ -1,7 +1,7 @@
 /** SQL for money events. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { inChunks } from '../db/chunks.js';
+import { eventsOfTransactions } from '../db/chunks.js';
 import { insertRows } from '../db/prepared.js';
 import type { MoneyEventsTable } from './tables.js';
 
@@ -11,16 +11,7 @@ export async function insert(exec: Executor, row: MoneyEventsTable): Promise<voi
 
 /** The events of the given transactions, however many; each transaction's in order. */
 export function listFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<MoneyEventsTable[]> {
-  return inChunks(transactionTokens, (chunk) =>
-    exec
-      .selectFrom('money_events')
-      .selectAll()
-      .where('program_id', '=', programId)
-      .where('transaction_token', 'in', chunk)
-      .orderBy('transaction_token')
-      .orderBy('seq')
-      .execute(),
-  );
+  return eventsOfTransactions(exec, 'money_events', programId, transactionTokens);
 }
 
 export async function nextSeq(exec: Executor, programId: string, transactionToken: string): Promise<number> {

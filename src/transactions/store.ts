@@ -3,7 +3,7 @@
  * every authorization are prepared once (db/prepared.ts); lists and the rarely used filtered sums
  * are built per call.
  */
-import { inChunks } from '../db/chunks.js';
+import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
@@ -154,16 +154,7 @@ export async function nextEventSeq(exec: Executor, programId: string, transactio
 
 /** The events of the given transactions, however many; each transaction's in order. */
 export function eventsFor(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<EventRow[]> {
-  return inChunks(transactionTokens, (chunk) =>
-    exec
-      .selectFrom('card_transaction_events')
-      .selectAll()
-      .where('program_id', '=', programId)
-      .where('transaction_token', 'in', chunk)
-      .orderBy('transaction_token')
-      .orderBy('seq')
-      .execute(),
-  );
+  return eventsOfTransactions(exec, 'card_transaction_events', programId, transactionTokens);
 }
 
 export interface ListFilters {
