@@ -9,26 +9,12 @@ import { isoTimestamp } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { invariant, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
-import { accountJournals, eventWrittenMs, getBalances, totalCents, type Balance } from '../ledger/ledger.js';
+import { balancesAt, eventWrittenMs, getBalances, totalCents, type Balance } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
 import { CURRENCY } from '../money_events/events.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { AccountBalancesQuery, FinancialAccountBalance, FinancialAccountType, ProgramBalance, ProgramBalancesQuery } from './schemas.js';
 import * as store from './store.js';
-
-/** The balance of an account as it was at `throughMs`, from its entries. */
-async function balanceAt(exec: Executor, programId: string, current: Balance, throughMs: number): Promise<Balance> {
-  const journals = await accountJournals(exec, programId, current.financial_account_token, throughMs);
-  const last = journals.at(-1);
-  return {
-    ...current,
-    available_cents: journals.reduce((sum, journal) => sum + journal.available_cents, 0),
-    pending_cents: journals.reduce((sum, journal) => sum + journal.pending_cents, 0),
-    last_transaction_token: last?.transaction_token ?? null,
-    last_transaction_event_token: last?.event_token ?? null,
-    updated_ms: last?.created_ms ?? current.created_ms,
-  };
-}
 
 function amounts(balance: Balance) {
   return {
@@ -65,25 +51,31 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
     }
     throughMs = throughMs === undefined ? eventMs : Math.min(throughMs, eventMs);
   }
-  if (throughMs !== undefined) balance = await balanceAt(exec, scope.programId, balance, throughMs);
+  if (throughMs !== undefined) [balance] = (await balancesAt(exec, scope.programId, [balance], throughMs)) as [Balance];
   return { data: [{ token, type: account.type as FinancialAccountType, ...amounts(balance) }], has_more: false };
 }
 
-/** `GET /v1/balances`: every financial account of the program (or of one account), oldest first. */
+/**
+ * `GET /v1/balances`: every financial account of the program (or of one account), oldest first;
+ * with `balance_date`, the accounts that existed then, with their balances as of then.
+ */
 export async function programBalances(db: Db, scope: ProgramScope, query: ProgramBalancesQuery): Promise<ListResponse<ProgramBalance>> {
   await catchUpDueOperations(db, scope);
   const exec = db.kysely;
+  const throughMs = query.balance_date === undefined ? undefined : Date.parse(query.balance_date);
   const accounts = await store.listAll(exec, scope.programId, {
     account_token: query.account_token,
     business_account_token: query.business_account_token,
     type: query.financial_account_type,
+    created_through_ms: throughMs,
   });
-  const balances = await currentBalances(exec, scope.programId, accounts.map((account) => account.token));
-  const data: ProgramBalance[] = [];
-  for (const account of accounts) {
-    let balance = balances.get(account.token) as Balance;
-    if (query.balance_date !== undefined) balance = await balanceAt(exec, scope.programId, balance, Date.parse(query.balance_date));
-    data.push({ financial_account_token: account.token, financial_account_type: account.type as FinancialAccountType, ...amounts(balance) });
-  }
+  const current = await currentBalances(exec, scope.programId, accounts.map((account) => account.token));
+  const rows = accounts.map((account) => current.get(account.token) as Balance);
+  const balances = throughMs === undefined ? rows : await balancesAt(exec, scope.programId, rows, throughMs);
+  const data = accounts.map((account, index) => ({
+    financial_account_token: account.token,
+    financial_account_type: account.type as FinancialAccountType,
+    ...amounts(balances[index] as Balance),
+  }));
   return { data, has_more: false };
 }

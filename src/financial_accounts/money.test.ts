@@ -178,9 +178,36 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect((await lister.client.balances.list({ account_token: accountToken })).data).toEqual([]);
       const owned = await lister.client.financialAccounts.create({ nickname: 'owned', type: 'OPERATING', account_token: accountToken });
       expect((await lister.client.balances.list({ business_account_token: accountToken })).data.map((balance) => balance.financial_account_token)).toEqual([owned.token]);
-      const [old] = (await lister.client.balances.list({ financial_account_type: 'OPERATING', balance_date: '2000-01-01T00:00:00Z' })).data;
-      expect(old?.available_amount).toBe(0);
+      expect((await lister.client.balances.list({ balance_date: '2000-01-01T00:00:00Z' })).data).toEqual([]);
       expect((await context.server.request('GET', '/v1/balances?financial_account_type=CARD', { apiKey: lister.apiKey })).status).toBe(400);
+    });
+    it('lists, as of balance_date, the accounts that existed then with their balances then', async () => {
+      const lister = await context.server.newProgram('balances-as-of');
+      const first = await newAccount(lister.client);
+      const second = await newAccount(lister.client);
+      await fund(lister.client, first, 700);
+      await fund(lister.client, second, 300);
+      const [secondThen] = (await lister.client.financialAccounts.balances.list(second)).data;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const then = (await lister.client.get<unknown, { now: string }>('/v1/simulate/clock')).now;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await lister.client.bookTransfers.create({
+        amount: 200, category: 'TRANSFER', from_financial_account_token: first, to_financial_account_token: second, subtype: 'INTERNAL', type: 'TRANSFER',
+      });
+      const later = await newAccount(lister.client);
+      const asOf = (await lister.client.balances.list({ balance_date: then })).data;
+      expect(asOf.map((balance) => balance.financial_account_token)).not.toContain(later);
+      expect(asOf.find((balance) => balance.financial_account_token === first)).toMatchObject({ available_amount: 700, pending_amount: 0, total_amount: 700 });
+      expect(asOf.find((balance) => balance.financial_account_token === second)).toMatchObject({
+        available_amount: 300,
+        total_amount: 300,
+        last_transaction_token: secondThen?.last_transaction_token,
+        last_transaction_event_token: secondThen?.last_transaction_event_token,
+        updated: secondThen?.updated,
+      });
+      const nowBalances = (await lister.client.balances.list()).data;
+      expect(nowBalances.find((balance) => balance.financial_account_token === second)?.available_amount).toBe(500);
+      expect(nowBalances.map((balance) => balance.financial_account_token)).toContain(later);
     });
   });
 

@@ -23,6 +23,8 @@ export interface ListFilters {
   account_token?: string | undefined;
   business_account_token?: string | undefined;
   type?: string | undefined;
+  /** Only accounts created at or before this time. */
+  created_through_ms?: number | undefined;
 }
 
 /** The program's financial accounts matching the filters (every account token given must match). */
@@ -32,6 +34,7 @@ function filtered(exec: Executor, programId: string, filters: ListFilters) {
     if (accountToken !== undefined) query = query.where('account_token', '=', accountToken);
   }
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
+  if (filters.created_through_ms !== undefined) query = query.where('created_ms', '<=', filters.created_through_ms);
   return query;
 }
 

@@ -201,6 +201,34 @@ export async function getBalances(
   return new Map(rows.map((row) => [row.financial_account_token, row]));
 }
 
+/**
+ * The balances of the given accounts as they were at `throughMs`, re-derived from the entries
+ * written until then (`current`: the accounts' balance rows, for what entries do not carry).
+ * Two statements whatever the number of accounts.
+ */
+export async function balancesAt(exec: Executor, programId: string, current: readonly Balance[], throughMs: number): Promise<Balance[]> {
+  const tokens = current.map((balance) => balance.financial_account_token);
+  const [sums, lastJournals] = await Promise.all([
+    store.sumEntriesThrough(exec, programId, tokens, throughMs),
+    store.lastJournalsThrough(exec, programId, tokens, throughMs),
+  ]);
+  const sumCents = new Map(sums.map((sum) => [`${sum.ledger_account} ${sum.bucket}`, Number(sum.sum_cents)]));
+  const lastByAccount = new Map(lastJournals.map((journal) => [journal.ledger_account, journal]));
+  return current.map((balance) => {
+    const token = balance.financial_account_token;
+    const sumOf = (bucket: Bucket) => sumCents.get(`${token} ${bucket}`) ?? 0;
+    const last = lastByAccount.get(token);
+    return {
+      ...balance,
+      available_cents: sumOf('available'),
+      pending_cents: sumOf('pending'),
+      last_transaction_token: last?.transaction_token ?? null,
+      last_transaction_event_token: last?.event_token ?? null,
+      updated_ms: last === undefined ? balance.created_ms : Number(last.created_ms),
+    };
+  });
+}
+
 /** One journal as one financial account saw it: its net change per bucket. */
 export interface AccountJournal {
   journal_token: string;

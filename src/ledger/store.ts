@@ -108,6 +108,48 @@ export function sumEntriesByAccount(exec: Executor, programId: string) {
     .execute();
 }
 
+/** Each account's entries written at or before `throughMs`, summed per bucket: one statement per chunk of accounts. */
+export function sumEntriesThrough(exec: Executor, programId: string, tokens: readonly string[], throughMs: number) {
+  return inChunks(tokens, (chunk) =>
+    exec
+      .selectFrom('ledger_entries')
+      .select(['ledger_account', 'bucket', sql<number>`sum(amount_cents)`.as('sum_cents')])
+      .where('program_id', '=', programId)
+      .where('ledger_account', 'in', chunk)
+      .where('created_ms', '<=', throughMs)
+      .groupBy(['ledger_account', 'bucket'])
+      .execute(),
+  );
+}
+
+/** Each account's last journal written at or before `throughMs` (latest `created_ms`, then journal token). */
+export function lastJournalsThrough(exec: Executor, programId: string, tokens: readonly string[], throughMs: number) {
+  return inChunks(tokens, (chunk) =>
+    exec
+      .selectFrom((db) =>
+        db
+          .selectFrom('ledger_entries')
+          .select((eb) => [
+            'ledger_account',
+            'transaction_token',
+            'event_token',
+            'created_ms',
+            eb.fn
+              .agg<number>('row_number')
+              .over((over) => over.partitionBy('ledger_account').orderBy('created_ms', 'desc').orderBy('journal_token', 'desc'))
+              .as('recency'),
+          ])
+          .where('program_id', '=', programId)
+          .where('ledger_account', 'in', chunk)
+          .where('created_ms', '<=', throughMs)
+          .as('ranked'),
+      )
+      .select(['ledger_account', 'transaction_token', 'event_token', 'created_ms'])
+      .where('recency', '=', 1)
+      .execute(),
+  );
+}
+
 /** Per journal touching the account: the journal and the account's net amount in each bucket. */
 export function accountJournalAmounts(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number) {
   let query = exec
