@@ -224,6 +224,19 @@ describeWithDb('management operations', () => {
       expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
     });
 
+    it('applies the operations a clock move passes in the order of their dates, whatever order they were made in', async () => {
+      const { client } = await context.server.newProgram('jumper');
+      const account = await newAccount(client);
+      const operation = { amount: 100, category: 'MANAGEMENT_ADJUSTMENT', event_type: 'CASH_BACK', financial_account_token: account } as const;
+      // The debit is made first (its token sorts first), but its date is the later one.
+      const debit = await client.managementOperations.create({ ...operation, direction: 'DEBIT', effective_date: day(3) });
+      const credit = await client.managementOperations.create({ ...operation, direction: 'CREDIT', effective_date: day(2) });
+      await client.post('/v1/simulate/clock', { body: { now: new Date(wall.nowMs() + 10 * MS_PER_DAY).toISOString() } });
+      expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
+      expect(await client.managementOperations.retrieve(debit.token)).toMatchObject({ status: 'SETTLED', result: 'APPROVED' });
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
     it('counts a due credit before deciding on a transfer’s funds', async () => {
       const { client } = context.program;
       const from = await newAccount(client);

@@ -31,7 +31,10 @@ export async function firstPendingEffectiveDate(exec: Executor, programId: strin
   return (await selectFirstPendingDate(exec, programId))[0]?.effective_date;
 }
 
-/** Tokens of the PENDING operations whose effective date is on or before `today`, in token order (the lock order). */
+/**
+ * Tokens of the PENDING operations whose effective date is on or before `today`, in the order they
+ * fell due (effective date, then creation): the order they take effect and are locked in.
+ */
 export async function dueTokens(exec: Executor, programId: string, today: string): Promise<string[]> {
   const rows = await exec
     .selectFrom('management_operations')
@@ -39,6 +42,8 @@ export async function dueTokens(exec: Executor, programId: string, today: string
     .where('program_id', '=', programId)
     .where('status', '=', 'PENDING')
     .where('effective_date', '<=', today)
+    .orderBy('effective_date')
+    .orderBy('created_ms')
     .orderBy('token')
     .execute();
   return rows.map((row) => row.token);
