@@ -4,24 +4,37 @@
  * (running it twice at the same time changes nothing the second time).
  *
  * Jobs run (1) in the transaction of `POST /v1/simulate/clock`, right after the clock moves, so the
- * response and every later read see their effects; and (2) every minute for every program, since
- * the clock also moves at real speed. A resource that needs one adds it to the list below.
+ * response and every later read see their effects (`runClockJobsAcross`); and (2) every minute for
+ * every program, since the clock also moves at real speed. A resource that needs one adds it to the
+ * list below. At one instant, holds expire before management operations are decided on their funds.
  */
 import { fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes } from './external_bank_accounts/service.js';
-import { applyDueOperations } from './management_operations/service.js';
+import { applyDueOperations, dueDayStartsBetween } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
 import { expireDueAuthorizations } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
 
-export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards, applyDueOperations, applyDuePrenotes, expireDueAuthorizations];
+export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards, expireDueAuthorizations, applyDueOperations, applyDuePrenotes];
 
 export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);
+}
+
+/**
+ * After the program's clock jumped from `fromMs` to `scope.nowMs`: the jobs run at each day start
+ * in between on which a management operation falls due, earliest first, then at now. The jump then
+ * does what passing through those instants would have done: a hold that expired before an
+ * operation's date is released before the operation is decided on its funds (and one that expires
+ * after it is not), and each operation takes effect, and is dated, on its date.
+ */
+export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, fromMs: number): Promise<void> {
+  for (const stepMs of await dueDayStartsBetween(tx, scope.programId, fromMs, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs });
+  await runClockJobs(db, tx, scope);
 }
 
 /**

@@ -6,6 +6,7 @@ import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount, setRequireFunds } from '../testing/transactions.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
 import * as service from './service.js';
 
@@ -235,6 +236,28 @@ describeWithDb('management operations', () => {
       expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
       expect(await client.managementOperations.retrieve(debit.token)).toMatchObject({ status: 'SETTLED', result: 'APPROVED' });
       expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+    });
+
+    it('takes effect on its date in a clock move that also passes a hold’s expiry: the earlier of the two comes first', async () => {
+      const { client, programId } = await context.server.newProgram('hold and debit');
+      await setRequireFunds(client, true);
+      const card = await cardOnOwnAccount(client);
+      const account = card.funding.token;
+      const operation = { amount: 100, category: 'MANAGEMENT_FEE', event_type: 'LATE_PAYMENT', financial_account_token: account } as const;
+      await client.managementOperations.create({ ...operation, direction: 'CREDIT', effective_date: day(0) });
+      await authorize(client, card, 100); // holds all the funds for 7 days
+      const debit = await client.managementOperations.create({ ...operation, direction: 'DEBIT', effective_date: day(8) });
+      await client.post('/v1/simulate/clock', { body: { now: new Date(wall.nowMs() + 10 * MS_PER_DAY).toISOString() } });
+      expect(await client.managementOperations.retrieve(debit.token)).toMatchObject({ status: 'SETTLED', updated: `${day(8)}T00:00:00.000Z` });
+      expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+      // And the other way round: a debit dated while a hold still has the funds is declined.
+      await client.managementOperations.create({ ...operation, direction: 'CREDIT', effective_date: day(10) });
+      await authorize(client, card, 100); // expires on day 17
+      const early = await client.managementOperations.create({ ...operation, direction: 'DEBIT', effective_date: day(12) });
+      await client.post('/v1/simulate/clock', { body: { now: new Date(wall.nowMs() + 20 * MS_PER_DAY).toISOString() } });
+      expect(await client.managementOperations.retrieve(early.token)).toMatchObject({ status: 'DECLINED', updated: `${day(12)}T00:00:00.000Z` });
+      expect(await balanceOf(client, account)).toEqual({ available: 100, pending: 0, total: 100 });
+      expect(await verifyProgramLedger(context.server.server.db.kysely, programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
     it('counts a due credit before deciding on a transfer’s funds', async () => {

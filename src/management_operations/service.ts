@@ -8,7 +8,9 @@
  * `POST /v1/simulate/clock` and every minute), run also at the start of every money-moving write
  * (so a funds decision never misses a due credit) and before reads of operations and balances
  * (`catchUpDueOperations`: an indexed check, and a write only when something is due). So what a
- * client reads always matches the clock, whichever comes first. An operation whose account is
+ * client reads always matches the clock, whichever comes first. A clock move past several dates
+ * applies them in date order (then creation order), each at the start of its day, with the holds
+ * that expired before it released first (`runClockJobsAcross`). An operation whose account is
  * SUSPENDED when its date comes waits, PENDING, until the account is OPEN again (a suspended
  * account takes no movement, and the SDK has no decline reason for it); until then the due check
  * finds it due and asks the database on each write of the program.
@@ -221,6 +223,11 @@ async function checkDueOperations(exec: Executor, scope: ProgramScope): Promise<
 }
 
 const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations, job: applyDueOperations };
+
+/** The day starts in (`fromMs`, `throughMs`] on which PENDING operations fall due, earliest first. */
+export async function dueDayStartsBetween(exec: Executor, programId: string, fromMs: number, throughMs: number): Promise<number[]> {
+  return (await store.pendingDatesBetween(exec, programId, isoDate(fromMs), isoDate(throughMs))).map(utcDayStartMs);
+}
 
 /** Before a read that must reflect the clock (operations, balances, financial transactions). */
 export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void> {

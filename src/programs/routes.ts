@@ -1,6 +1,6 @@
 /** `GET /v1/status` and the program clock (`GET`/`POST /v1/simulate/clock`). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { runClockJobs } from '../clock-jobs.js';
+import { runClockJobsAcross } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import { commit } from '../http/idempotency.js';
 import { DateTime, StrictObject, Type } from '../http/schemas.js';
@@ -42,7 +42,8 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const sent = await commit(request, reply, async (tx) => {
         const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
-        await runClockJobs(app.deps.db, tx, { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) });
+        const moved = { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) };
+        await runClockJobsAcross(app.deps.db, tx, moved, request.scope.nowMs);
         return { now: isoTimestamp(nowMs) };
       });
       // After the move committed: the program's next request reads its new time.
