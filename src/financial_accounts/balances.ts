@@ -13,8 +13,18 @@ import { balancesAt, eventWrittenMs, getBalances, totalCents, type Balance } fro
 import { catchUpDueOperations } from '../management_operations/service.js';
 import { CURRENCY } from '../money_events/events.js';
 import type { ProgramScope } from '../programs/scope.js';
+import { catchUpExpiries } from '../transactions/service.js';
 import type { AccountBalancesQuery, FinancialAccountBalance, FinancialAccountType, ProgramBalance, ProgramBalancesQuery } from './schemas.js';
 import * as store from './store.js';
+
+/**
+ * Before a read of an account's money: what has fallen due by the program clock is applied first,
+ * holds that expired and then management operations whose date has come (as the clock jobs do).
+ */
+export async function catchUpMoney(db: Db, scope: ProgramScope): Promise<void> {
+  await catchUpExpiries(db, scope);
+  await catchUpDueOperations(db, scope);
+}
 
 function amounts(balance: Balance) {
   return {
@@ -38,7 +48,7 @@ async function currentBalances(exec: Executor, programId: string, tokens: readon
 
 /** `GET /v1/financial_accounts/{token}/balances`: one item. */
 export async function accountBalances(db: Db, scope: ProgramScope, token: string, query: AccountBalancesQuery): Promise<ListResponse<FinancialAccountBalance>> {
-  await catchUpDueOperations(db, scope);
+  await catchUpMoney(db, scope);
   const exec = db.kysely;
   const account = await store.find(exec, scope.programId, token);
   if (!account) throw notFound('financial account', token);
@@ -60,7 +70,7 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
  * with `balance_date`, the accounts that existed then, with their balances as of then.
  */
 export async function programBalances(db: Db, scope: ProgramScope, query: ProgramBalancesQuery): Promise<ListResponse<ProgramBalance>> {
-  await catchUpDueOperations(db, scope);
+  await catchUpMoney(db, scope);
   const exec = db.kysely;
   const throughMs = query.balance_date === undefined ? undefined : Date.parse(query.balance_date);
   const accounts = await store.listAll(exec, scope.programId, {

@@ -21,13 +21,13 @@ import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
-import { catchUpDueOperations } from '../management_operations/service.js';
 import { CURRENCY, eventsOf } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
 import type { ProgramScope } from '../programs/scope.js';
+import { catchUpMoney } from './balances.js';
 import { FINANCIAL_EVENT_TYPES, type FinancialTransaction, type FinancialTransactionsQuery, type FinancialTransactionStatus } from './schemas.js';
 import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
@@ -154,7 +154,7 @@ function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction
 
 /** The account's financial transactions, after applying what has fallen due by the program clock. */
 async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string): Promise<FinancialTransaction[]> {
-  await catchUpDueOperations(db, scope);
+  await catchUpMoney(db, scope);
   const exec = db.kysely;
   const { programId } = scope;
   if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);

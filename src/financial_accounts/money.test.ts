@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
+import { MS_PER_DAY } from '../clock.js';
+import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, moveClock } from '../testing/transactions.js';
@@ -339,5 +341,21 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
         (await client.financialAccounts.financialTransactions.list(card.funding.token, { status })).data.map((transaction) => transaction.token);
       expect([await statuses('VOIDED'), await statuses('EXPIRED'), await statuses('RETURNED')]).toEqual([[voided], [expired], []]);
     });
+  });
+});
+
+describeWithDb('balances and financial transactions as the real clock passes', () => {
+  const { wall, advance } = frozenWallClock('2031-03-10T12:00:00.000Z');
+  const context = useTestServer({ wall });
+
+  it('show a hold released once it has expired, before any sweep or read of the transaction', async () => {
+    const { client } = context.program;
+    const card = await cardOnOwnAccount(client);
+    const hold = await authorize(client, card, 500);
+    expect(await balanceOf(client, card.funding.token)).toEqual({ available: -500, pending: 500, total: 0 });
+    advance(7 * MS_PER_DAY);
+    expect(await balanceOf(client, card.funding.token)).toEqual({ available: 0, pending: 0, total: 0 });
+    const [listed] = (await client.financialAccounts.financialTransactions.list(card.funding.token)).data;
+    expect(listed).toMatchObject({ token: hold, status: 'EXPIRED', pending_amount: 0 });
   });
 });
