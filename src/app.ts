@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { authRuleRoutes } from './auth_rules/routes.js';
@@ -27,6 +27,7 @@ import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { ErrorBody } from './http/schemas.js';
+import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, lowerCaseTokens, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
@@ -61,7 +62,7 @@ export interface AppOptions {
 export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger,
-    logController: new LogController({ disableRequestLogging: !options.logRequests }),
+    logController: new RequestLogController({ disableRequestLogging: !options.logRequests }),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,

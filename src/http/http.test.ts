@@ -104,6 +104,17 @@ describeWithDb('HTTP layer', () => {
     expect(await first.json()).toEqual({ message: 'OK' });
   });
 
+  it('logs one completion line per request with its id, method, path (no query), status and duration', async () => {
+    const token = '00000000-0000-4000-8000-000000000000';
+    const response = await context.server.request('GET', `/v1/financial_accounts/${token}?q=1`, { apiKey: context.program.apiKey });
+    expect(response.status).toBe(404);
+    const id = response.headers.get('x-request-id');
+    const lines = context.server.logs().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const completed = lines.find((line) => line.reqId === id && line.msg === 'request completed');
+    expect(completed).toMatchObject({ req: { method: 'GET', url: `/v1/financial_accounts/${token}` }, res: { statusCode: 404 } });
+    expect(completed?.responseTime).toEqual(expect.any(Number));
+  });
+
   it('serves a valid OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
     const response = await context.server.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
