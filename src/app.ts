@@ -26,7 +26,7 @@ import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
-import { ErrorBody } from './http/schemas.js';
+import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, lowerCaseTokens, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
@@ -117,6 +117,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
       security: [{ apiKey: [] }],
     },
+    transform: ({ schema, url, route }) => ({ schema: documentRoute({ ...route, schema }) as typeof schema, url }),
   });
   for (const routes of resources) await app.register(routes);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
