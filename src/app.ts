@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { accountHolderRoutes } from './account_holders/routes.js';
 import { accountRoutes } from './accounts/routes.js';
 import { authRuleRoutes } from './auth_rules/routes.js';
@@ -26,7 +26,8 @@ import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
 import { registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
-import { ErrorBody } from './http/schemas.js';
+import { documentRoute, ErrorBody } from './http/schemas.js';
+import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
 import { arrayQueryParameters, lowerCaseTokens, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
@@ -61,7 +62,7 @@ export interface AppOptions {
 export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger,
-    logController: new LogController({ disableRequestLogging: !options.logRequests }),
+    logController: new RequestLogController({ disableRequestLogging: !options.logRequests }),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -116,6 +117,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } } },
       security: [{ apiKey: [] }],
     },
+    transform: ({ schema, url, route }) => ({ schema: documentRoute({ ...route, schema }) as typeof schema, url }),
   });
   for (const routes of resources) await app.register(routes);
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -7,10 +7,11 @@
  *                                       new key for an existing program, or a new program
  *   cardwright keys list                list keys (id, program, prefix, created, revoked)
  *   cardwright keys revoke <key-id>     revoke a key; requests with it get 401
+ *   cardwright --help                   this list (exit 0); a bad argument exits 2 with the reason
  *
  * Every command uses the configured database (DATABASE_URL, default ./data/cardwright.db).
  */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isoTimestamp, systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, type Db } from './db/database.js';
@@ -24,7 +25,67 @@ const USAGE = `usage:
   cardwright migrate
   cardwright keys create [--program <program-id>] [--name <program-name>]
   cardwright keys list
-  cardwright keys revoke <key-id>`;
+  cardwright keys revoke <key-id>
+  cardwright --help
+
+Configuration comes from the environment (PORT, HOST, DATABASE_URL, CARDWRIGHT_API_KEYS,
+CARDWRIGHT_ENCRYPTION_KEY, CARDWRIGHT_DATA_DIR, LOG_LEVEL, CARDWRIGHT_PG_POOL_SIZE): see the README.`;
+
+class UsageError extends Error {}
+
+type Command =
+  | { name: 'help' | 'serve' | 'migrate' | 'keys list' }
+  | { name: 'keys create'; programId: string | undefined; programName: string | undefined }
+  | { name: 'keys revoke'; keyId: string };
+
+/** The command line, checked whole before any configuration is read or database opened. */
+function parseCommand(argv: string[]): Command {
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return { name: 'help' };
+  const [command = 'serve', ...args] = argv;
+  switch (command) {
+    case 'serve':
+    case 'migrate':
+      parseStrictly(args, {}, 0);
+      return { name: command };
+    case 'keys':
+      return parseKeysCommand(args);
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+function parseKeysCommand([action, ...args]: string[]): Command {
+  switch (action) {
+    case 'create': {
+      const values = parseStrictly(args, { program: { type: 'string' }, name: { type: 'string' } }, 0).values as { program?: string; name?: string };
+      if (values.program !== undefined && values.name !== undefined) throw new UsageError('keys create takes --name (a new program) or --program (an existing one), not both');
+      return { name: 'keys create', programId: values.program, programName: values.name };
+    }
+    case 'list':
+      parseStrictly(args, {}, 0);
+      return { name: 'keys list' };
+    case 'revoke': {
+      const [keyId] = parseStrictly(args, {}, 1).positionals;
+      if (!keyId) throw new UsageError('keys revoke needs a key id (see keys list)');
+      return { name: 'keys revoke', keyId };
+    }
+    default:
+      throw new UsageError(`${action === undefined ? 'keys needs an action' : `unknown keys action: ${action}`} (create, list or revoke)`);
+  }
+}
+
+/** `parseArgs` that refuses unknown options, missing option values and more than `maxPositionals` words. */
+function parseStrictly(args: string[], options: ParseArgsConfig['options'], maxPositionals: number) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const extra = parsed.positionals[maxPositionals];
+  if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
+  return parsed;
+}
 
 async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
   const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: 2, sqliteCheckpoints: { enabled: false } });
@@ -48,23 +109,17 @@ async function serve(config: Config): Promise<void> {
   closeOnSignals(server);
 }
 
-async function keys(config: Config, args: string[]): Promise<void> {
-  const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: { program: { type: 'string' }, name: { type: 'string' } },
-    allowPositionals: true,
-  });
+async function keys(config: Config, command: Exclude<Command, { name: 'help' | 'serve' | 'migrate' }>): Promise<void> {
   await withDatabase(config, async (db) => {
-    switch (action) {
-      case 'create': {
-        const created = values.program
-          ? await createApiKey(db.kysely, systemClock, values.program)
-          : await createProgramWithKey(db, systemClock, values.name ?? 'program');
+    switch (command.name) {
+      case 'keys create': {
+        const created = command.programId
+          ? await createApiKey(db.kysely, systemClock, command.programId)
+          : await createProgramWithKey(db, systemClock, command.programName ?? 'program');
         process.stdout.write(`key id:  ${created.id}\nprogram: ${created.programId}\nkey:     ${created.key}\n(the key is shown only now)\n`);
         return;
       }
-      case 'list': {
+      case 'keys list': {
         const rows = await listKeys(db.kysely);
         for (const row of rows) {
           const revoked = row.revoked_ms === null ? 'active' : `revoked ${isoTimestamp(row.revoked_ms)}`;
@@ -73,35 +128,30 @@ async function keys(config: Config, args: string[]): Promise<void> {
         if (rows.length === 0) process.stdout.write('no keys\n');
         return;
       }
-      case 'revoke': {
-        const keyId = positionals[0];
-        if (!keyId) throw new UsageError('keys revoke needs a key id (see keys list)');
-        await revokeKey(db.kysely, systemClock, keyId);
-        process.stdout.write(`revoked ${keyId}\n`);
+      case 'keys revoke':
+        await revokeKey(db.kysely, systemClock, command.keyId);
+        process.stdout.write(`revoked ${command.keyId}\n`);
         return;
-      }
-      default:
-        throw new UsageError(`unknown keys action: ${action ?? '(none)'}`);
     }
   });
 }
 
-class UsageError extends Error {}
-
 async function main(argv: string[]): Promise<void> {
+  const command = parseCommand(argv);
+  if (command.name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const config = loadConfig();
-  const [command = 'serve', ...args] = argv;
-  switch (command) {
+  switch (command.name) {
     case 'serve':
       return serve(config);
     case 'migrate':
       return withDatabase(config, async () => {
         process.stdout.write('migrations applied\n');
       });
-    case 'keys':
-      return keys(config, args);
     default:
-      throw new UsageError(`unknown command: ${command}`);
+      return keys(config, command);
   }
 }
 

@@ -5,6 +5,11 @@ describe('log redaction', () => {
   it('masks card-number-like digit runs, keeping the last four', () => {
     expect(maskCardNumbers('GET /v1/cards/4111111111111111?x=1')).toBe('GET /v1/cards/************1111?x=1');
     expect(maskCardNumbers('amount 12345')).toBe('amount 12345');
+    expect(maskCardNumbers('card-4111111111111111')).toBe('card-************1111');
+  });
+
+  it('leaves a token whose last group happens to be all digits as it is', () => {
+    expect(maskCardNumbers('/v1/cards/01a204d6-a5d4-7d89-86b9-123456789012')).toBe('/v1/cards/01a204d6-a5d4-7d89-86b9-123456789012');
   });
 
   it('redacts secret-named fields at any depth and masks card numbers in every string', () => {

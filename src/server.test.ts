@@ -131,6 +131,30 @@ describeWithDb('server process', () => {
     expect(runCli(['keys', 'create', '--program', crypto.randomUUID()], env).status).toBe(1);
   });
 
+  it('explains its usage on --help, and refuses bad arguments with exit code 2, the reason and the usage', () => {
+    for (const help of [['--help'], ['keys', 'create', '-h']]) {
+      // Help needs no configuration: it works even when the environment is wrong.
+      const shown = runCli(help, { ...env, PORT: 'eighty' });
+      expect(shown.status, help.join(' ')).toBe(0);
+      expect(shown.stdout, help.join(' ')).toMatch(/cardwright keys revoke <key-id>/);
+    }
+    const refusals: Array<[string[], RegExp]> = [
+      [['keys', 'create', '--bogus'], /--bogus/],
+      [['keys', 'create', '--program'], /--program/],
+      [['keys', 'create', '--program', crypto.randomUUID(), '--name', 'x'], /not both/],
+      [['keys', 'list', 'extra'], /unexpected argument: extra/],
+      [['keys', 'revoke', 'one', 'two'], /unexpected argument: two/],
+      [['keys'], /create, list or revoke/],
+      [['migrate', 'now'], /unexpected argument: now/],
+    ];
+    for (const [args, reason] of refusals) {
+      const refused = runCli(args, env);
+      expect(refused.status, args.join(' ')).toBe(2);
+      expect(refused.stderr, args.join(' ')).toMatch(reason);
+      expect(refused.stderr, args.join(' ')).toMatch(/usage:/);
+    }
+  });
+
   it('refuses to start with an encryption key other than the one its secrets were written with', async () => {
     // No key configured (an empty variable is unset): the server generates its key file.
     const first = await start({ CARDWRIGHT_ENCRYPTION_KEY: '', CARDWRIGHT_API_KEYS: 'key-check-key' });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListOf, TokenParams, Type } from '../http/schemas.js';
+import { ErrorBody, ListOf, TokenParams, Type } from '../http/schemas.js';
 import { AuthRule, CreateAuthRuleBody, DraftAuthRuleBody, ListAuthRulesQuery, Report, ReportQuery, UpdateAuthRuleBody } from './schemas.js';
 import * as service from './service.js';
 
@@ -113,7 +113,7 @@ export const authRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         params,
         querystring: ReportQuery,
-        response: { 200: Report },
+        response: { 200: Report, 422: ErrorBody },
       },
     },
     async (request) => service.report(db.kysely, request.scope, request.params.auth_rule_token, request.query),

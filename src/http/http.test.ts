@@ -104,6 +104,17 @@ describeWithDb('HTTP layer', () => {
     expect(await first.json()).toEqual({ message: 'OK' });
   });
 
+  it('logs one completion line per request with its id, method, path (no query), status and duration', async () => {
+    const token = '00000000-0000-4000-8000-000000000000';
+    const response = await context.server.request('GET', `/v1/financial_accounts/${token}?q=1`, { apiKey: context.program.apiKey });
+    expect(response.status).toBe(404);
+    const id = response.headers.get('x-request-id');
+    const lines = context.server.logs().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const completed = lines.find((line) => line.reqId === id && line.msg === 'request completed');
+    expect(completed).toMatchObject({ req: { method: 'GET', url: `/v1/financial_accounts/${token}` }, res: { statusCode: 404 } });
+    expect(completed?.responseTime).toEqual(expect.any(Number));
+  });
+
   it('serves a valid OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
     const response = await context.server.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
@@ -118,5 +129,47 @@ describeWithDb('HTTP layer', () => {
     expect(create?.responses).toHaveProperty('200');
     expect(create?.responses).toHaveProperty('4XX');
     expect(JSON.stringify(create)).toContain('nickname');
+  });
+
+  it('documents every operation: a unique operationId, a summary, the key, its request, its answer and its errors in the one shape', async () => {
+    type Operation = {
+      operationId?: string;
+      summary?: string;
+      parameters?: Array<{ in: string }>;
+      requestBody?: object;
+      responses: Record<string, { content?: { 'application/json'?: { schema?: { required?: string[] } } } }>;
+    };
+    const document = (await (await context.server.request('GET', '/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+      security: unknown;
+      components: { securitySchemes: unknown };
+    };
+    expect(document.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'Authorization' } });
+    expect(document.security).toEqual([{ apiKey: [] }]);
+    const operationIds = new Set<string>();
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        expect(operation.operationId, name).toMatch(/^[a-z][A-Za-z0-9]+$/);
+        expect(operationIds.has(operation.operationId as string), `${name}: operationId ${operation.operationId} is taken`).toBe(false);
+        operationIds.add(operation.operationId as string);
+        expect(operation.summary, name).toBeTruthy();
+        const success = method === 'delete' ? operation.responses['204'] : operation.responses['200']?.content?.['application/json']?.schema;
+        expect(success, name).toBeDefined();
+        const takesInput = operation.parameters !== undefined || operation.requestBody !== undefined;
+        const expected = ['401', '4XX', '5XX'];
+        if (takesInput || method === 'post') expected.push('400');
+        if (operation.parameters?.some((parameter) => parameter.in === 'path') || operation.requestBody !== undefined) expected.push('404');
+        if (method === 'post') expected.push('409');
+        if (method !== 'get') expected.push('422');
+        expect(Object.keys(operation.responses), name).toEqual(expect.arrayContaining(expected));
+        for (const status of Object.keys(operation.responses).filter((code) => /^[45]/.test(code))) {
+          expect(operation.responses[status]?.content?.['application/json']?.schema?.required, `${name} ${status}`).toEqual(['debugging_request_id', 'message']);
+        }
+      }
+    }
+    // A GET whose rules can refuse it in the current state declares its 422 too.
+    expect(document.paths['/v2/auth_rules/{auth_rule_token}/report']?.get?.responses).toHaveProperty('422');
+    expect(document.paths['/v1/cards']?.post?.requestBody).toBeDefined();
   });
 });

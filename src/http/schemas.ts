@@ -48,13 +48,58 @@ export function ShapeChosenBy<T>(field: string, shapes: ReadonlyArray<readonly [
   });
 }
 
-export const ErrorBody = Type.Object(
-  {
-    debugging_request_id: Type.String({ format: 'uuid' }),
-    message: Type.String(),
-  },
-  { description: 'Every error has this shape' },
-);
+function errorBody(description: string) {
+  return Type.Object({ debugging_request_id: Type.String({ format: 'uuid' }), message: Type.String() }, { description });
+}
+
+export const ErrorBody = errorBody('Every error has this shape');
+
+const ERRORS = {
+  400: errorBody('Invalid whatever the state: bad JSON, unknown field or enum value, wrong type, out of range, too long… (the message names the field)'),
+  401: errorBody('No API key, or an unknown or revoked one'),
+  404: errorBody("No such resource for this program (another program's is answered the same way)"),
+  409: errorBody('The same Idempotency-Key is still being processed (retry)'),
+  422: errorBody('Well-formed, but the current state forbids it'),
+  '4xx': errorBody('Another client error, e.g. 413 (body over 1 MiB)'),
+  '5xx': errorBody('A bug: never answered on purpose'),
+};
+
+interface DocumentedRoute {
+  method: string | string[];
+  config?: unknown;
+  schema?: { summary?: string; operationId?: string; params?: unknown; querystring?: unknown; body?: unknown; response?: unknown };
+}
+
+/**
+ * What /openapi.json says of a route beyond its own schemas, derived from them so that no route
+ * repeats it: an operationId from its summary ("Create a card" → `createCard`), and its error
+ * answers, all in the one shape: 401 unless public; 400 if it takes input (a POST always does: its
+ * Idempotency-Key); 404 if it names a resource (path or body); 409 for a POST; 422 for a write, or
+ * where the route's own response schema lists it (a GET the state can refuse). Documentation only:
+ * the answers are serialised from the route's own schemas (app.ts adds 4xx/5xx there).
+ */
+export function documentRoute(route: DocumentedRoute): DocumentedRoute['schema'] {
+  const schema = route.schema ?? {};
+  const responses = schema.response as Record<string, unknown> | undefined;
+  const method = String(route.method);
+  const statuses: Array<keyof typeof ERRORS> = ['4xx', '5xx'];
+  if (!(route.config as { public?: boolean } | undefined)?.public) statuses.push(401);
+  if (schema.params !== undefined || schema.querystring !== undefined || schema.body !== undefined || method === 'POST') statuses.push(400);
+  if (schema.params !== undefined || schema.body !== undefined) statuses.push(404);
+  if (method === 'POST') statuses.push(409);
+  if (method !== 'GET' || responses?.[422] !== undefined) statuses.push(422);
+  const errors = Object.fromEntries(statuses.map((status) => [status, ERRORS[status]]));
+  return { ...schema, operationId: schema.operationId ?? operationId(schema.summary ?? method), response: { ...responses, ...errors } };
+}
+
+function operationId(summary: string): string {
+  const words = summary
+    .replace(/\(.*?\)/g, ' ')
+    .replace(/['’]s\b/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== '' && !['a', 'an', 'the'].includes(word.toLowerCase()));
+  return words.map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase())).join('');
+}
 
 /** Path parameter object for `/{name}` with a UUID. */
 export function TokenParams<const K extends string>(name: K) {
