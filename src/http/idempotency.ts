@@ -117,9 +117,9 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
     const replay = await claimKey(request, named, print, claim.owner);
     if (replay) {
       const body = replay.response_body ? request.server.deps.secrets.decrypt(replay.response_body) : '';
-      // A replayed refusal is the original answer: its header names the request its body names.
-      const originalRequestId = (replay.response_status ?? 200) >= 400 ? (JSON.parse(body) as { debugging_request_id?: string }).debugging_request_id : undefined;
-      if (originalRequestId !== undefined) reply.header(REQUEST_ID_HEADER, originalRequestId);
+      // A replay is the original answer: its header names the request its body names (a refusal, a simulation).
+      const originalRequestId = body.includes('"debugging_request_id"') ? (JSON.parse(body) as { debugging_request_id?: unknown }).debugging_request_id : undefined;
+      if (typeof originalRequestId === 'string') reply.header(REQUEST_ID_HEADER, originalRequestId);
       return reply
         .code(replay.response_status ?? 200)
         .header(REPLAY_HEADER, 'true')
