@@ -21,6 +21,8 @@
  * replay is not recorded), and two such requests racing create one resource (the second finds the
  * token in flight: 409).
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ * The two kinds of key never share a record (`store.headerKey`): a header spelled like a token's key
+ * is stored apart from it.
  * `Idempotency-Key` records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe
  * keep keys), then the sweep deletes them and the key may be used again. A body token's record stays
  * as long as its resource: reusing that token always returns the original.
@@ -93,7 +95,7 @@ function idempotencyKeysOf(request: FastifyRequest): NamedKey[] {
   const key = Array.isArray(header) ? header[0] : header;
   if (key !== undefined && key !== '') {
     if (key.length > MAX_KEY_LENGTH) throw new InvalidRequestError(`Idempotency-Key: must be at most ${MAX_KEY_LENGTH} characters`);
-    keys.push({ key, field: 'Idempotency-Key' });
+    keys.push({ key: store.headerKey(key), field: 'Idempotency-Key' });
   }
   return keys;
 }
