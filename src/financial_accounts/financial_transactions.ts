@@ -16,7 +16,7 @@
  * A movement the funds declined wrote no entries; it is read from its own resource and shown
  * DECLINED (see `declinedMovements`).
  */
-import { isoTimestamp } from '../clock.js';
+import { exclusiveEndMs, isoTimestamp } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
@@ -254,7 +254,7 @@ export function filterTransactions(transactions: readonly FinancialTransaction[]
       (query.result === undefined || transaction.result === query.result) &&
       (query.status === undefined || transaction.status === query.status) &&
       (query.begin === undefined || Date.parse(transaction.created) > Date.parse(query.begin)) &&
-      (query.end === undefined || Date.parse(transaction.created) < Date.parse(query.end)),
+      (query.end === undefined || Date.parse(transaction.created) < exclusiveEndMs(query.end)),
   );
 }
 

@@ -107,6 +107,9 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
         expect((await page(path, { page_size: 100, begin: NOW })).data).toEqual([]);
         expect((await page(path, { page_size: 100, end: NOW })).data).toEqual([]);
         expect((await page(path, { page_size: 100, begin: justBefore, end: justAfter })).data).toEqual(all);
+        // Digits past the millisecond count: made at 12:00:00.000, the items are before 12:00:00.0005.
+        expect((await page(path, { page_size: 100, end: '2031-06-01T12:00:00.0005Z' })).data).toEqual(all);
+        expect((await page(path, { page_size: 100, begin: '2031-06-01T12:00:00.0005Z' })).data).toEqual([]);
       });
 
       it('refuses a cursor that names no item of this list (another list’s, another program’s) with 400', async () => {
