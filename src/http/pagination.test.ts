@@ -3,7 +3,8 @@
  * that every item of a list is created in the same millisecond: the keyset must then order by token
  * and neither skip nor repeat a row. Checked through the SDK's own auto-pagination, forward and (when
  * the first call has `ending_before`) backward; `begin`/`end` strictly after/before; cursors that name
- * no item of this list. Each resource's own list tests cover its filters.
+ * no item of this list. Account holders are paged the same way, sized by `limit`. Each resource's
+ * own list tests cover its filters.
  */
 import crypto from 'node:crypto';
 import type Lithic from 'lithic';
@@ -32,6 +33,7 @@ interface Fixture {
 const LISTS: Record<string, Maker> = {
   '/v1/cards': (client) => client.cards.create({ type: 'VIRTUAL' }),
   '/v1/accounts': (client) => client.accountHolders.create(kycBody() as never),
+  '/v1/account_holders': (client) => client.accountHolders.create(kycBody() as never),
   '/v1/book_transfers': (client, { from, to }) => bookTransfer(client, from, to, 1),
   '/v1/management_operations': (client, { to }) =>
     client.managementOperations.create({ amount: 1, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: TODAY, event_type: 'CASH_BACK', financial_account_token: to }),
@@ -58,7 +60,9 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
     for (const make of Object.values(LISTS)) for (let made = 0; made < MADE; made++) await make(client, { from, to, card });
   });
 
-  const page = (path: string, query: Record<string, unknown>) => pager.client.getAPIList<Item, CursorPage<Item>>(path, CursorPage, { query });
+  /** One page, read as the SDK's cursor pages are (account holders size it with `limit`, not `page_size`). */
+  const page = (path: string, { page_size, ...query }: Record<string, unknown>) =>
+    pager.client.getAPIList<Item, CursorPage<Item>>(path, CursorPage, { query: { ...query, [path === '/v1/account_holders' ? 'limit' : 'page_size']: page_size } });
 
   for (const path of Object.keys(LISTS)) {
     describe(path, () => {
