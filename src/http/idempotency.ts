@@ -36,6 +36,7 @@ import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import { REQUEST_ID_HEADER } from './auth.js';
 import * as store from './idempotency-store.js';
+import { lowerCaseTokensInUrl } from './validation.js';
 
 const LEASE_MS = 60_000;
 export const RETENTION_MS = 24 * 3_600_000;
@@ -112,7 +113,8 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   const keys = idempotencyKeysOf(request);
   if (keys.length === 0) return undefined;
 
-  const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
+  // The body's tokens are already in lower case (lowerCaseTokens); the path's are, as the route reads them.
+  const print = requestFingerprint(request.server.deps.secrets, request.method, lowerCaseTokensInUrl(request.url), request.body);
   const claim: IdempotencyClaim = { keys: [], owner: request.id, completed: false, handled: false };
   request.idempotency = claim;
   for (const named of keys) {
