@@ -116,6 +116,14 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
         expect((await page(path, { page_size: 100, begin: '2031-06-01T12:00:00.0005Z' })).data).toEqual([]);
       });
 
+      it('places a cursor whose item the filters leave out where that item stands', async () => {
+        const noneMade = { '/v1/external_bank_accounts': { states: 'CLOSED' }, '/v2/auth_rules': { event_stream: 'THREE_DS_AUTHENTICATION' }, '/v1/financial_accounts': { type: 'SECURITY' } }[path];
+        const filter = noneMade ?? { begin: new Date(Date.parse(NOW) + 1).toISOString() };
+        for (const cursor of ['starting_after', 'ending_before']) {
+          expect(await page(path, { ...filter, [cursor]: all[1]?.token })).toMatchObject({ data: [], has_more: false });
+        }
+      });
+
       it('refuses a cursor that names no item of this list (another list’s, another program’s) with 400', async () => {
         const elsewhere = (await context.program.client.financialAccounts.list()).data[0]?.token as string;
         const otherList = path === '/v1/cards' ? (await page('/v1/transactions', {})).data[0]?.token : (await page('/v1/cards', {})).data[0]?.token;
