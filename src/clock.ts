@@ -56,6 +56,16 @@ export function isoTimestamp(epochMs: number): string {
   return `${lastDay.prefix}${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(msOfDay % MS_PER_SECOND)}Z`;
 }
 
+/**
+ * An RFC 3339 date-time as the bound that items (stamped in whole milliseconds) must be strictly
+ * before (`end`): digits past the millisecond, which Date.parse drops, round it up, so that
+ * `created_ms < bound` keeps an item of 12:00:00.000 before 12:00:00.0005.
+ */
+export function exclusiveEndMs(dateTime: string): number {
+  const beyondMs = /\.\d{3}(\d+)/.exec(dateTime)?.[1] ?? '';
+  return Date.parse(dateTime) + (/[1-9]/.test(beyondMs) ? 1 : 0);
+}
+
 /** `YYYY-MM-DD` of the UTC day that contains `epochMs`. */
 export function isoDate(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { isoTimestamp, MS_PER_DAY } from './clock.js';
+import { exclusiveEndMs, isoTimestamp, MS_PER_DAY } from './clock.js';
 
 const DATE_RANGE_MS = 8.64e15; // the range a Date can hold
 
@@ -26,4 +26,14 @@ it('alternates between days without mixing their dates', () => {
 it('throws on an impossible time, as Date#toISOString does', () => {
   expect(() => isoTimestamp(Number.NaN)).toThrow(RangeError);
   expect(() => isoTimestamp(DATE_RANGE_MS + 1)).toThrow(RangeError);
+});
+
+it('reads an exclusive end rounded up past the millisecond, so an item of that millisecond is before it', () => {
+  const noon = Date.UTC(2031, 5, 1, 12);
+  expect(exclusiveEndMs('2031-06-01T12:00:00Z')).toBe(noon);
+  expect(exclusiveEndMs('2031-06-01T12:00:00.5Z')).toBe(noon + 500);
+  expect(exclusiveEndMs('2031-06-01T12:00:00.000000Z')).toBe(noon);
+  expect(exclusiveEndMs('2031-06-01T12:00:00.000001Z')).toBe(noon + 1);
+  expect(exclusiveEndMs('2031-06-01T14:00:00.1234+02:00')).toBe(noon + 124);
+  expect(exclusiveEndMs('1969-12-31T23:59:59.9995Z')).toBe(0);
 });

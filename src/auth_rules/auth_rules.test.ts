@@ -193,7 +193,7 @@ describeWithDb('auth rules', () => {
     expect((await client.cards.retrieve(card.token)).auth_rule_tokens).not.toContain(rule.token);
   });
 
-  it('lists newest first with filters (account_token, card_token, event_stream, scope) and cursors', async () => {
+  it('lists newest first with filters (account_token, business_account_token, card_token, event_stream, scope) and cursors', async () => {
     const fresh = await context.server.newProgram('lists');
     const freshCard = await newCard(fresh.client);
     const freshAccount = await acceptedAccountToken(fresh.client);
@@ -211,6 +211,8 @@ describeWithDb('auth rules', () => {
     expect(await list({ scope: 'ACCOUNT' })).toEqual([byAccount.token]);
     expect(await list({ scope: 'CARD', event_stream: 'AUTHORIZATION' })).toEqual([byCard.token]);
     expect(await list({ scope: 'BUSINESS_ACCOUNT' })).toEqual([]);
+    // The SDK's filter by business account: no rule is bound to one here.
+    expect(await list({ business_account_token: freshAccount })).toEqual([]);
     expect(await list({ scope: 'ANY' })).toHaveLength(4);
     expect(await list({ card_token: crypto.randomUUID() })).toEqual([]);
 

@@ -75,6 +75,7 @@ export type DraftAuthRuleBody = Static<typeof DraftAuthRuleBody>;
 
 export const ListAuthRulesQuery = ListQuery({
   account_token: Type.Optional(Uuid),
+  business_account_token: Type.Optional(Uuid),
   card_token: Type.Optional(Uuid),
   event_stream: Type.Optional(StringEnum(EVENT_STREAMS)),
   scope: Type.Optional(StringEnum(LIST_SCOPES)),

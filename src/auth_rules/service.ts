@@ -67,7 +67,7 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return rule as AuthRule;
 }
 
-/** Newest first. `scope` BUSINESS_ACCOUNT matches nothing (no business-account rules); ANY everything. */
+/** Newest first. `scope` BUSINESS_ACCOUNT and `business_account_token` match nothing (no business-account rules); scope ANY everything. */
 export async function list(exec: Executor, scope: ProgramScope, query: ListAuthRulesQuery): Promise<ListResponse<AuthRule>> {
   const { page_size, starting_after, ending_before, ...filters } = query;
   const { rows, has_more } = await store.listRules(exec, scope.programId, filters, { page_size, starting_after, ending_before });

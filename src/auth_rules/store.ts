@@ -50,6 +50,7 @@ export async function deleteRule(exec: Executor, programId: string, token: strin
 
 export interface ListFilters {
   account_token?: string | undefined;
+  business_account_token?: string | undefined;
   card_token?: string | undefined;
   event_stream?: string | undefined;
   scope?: string | undefined;
@@ -70,6 +71,8 @@ export function listRules(exec: Executor, programId: string, filters: ListFilter
   if (filters.scope !== undefined && filters.scope !== 'ANY') query = query.where('scope', '=', filters.scope as RuleRow['scope']);
   if (filters.account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'ACCOUNT', filters.account_token));
   if (filters.card_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'CARD', filters.card_token));
+  // No rule is bound to a business account (a rule's business_account_tokens is always []).
+  if (filters.business_account_token !== undefined) query = query.where(sql<boolean>`1 = 0`);
   return keysetPage(exec, query, 'auth_rules', programId, page);
 }
 

@@ -5,6 +5,7 @@
  * `(created_ms, token)`. Cost is independent of how deep the page is or how big the table grows.
  */
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { exclusiveEndMs } from '../clock.js';
 import { InvalidRequestError } from '../errors.js';
 import type { Executor } from './database.js';
 import type { Database } from './schema.js';
@@ -86,6 +87,6 @@ export function createdBetween<O>(
   const created = sql.ref(`${alias}.created_ms`);
   let result = query;
   if (range.begin !== undefined) result = result.where(sql<boolean>`${created} > ${Date.parse(range.begin)}`);
-  if (range.end !== undefined) result = result.where(sql<boolean>`${created} < ${Date.parse(range.end)}`);
+  if (range.end !== undefined) result = result.where(sql<boolean>`${created} < ${exclusiveEndMs(range.end)}`);
   return result;
 }

@@ -5,7 +5,7 @@ import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
-import { balanceOf, expectError, newAccount } from '../testing/money.js';
+import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
 import * as store from './store.js';
 
@@ -23,18 +23,7 @@ describeWithDb('external bank accounts', () => {
   });
 
   function body(extra: CreateBody = {}): CreateBody {
-    return {
-      account_number: '12345678901234567',
-      country: 'USA',
-      currency: 'USD',
-      owner: 'Ada Lovelace',
-      owner_type: 'INDIVIDUAL',
-      routing_number: '021000021',
-      type: 'CHECKING',
-      verification_method: 'MANUAL',
-      financial_account_token: operating,
-      ...extra,
-    };
+    return { ...manualBankAccount(operating), ...extra };
   }
   const create = (extra: CreateBody = {}, on: Lithic = context.program.client) => on.externalBankAccounts.create(body(extra) as never) as Promise<Eba>;
 

@@ -16,7 +16,7 @@
  * A movement the funds declined wrote no entries; it is read from its own resource and shown
  * DECLINED (see `declinedMovements`).
  */
-import { isoTimestamp } from '../clock.js';
+import { exclusiveEndMs, isoTimestamp } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
@@ -232,26 +232,30 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
   };
 }
 
-/** Applies the list filters and cursors; the list is not paged (Lithic answers it whole, has_more false). */
+/**
+ * Applies the cursors and the list filters; the list is not paged (Lithic answers it whole, has_more
+ * false). A cursor is placed in the whole list, so a transaction the filters leave out still marks
+ * where the page starts, as in the paged lists (db/pagination.ts).
+ */
 export function filterTransactions(transactions: readonly FinancialTransaction[], query: FinancialTransactionsQuery): FinancialTransaction[] {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
     throw new InvalidRequestError('starting_after, ending_before: use one cursor at a time');
   }
-  let selected = transactions.filter(
+  let positioned = transactions;
+  for (const [field, cursor] of [['starting_after', query.starting_after], ['ending_before', query.ending_before]] as const) {
+    if (cursor === undefined) continue;
+    const index = transactions.findIndex((transaction) => transaction.token === cursor);
+    if (index < 0) throw new InvalidRequestError(`${field}: no item with token '${cursor}' in this list`);
+    positioned = field === 'starting_after' ? transactions.slice(index + 1) : transactions.slice(0, index);
+  }
+  return positioned.filter(
     (transaction) =>
       (query.category === undefined || transaction.category === query.category) &&
       (query.result === undefined || transaction.result === query.result) &&
       (query.status === undefined || transaction.status === query.status) &&
       (query.begin === undefined || Date.parse(transaction.created) > Date.parse(query.begin)) &&
-      (query.end === undefined || Date.parse(transaction.created) < Date.parse(query.end)),
+      (query.end === undefined || Date.parse(transaction.created) < exclusiveEndMs(query.end)),
   );
-  for (const [field, cursor] of [['starting_after', query.starting_after], ['ending_before', query.ending_before]] as const) {
-    if (cursor === undefined) continue;
-    const index = selected.findIndex((transaction) => transaction.token === cursor);
-    if (index < 0) throw new InvalidRequestError(`${field}: no item with token '${cursor}' in this list`);
-    selected = field === 'starting_after' ? selected.slice(index + 1) : selected.slice(0, index);
-  }
-  return selected;
 }
 
 export async function list(

@@ -263,6 +263,21 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
     });
 
+    it('reads a cursor that the filters leave out by where it stands, as the paged lists do', async () => {
+      const { client } = context.program;
+      const account = await newAccount(client);
+      const other = await newAccount(client);
+      await fund(client, account, 1_000);
+      const older = await transfer(account, other, 1);
+      const deposit = await client.externalPayments.create({ amount: 7, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      const newer = await transfer(account, other, 2);
+      const tokens = async (query: Lithic.FinancialAccounts.FinancialTransactionListParams) =>
+        (await client.financialAccounts.financialTransactions.list(account, query)).data.map((transaction) => transaction.token);
+      expect(await tokens({ category: 'TRANSFER', starting_after: deposit.token })).toEqual([older.token]);
+      expect(await tokens({ category: 'TRANSFER', ending_before: deposit.token })).toEqual([newer.token]);
+      expect(await tokens({ status: 'SETTLED', ending_before: deposit.token })).toEqual([newer.token]);
+    });
+
     it('shows held money as pending (negative, going out) and nothing settled until it leaves; a hold let go never settled', async () => {
       const { client } = await context.server.newProgram('held money');
       const account = await newAccount(client);

@@ -5,6 +5,16 @@ import type { IdempotencyKeysTable } from './idempotency-tables.js';
 
 /** How a body `token` is stored as a key (idempotency.ts). */
 export const BODY_TOKEN_PREFIX = 'token:';
+const ESCAPED_HEADER_PREFIX = 'header:';
+
+/**
+ * How an `Idempotency-Key` header is stored: as sent, unless it begins like a body token's key (or
+ * like an escaped header), which is then stored behind ESCAPED_HEADER_PREFIX, so that no header
+ * can take or replay a token's record.
+ */
+export function headerKey(key: string): string {
+  return key.startsWith(BODY_TOKEN_PREFIX) || key.startsWith(ESCAPED_HEADER_PREFIX) ? `${ESCAPED_HEADER_PREFIX}${key}` : key;
+}
 
 export async function insertClaim(exec: Executor, row: IdempotencyKeysTable): Promise<boolean> {
   const result = await exec

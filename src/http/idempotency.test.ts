@@ -57,6 +57,22 @@ describeWithDb('idempotency', () => {
     expect(response.status).toBe(400);
   });
 
+  it('reads tokens in the path case-insensitively, as the route does: the same request in another case is a replay', async () => {
+    const key = crypto.randomUUID();
+    const account = await context.program.client.financialAccounts.create({ nickname: 'closing', type: 'OPERATING' });
+    const close = async (token: string) => {
+      const response = await context.server.request('POST', `/v1/financial_accounts/${token}/update_status`, {
+        apiKey: context.program.apiKey,
+        body: { status: 'CLOSED', substatus: 'END_USER_REQUEST' },
+        headers: { 'idempotency-key': key },
+      });
+      return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
+    };
+    const first = await close(account.token.toUpperCase());
+    expect(first.status).toBe(200);
+    expect(await close(account.token)).toEqual({ ...first, replayed: 'true' });
+  });
+
   it('scopes keys per program', async () => {
     const key = crypto.randomUUID();
     const other = await context.server.newProgram('other');

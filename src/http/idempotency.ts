@@ -21,6 +21,8 @@
  * replay is not recorded), and two such requests racing create one resource (the second finds the
  * token in flight: 409).
  * A claim whose request died (crash) expires after LEASE_MS and can then be taken over.
+ * The two kinds of key never share a record (`store.headerKey`): a header spelled like a token's key
+ * is stored apart from it.
  * `Idempotency-Key` records are kept for RETENTION_MS of wall time (24 hours, as Lithic and Stripe
  * keep keys), then the sweep deletes them and the key may be used again. A body token's record stays
  * as long as its resource: reusing that token always returns the original.
@@ -34,6 +36,7 @@ import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
 import { REQUEST_ID_HEADER } from './auth.js';
 import * as store from './idempotency-store.js';
+import { lowerCaseTokensInUrl } from './validation.js';
 
 const LEASE_MS = 60_000;
 export const RETENTION_MS = 24 * 3_600_000;
@@ -93,7 +96,7 @@ function idempotencyKeysOf(request: FastifyRequest): NamedKey[] {
   const key = Array.isArray(header) ? header[0] : header;
   if (key !== undefined && key !== '') {
     if (key.length > MAX_KEY_LENGTH) throw new InvalidRequestError(`Idempotency-Key: must be at most ${MAX_KEY_LENGTH} characters`);
-    keys.push({ key, field: 'Idempotency-Key' });
+    keys.push({ key: store.headerKey(key), field: 'Idempotency-Key' });
   }
   return keys;
 }
@@ -110,16 +113,17 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
   const keys = idempotencyKeysOf(request);
   if (keys.length === 0) return undefined;
 
-  const print = requestFingerprint(request.server.deps.secrets, request.method, request.url, request.body);
+  // The body's tokens are already in lower case (lowerCaseTokens); the path's are, as the route reads them.
+  const print = requestFingerprint(request.server.deps.secrets, request.method, lowerCaseTokensInUrl(request.url), request.body);
   const claim: IdempotencyClaim = { keys: [], owner: request.id, completed: false, handled: false };
   request.idempotency = claim;
   for (const named of keys) {
     const replay = await claimKey(request, named, print, claim.owner);
     if (replay) {
       const body = replay.response_body ? request.server.deps.secrets.decrypt(replay.response_body) : '';
-      // A replayed refusal is the original answer: its header names the request its body names.
-      const originalRequestId = (replay.response_status ?? 200) >= 400 ? (JSON.parse(body) as { debugging_request_id?: string }).debugging_request_id : undefined;
-      if (originalRequestId !== undefined) reply.header(REQUEST_ID_HEADER, originalRequestId);
+      // A replay is the original answer: its header names the request its body names (a refusal, a simulation).
+      const originalRequestId = body.includes('"debugging_request_id"') ? (JSON.parse(body) as { debugging_request_id?: unknown }).debugging_request_id : undefined;
+      if (typeof originalRequestId === 'string') reply.header(REQUEST_ID_HEADER, originalRequestId);
       return reply
         .code(replay.response_status ?? 200)
         .header(REPLAY_HEADER, 'true')

@@ -150,6 +150,13 @@ function holdsTokens(key: string): boolean {
 
 const lowerIfUuid = (value: unknown) => (typeof value === 'string' && UUID_TEXT.test(value) ? value.toLowerCase() : value);
 
+const UUIDS_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** A request URL with its tokens in lower case: the same request whatever case its path's tokens are in. */
+export function lowerCaseTokensInUrl(url: string): string {
+  return url.replace(UUIDS_IN_TEXT, (token) => token.toLowerCase());
+}
+
 /**
  * Tokens are UUIDs, which are case-insensitive: Cardwright issues them in lower case and stores
  * them so, and an upper-case spelling of one (`PATCH /v1/cards/ABC…`) names the same resource.

@@ -135,6 +135,14 @@ describeWithDb('body token as idempotency key', () => {
         expect(JSON.parse(created.text).token).toBe(token);
       });
 
+      it('keeps header keys apart from tokens: a header key spelled like a token’s record does not hold the token', async () => {
+        const token = crypto.randomUUID();
+        expect((await post(resource, creates[resource](crypto.randomUUID()), `${idempotencyStore.BODY_TOKEN_PREFIX}${token}`)).status).toBe(200);
+        const created = await post(resource, creates[resource](token));
+        expect(created.status).toBe(200);
+        expect(JSON.parse(created.text).token).toBe(token);
+      });
+
       it('concurrent requests with one token, some with headers, create exactly one', async () => {
         const token = crypto.randomUUID();
         const body = creates[resource](token);

@@ -42,6 +42,21 @@ export function bookTransfer(client: Lithic, from: string, to: string, cents: nu
   });
 }
 
+/** A create body of a MANUAL (at once ENABLED) external bank account funded from `financialAccountToken`. */
+export function manualBankAccount(financialAccountToken: string) {
+  return {
+    account_number: '12345678901234567',
+    country: 'USA',
+    currency: 'USD',
+    owner: 'Ada Lovelace',
+    owner_type: 'INDIVIDUAL',
+    routing_number: '021000021',
+    type: 'CHECKING',
+    verification_method: 'MANUAL',
+    financial_account_token: financialAccountToken,
+  } as const;
+}
+
 export async function balanceOf(client: Lithic, financialAccountToken: string): Promise<Balance> {
   const page = await client.financialAccounts.balances.list(financialAccountToken);
   const [balance] = page.data;

@@ -240,8 +240,10 @@ describeWithDb('card transaction simulations', () => {
       const key = crypto.randomUUID();
       const body = { amount: 100, descriptor: 'ONCE', pan: card.pan };
       const first = await client.transactions.simulateAuthorization(body, { headers: { 'Idempotency-Key': key } });
-      const again = await client.transactions.simulateAuthorization(body, { headers: { 'Idempotency-Key': key } });
-      expect(again).toEqual(first);
+      const again = await client.transactions.simulateAuthorization(body, { headers: { 'Idempotency-Key': key } }).withResponse();
+      expect(again.data).toEqual(first);
+      // The replay's header names the request its body names: the original one.
+      expect(again.response.headers.get('x-request-id')).toBe(first.debugging_request_id);
       expect((await client.transactions.list({ card_token: card.token })).data).toHaveLength(1);
       expect(await issuingBalance(client, card)).toEqual({ available: -100, pending: 100, total: 0 });
     });

@@ -1,0 +1,136 @@
+/**
+ * The list mechanism on every cursor-paged list at once (reference 08), with the wall clock frozen so
+ * that every item of a list is created in the same millisecond: the keyset must then order by token
+ * and neither skip nor repeat a row. Checked through the SDK's own auto-pagination, forward and (when
+ * the first call has `ending_before`) backward; `begin`/`end` strictly after/before; cursors that name
+ * no item of this list. Account holders are paged the same way, sized by `limit`. Each resource's
+ * own list tests cover its filters.
+ */
+import crypto from 'node:crypto';
+import type Lithic from 'lithic';
+import { CursorPage } from 'lithic/pagination';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { conditionalBlock, createRule, newCard } from '../testing/auth_rules.js';
+import { frozenWallClock } from '../testing/clock.js';
+import { kycBody } from '../testing/enrollment.js';
+import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
+import { bookTransfer, expectError, fund, manualBankAccount, newAccount } from '../testing/money.js';
+
+const NOW = '2031-06-01T12:00:00.000Z';
+const TODAY = NOW.slice(0, 10);
+const MADE = 5;
+
+type Item = { token: string; created?: string };
+
+/** How to make one more item of a list, given what the program holds. */
+type Maker = (client: Lithic, fixture: Fixture) => Promise<unknown>;
+interface Fixture {
+  from: string;
+  to: string;
+  card: Lithic.Card & { pan: string };
+}
+
+const LISTS: Record<string, Maker> = {
+  '/v1/cards': (client) => client.cards.create({ type: 'VIRTUAL' }),
+  '/v1/accounts': (client) => client.accountHolders.create(kycBody() as never),
+  '/v1/account_holders': (client) => client.accountHolders.create(kycBody() as never),
+  '/v1/book_transfers': (client, { from, to }) => bookTransfer(client, from, to, 1),
+  '/v1/management_operations': (client, { to }) =>
+    client.managementOperations.create({ amount: 1, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: TODAY, event_type: 'CASH_BACK', financial_account_token: to }),
+  '/v1/external_payments': (client, { to }) =>
+    client.externalPayments.create({ amount: 1, category: 'EXTERNAL_WIRE', effective_date: TODAY, financial_account_token: to, payment_type: 'DEPOSIT' }),
+  '/v1/external_bank_accounts': (client, { to }) => client.externalBankAccounts.create(manualBankAccount(to)),
+  '/v2/auth_rules': (client, { card }) => createRule(client, conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }], { card_tokens: [card.token] })),
+  '/v1/transactions': (client, { card }) => client.transactions.simulateAuthorization({ amount: 1, descriptor: 'SAME MS', pan: card.pan }),
+  '/v1/financial_accounts': (client) => newAccount(client, 'same ms'),
+};
+
+describeWithDb('cursor pagination on every list, with every item made in the same millisecond', () => {
+  const { wall } = frozenWallClock(NOW);
+  const context = useTestServer({ wall });
+  let pager: TestProgram;
+
+  beforeAll(async () => {
+    pager = await context.server.newProgram('pager');
+    const { client } = pager;
+    const from = await newAccount(client, 'from');
+    const to = await newAccount(client, 'to');
+    await fund(client, from, 1_000);
+    const card = (await newCard(client)) as Fixture['card'];
+    for (const make of Object.values(LISTS)) for (let made = 0; made < MADE; made++) await make(client, { from, to, card });
+  });
+
+  /** One page, read as the SDK's cursor pages are (account holders size it with `limit`, not `page_size`). */
+  const page = (path: string, { page_size, ...query }: Record<string, unknown>) =>
+    pager.client.getAPIList<Item, CursorPage<Item>>(path, CursorPage, { query: { ...query, [path === '/v1/account_holders' ? 'limit' : 'page_size']: page_size } });
+
+  for (const path of Object.keys(LISTS)) {
+    describe(path, () => {
+      let all: Item[];
+
+      beforeAll(async () => {
+        all = (await page(path, { page_size: 100 })).data;
+      });
+
+      it('made its items in one millisecond, ordered by token within it', () => {
+        expect(all.length).toBeGreaterThanOrEqual(MADE);
+        // An auth rule shows no `created`; it was made at the same frozen instant.
+        if (path !== '/v2/auth_rules') expect(new Set(all.map((item) => item.created))).toEqual(new Set([NOW]));
+        const tokens = all.map((item) => item.token);
+        expect(tokens).toEqual([...tokens].sort().reverse());
+      });
+
+      it('pages forward through every item exactly once (SDK auto-pagination)', async () => {
+        const seen: string[] = [];
+        for await (const item of await page(path, { page_size: 2 })) seen.push(item.token);
+        expect(seen).toEqual(all.map((item) => item.token));
+      });
+
+      it('pages backward from ending_before through every newer item exactly once, each page newest first', async () => {
+        const oldest = all.at(-1) as Item;
+        const pages: string[][] = [];
+        for await (const each of (await page(path, { page_size: 2, ending_before: oldest.token })).iterPages()) {
+          pages.push(each.data.map((item) => item.token));
+        }
+        // Each page is the items just newer than the previous page's first, newest first.
+        expect(pages.reverse().flat()).toEqual(all.slice(0, -1).map((item) => item.token));
+      });
+
+      it('answers has_more in the direction of travel', async () => {
+        const middle = all[2] as Item;
+        expect(await page(path, { page_size: 2, ending_before: middle.token })).toMatchObject({ has_more: false, data: all.slice(0, 2) });
+        expect(await page(path, { page_size: 1, ending_before: middle.token })).toMatchObject({ has_more: true, data: all.slice(1, 2) });
+        expect(await page(path, { page_size: all.length - 3, starting_after: middle.token })).toMatchObject({ has_more: false, data: all.slice(3) });
+        expect(await page(path, { page_size: 1, starting_after: all.at(-1)?.token })).toMatchObject({ has_more: false, data: [] });
+      });
+
+      it('takes begin and end as strictly after and before', async () => {
+        const justBefore = new Date(Date.parse(NOW) - 1).toISOString();
+        const justAfter = new Date(Date.parse(NOW) + 1).toISOString();
+        if (path === '/v1/external_bank_accounts' || path === '/v2/auth_rules' || path === '/v1/financial_accounts') return; // no begin/end
+        expect((await page(path, { page_size: 100, begin: NOW })).data).toEqual([]);
+        expect((await page(path, { page_size: 100, end: NOW })).data).toEqual([]);
+        expect((await page(path, { page_size: 100, begin: justBefore, end: justAfter })).data).toEqual(all);
+        // Digits past the millisecond count: made at 12:00:00.000, the items are before 12:00:00.0005.
+        expect((await page(path, { page_size: 100, end: '2031-06-01T12:00:00.0005Z' })).data).toEqual(all);
+        expect((await page(path, { page_size: 100, begin: '2031-06-01T12:00:00.0005Z' })).data).toEqual([]);
+      });
+
+      it('places a cursor whose item the filters leave out where that item stands', async () => {
+        const noneMade = { '/v1/external_bank_accounts': { states: 'CLOSED' }, '/v2/auth_rules': { event_stream: 'THREE_DS_AUTHENTICATION' }, '/v1/financial_accounts': { type: 'SECURITY' } }[path];
+        const filter = noneMade ?? { begin: new Date(Date.parse(NOW) + 1).toISOString() };
+        for (const cursor of ['starting_after', 'ending_before']) {
+          expect(await page(path, { ...filter, [cursor]: all[1]?.token })).toMatchObject({ data: [], has_more: false });
+        }
+      });
+
+      it('refuses a cursor that names no item of this list (another list’s, another program’s) with 400', async () => {
+        const elsewhere = (await context.program.client.financialAccounts.list()).data[0]?.token as string;
+        const otherList = path === '/v1/cards' ? (await page('/v1/transactions', {})).data[0]?.token : (await page('/v1/cards', {})).data[0]?.token;
+        for (const [field, token] of [['starting_after', otherList], ['ending_before', elsewhere], ['starting_after', crypto.randomUUID()]] as const) {
+          expect(await expectError(page(path, { [field]: token }), 400)).toBe(`${field}: no item with token '${token}' in this list`);
+        }
+      });
+    });
+  }
+});
