@@ -331,6 +331,28 @@ describeWithDb('account holders', () => {
       expect((await clocked.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
     });
 
+    it('REJECTED takes all 17 simulation reasons of spec 4.3 at once; ACCEPTED is the default status', async () => {
+      const reasons = [
+        ...['ID_VERIFICATION_FAILURE', 'ADDRESS_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE', 'BUSINESS_OFFICERS_NOT_MATCHED', 'SOS_FILING_INACTIVE', 'SOS_NOT_MATCHED', 'CMRA_FAILURE', 'WATCHLIST_FAILURE', 'REGISTERED_AGENT_FAILURE'].map(
+          (r) => `PRIMARY_BUSINESS_ENTITY_${r}`,
+        ),
+        ...['BLOCKLIST_ALERT_FAILURE', 'ID_VERIFICATION_FAILURE', 'DOB_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE'].map((r) => `CONTROL_PERSON_${r}`),
+        ...['DOB_VERIFICATION_FAILURE', 'BLOCKLIST_ALERT_FAILURE', 'ID_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE'].map((r) => `BENEFICIAL_OWNER_INDIVIDUAL_${r}`),
+      ] as Lithic.AccountHolderSimulateEnrollmentReviewParams['status_reasons'] & string[];
+      expect(reasons).toHaveLength(17);
+      const created = await pendingBusiness();
+      const reviewed = await context.program.client.accountHolders.simulateEnrollmentReview({
+        account_holder_token: created.token,
+        status: 'REJECTED',
+        status_reasons: [...reasons],
+      });
+      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: reasons, verification_application: { status: 'REJECTED', status_reasons: reasons } });
+
+      const defaulted = await pendingBusiness();
+      const accepted = await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: defaulted.token });
+      expect(accepted).toMatchObject({ status: 'ACCEPTED', status_reasons: [], verification_application: { status: 'ACCEPTED', status_reasons: [] } });
+    });
+
     it.each([
       [{ status: 'ACCEPTED' }, 'account_holder_token: is required'],
       [{ status: 'REJECTED' }, 'status_reasons: at least one reason is required when status is REJECTED'],

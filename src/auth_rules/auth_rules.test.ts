@@ -144,6 +144,16 @@ describeWithDb('auth rules', () => {
     expect(reactivated).toMatchObject({ state: 'ACTIVE', current_version: { version: 1 } });
   });
 
+  it('counts the name limit (1024) in characters on create and PATCH; a longer name changes nothing', async () => {
+    const long = '\u{1F600}'.repeat(1024);
+    const rule = await createRule(client, { ...conditionalBlock(BLOCK_GAMBLING), name: long });
+    expect(rule.name).toBe(long);
+    const renamed = await patch(rule.token, { name: 'é'.repeat(1024) });
+    expect(renamed.name).toBe('é'.repeat(1024));
+    expect(await expectError(patch(rule.token, { name: '\u{1F600}'.repeat(1025) }), 400)).toBe('name: must NOT have more than 1024 characters');
+    expect(await v2().retrieve(rule.token)).toEqual(renamed);
+  });
+
   it('PATCH replaces the association of the variant given, and may move a rule to another scope', async () => {
     const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
     expect(await patch(rule.token, { card_tokens: [otherCard.token] })).toMatchObject({ card_tokens: [otherCard.token], program_level: false });

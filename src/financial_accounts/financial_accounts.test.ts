@@ -42,6 +42,21 @@ describeWithDb('financial accounts', () => {
     expect(reserve.data[0]?.type).toBe('RESERVE');
   });
 
+  it('counts the nickname limit (256) in characters, not bytes or UTF-16 units, and keeps it intact', async () => {
+    const client = context.program.client;
+    for (const nickname of ['n'.repeat(256), '\u{1F600}'.repeat(256), 'é'.repeat(256)]) {
+      const created = await client.financialAccounts.create({ nickname, type: 'OPERATING' });
+      expect(created).toMatchObject({ nickname, is_for_benefit_of: false, account_token: null });
+      expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe(nickname);
+    }
+    const before = await countAccounts(client);
+    expect(await client.financialAccounts.create({ nickname: '\u{1F600}'.repeat(257), type: 'OPERATING' }).catch((caught: unknown) => caught)).toMatchObject({
+      status: 400,
+      error: { message: 'nickname: must NOT have more than 256 characters' },
+    });
+    expect(await countAccounts(client)).toBe(before);
+  });
+
   it.each([
     [{ type: 'OPERATING' }, 'nickname: is required'],
     [{ nickname: 'x' }, 'type: is required'],
