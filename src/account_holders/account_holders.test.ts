@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
-import { enroll, kybBody, kycBody, kycExemptBody, US_ADDRESS } from '../testing/enrollment.js';
+import { enroll, kybBody, kycBody, kycExemptBody, person, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 
 type Body = Record<string, unknown>;
@@ -128,6 +128,21 @@ describeWithDb('account holders', () => {
       const entityTokens = [holder.business_entity?.entity_token, holder.control_person?.entity_token, holder.beneficial_owner_individuals?.[0]?.entity_token];
       expect(new Set(entityTokens).size).toBe(3);
       expect(holder.control_person).not.toHaveProperty('government_id');
+    });
+
+    it('takes the most beneficial owners spec 8 allows (4 individuals, 4 deprecated entities) and lists each with its own entity token', async () => {
+      const body = {
+        ...kybBody(),
+        beneficial_owner_individuals: [1, 2, 3, 4].map((n) => ({ ...person(`owner${n}`), first_name: `Owner${n}` })),
+        beneficial_owner_entities: [1, 2, 3, 4].map((n) => ({ ...kybBody().business_entity, legal_business_name: `Holding ${n}` })),
+      };
+      const holder = await context.program.client.accountHolders.retrieve((await enroll(context.program.client, body)).token);
+      expect(holder.beneficial_owner_individuals?.map((owner) => owner.first_name)).toEqual(['Owner1', 'Owner2', 'Owner3', 'Owner4']);
+      expect(holder.beneficial_owner_entities?.map((owner) => owner.legal_business_name)).toEqual(['Holding 1', 'Holding 2', 'Holding 3', 'Holding 4']);
+      const entityTokens = [...(holder.beneficial_owner_individuals ?? []), ...(holder.beneficial_owner_entities ?? [])].map((owner) => owner.entity_token);
+      expect(new Set(entityTokens).size).toBe(8);
+      const error = await apiFailure(enroll(context.program.client, { ...body, beneficial_owner_entities: [...body.beneficial_owner_entities, body.business_entity] }));
+      expect(error).toEqual({ status: 400, message: 'beneficial_owner_entities: must NOT have more than 4 items' });
     });
 
     it('KYB_BYO is ACCEPTED and needs kyb_passed_timestamp; beneficial owners may be empty', async () => {

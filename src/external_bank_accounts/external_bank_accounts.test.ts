@@ -417,6 +417,7 @@ describeWithDb('external bank accounts', () => {
       const all: string[] = [];
       for await (const item of lister.client.externalBankAccounts.list({ page_size: 1 })) all.push(item.token);
       expect(all).toEqual(madeTokens(3, 2, 1, 0));
+      expect(await get('page_size=100')).toEqual(madeTokens(3, 2, 1, 0));
     });
 
     it.each(['page_size=0', 'page_size=101', 'page_size=x', 'states=OPEN', 'account_types=CHECKING,BROKERAGE', 'verification_states=DONE', 'owner_types=TRUST', 'account_token=nope', `starting_after=${crypto.randomUUID()}`, 'colour=red'])(
