@@ -86,6 +86,10 @@ export async function create(tx: Executor, scope: ProgramScope, body: CreateFina
   if (body.account_token !== undefined) {
     const account = await accounts.find(tx, scope.programId, body.account_token);
     if (!account) throw notFound('account', body.account_token, 'account_token');
+    // A CLOSED account (closed by the client, or its holder's enrollment REJECTED) is final: no new money accounts.
+    if (account.state === 'CLOSED') {
+      throw new UnprocessableError(`account_token: account '${account.token}' is CLOSED, which is final; no financial account can be opened for it`);
+    }
   }
   const row = await insertFinancialAccount(
     tx,
