@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
-import { enroll, kybBody, kycBody, kycExemptBody, US_ADDRESS } from '../testing/enrollment.js';
+import { enroll, kybBody, kycBody, kycExemptBody, person, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 
 type Body = Record<string, unknown>;
@@ -128,6 +128,21 @@ describeWithDb('account holders', () => {
       const entityTokens = [holder.business_entity?.entity_token, holder.control_person?.entity_token, holder.beneficial_owner_individuals?.[0]?.entity_token];
       expect(new Set(entityTokens).size).toBe(3);
       expect(holder.control_person).not.toHaveProperty('government_id');
+    });
+
+    it('takes the most beneficial owners spec 8 allows (4 individuals, 4 deprecated entities) and lists each with its own entity token', async () => {
+      const body = {
+        ...kybBody(),
+        beneficial_owner_individuals: [1, 2, 3, 4].map((n) => ({ ...person(`owner${n}`), first_name: `Owner${n}` })),
+        beneficial_owner_entities: [1, 2, 3, 4].map((n) => ({ ...kybBody().business_entity, legal_business_name: `Holding ${n}` })),
+      };
+      const holder = await context.program.client.accountHolders.retrieve((await enroll(context.program.client, body)).token);
+      expect(holder.beneficial_owner_individuals?.map((owner) => owner.first_name)).toEqual(['Owner1', 'Owner2', 'Owner3', 'Owner4']);
+      expect(holder.beneficial_owner_entities?.map((owner) => owner.legal_business_name)).toEqual(['Holding 1', 'Holding 2', 'Holding 3', 'Holding 4']);
+      const entityTokens = [...(holder.beneficial_owner_individuals ?? []), ...(holder.beneficial_owner_entities ?? [])].map((owner) => owner.entity_token);
+      expect(new Set(entityTokens).size).toBe(8);
+      const error = await apiFailure(enroll(context.program.client, { ...body, beneficial_owner_entities: [...body.beneficial_owner_entities, body.business_entity] }));
+      expect(error).toEqual({ status: 400, message: 'beneficial_owner_entities: must NOT have more than 4 items' });
     });
 
     it('KYB_BYO is ACCEPTED and needs kyb_passed_timestamp; beneficial owners may be empty', async () => {
@@ -329,6 +344,28 @@ describeWithDb('account holders', () => {
       expect(application.created).toBe(created.created);
       expect(Date.parse(application.updated)).toBeGreaterThanOrEqual(Date.parse(later));
       expect((await clocked.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
+    });
+
+    it('REJECTED takes all 17 simulation reasons of spec 4.3 at once; ACCEPTED is the default status', async () => {
+      const reasons = [
+        ...['ID_VERIFICATION_FAILURE', 'ADDRESS_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE', 'BUSINESS_OFFICERS_NOT_MATCHED', 'SOS_FILING_INACTIVE', 'SOS_NOT_MATCHED', 'CMRA_FAILURE', 'WATCHLIST_FAILURE', 'REGISTERED_AGENT_FAILURE'].map(
+          (r) => `PRIMARY_BUSINESS_ENTITY_${r}`,
+        ),
+        ...['BLOCKLIST_ALERT_FAILURE', 'ID_VERIFICATION_FAILURE', 'DOB_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE'].map((r) => `CONTROL_PERSON_${r}`),
+        ...['DOB_VERIFICATION_FAILURE', 'BLOCKLIST_ALERT_FAILURE', 'ID_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE'].map((r) => `BENEFICIAL_OWNER_INDIVIDUAL_${r}`),
+      ] as Lithic.AccountHolderSimulateEnrollmentReviewParams['status_reasons'] & string[];
+      expect(reasons).toHaveLength(17);
+      const created = await pendingBusiness();
+      const reviewed = await context.program.client.accountHolders.simulateEnrollmentReview({
+        account_holder_token: created.token,
+        status: 'REJECTED',
+        status_reasons: [...reasons],
+      });
+      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: reasons, verification_application: { status: 'REJECTED', status_reasons: reasons } });
+
+      const defaulted = await pendingBusiness();
+      const accepted = await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: defaulted.token });
+      expect(accepted).toMatchObject({ status: 'ACCEPTED', status_reasons: [], verification_application: { status: 'ACCEPTED', status_reasons: [] } });
     });
 
     it.each([

@@ -1,8 +1,8 @@
 /** Auth Rules v2 endpoints over HTTP with the SDK: create, get, list, PATCH (seed 4.1), draft, promote, delete. */
 import crypto from 'node:crypto';
 import type Lithic from 'lithic';
-import { beforeAll, expect, it } from 'vitest';
-import { acceptedAccountToken } from '../testing/enrollment.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { acceptedAccountToken, enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 import { conditionalBlock, createRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
@@ -144,6 +144,16 @@ describeWithDb('auth rules', () => {
     expect(reactivated).toMatchObject({ state: 'ACTIVE', current_version: { version: 1 } });
   });
 
+  it('counts the name limit (1024) in characters on create and PATCH; a longer name changes nothing', async () => {
+    const long = '\u{1F600}'.repeat(1024);
+    const rule = await createRule(client, { ...conditionalBlock(BLOCK_GAMBLING), name: long });
+    expect(rule.name).toBe(long);
+    const renamed = await patch(rule.token, { name: 'é'.repeat(1024) });
+    expect(renamed.name).toBe('é'.repeat(1024));
+    expect(await expectError(patch(rule.token, { name: '\u{1F600}'.repeat(1025) }), 400)).toBe('name: must NOT have more than 1024 characters');
+    expect(await v2().retrieve(rule.token)).toEqual(renamed);
+  });
+
   it('PATCH replaces the association of the variant given, and may move a rule to another scope', async () => {
     const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
     expect(await patch(rule.token, { card_tokens: [otherCard.token] })).toMatchObject({ card_tokens: [otherCard.token], program_level: false });
@@ -181,6 +191,76 @@ describeWithDb('auth rules', () => {
     expect(await expectError(patch(rule.token, { nickname: 'x' }), 400)).toBe('nickname: is not a recognised field');
     expect(await v2().retrieve(rule.token)).toEqual(rule);
     expect(await expectError(patch(crypto.randomUUID(), { name: 'x' }), 404)).toMatch(/^auth rule '.*' not found$/);
+  });
+
+  describe('business accounts (SDK 0.119: business_account_tokens in the account-level variant)', () => {
+    /** A business, one authorized user of it, and a card on each account. */
+    async function businessWithAuthorizedUser(owner: Lithic) {
+      const business = await enroll(owner, kybBody('KYB_BYO'));
+      const user = await enroll(owner, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token });
+      return { business: business.account_token, user: user.account_token, businessCard: await newCard(owner, business.account_token), userCard: await newCard(owner, user.account_token) };
+    }
+
+    it('binds a rule to a business account: shown on the rule, found by list filters, applied to the business and its authorized users', async () => {
+      const fresh = await context.server.newProgram('business rules');
+      const { business, user, businessCard, userCard } = await businessWithAuthorizedUser(fresh.client);
+      const elsewhere = await newCard(fresh.client);
+      const rule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { business_account_tokens: [business] }));
+      expect(rule).toMatchObject({ business_account_tokens: [business], account_tokens: [], card_tokens: [], program_level: false });
+      expect(rule).not.toHaveProperty('excluded_card_tokens');
+      const accountRule = await createRule(fresh.client, velocityLimit({ limit_count: 3 }, { account_tokens: [user] }));
+
+      const list = async (query: object) => (await fresh.client.authRules.v2.list({ page_size: 100, ...query } as never)).data.map((r) => r.token);
+      expect(await list({ business_account_token: business })).toEqual([rule.token]);
+      expect(await list({ business_account_token: user })).toEqual([]);
+      expect(await list({ scope: 'BUSINESS_ACCOUNT' })).toEqual([rule.token]);
+      expect(await list({ account_token: user })).toEqual([accountRule.token]);
+
+      expect((await fresh.client.cards.retrieve(businessCard.token)).auth_rule_tokens).toEqual([rule.token]);
+      expect((await fresh.client.cards.retrieve(userCard.token)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
+      expect((await fresh.client.cards.retrieve(elsewhere.token)).auth_rule_tokens).toEqual([]);
+      expect((await fresh.client.accounts.retrieve(user)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
+    });
+
+    it('PATCH replaces business_account_tokens alone, keeps account_tokens, and moves a card rule to the account-level variant', async () => {
+      const fresh = await context.server.newProgram('business patch');
+      const first = await businessWithAuthorizedUser(fresh.client);
+      const second = await businessWithAuthorizedUser(fresh.client);
+      const rule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { account_tokens: [first.user], business_account_tokens: [first.business] }));
+      expect(rule).toMatchObject({ account_tokens: [first.user], business_account_tokens: [first.business] });
+      const patched = await fresh.client.authRules.v2.update(rule.token, { business_account_tokens: [second.business] });
+      expect(patched).toMatchObject({ account_tokens: [first.user], business_account_tokens: [second.business] });
+      expect(await fresh.client.authRules.v2.update(rule.token, { account_tokens: [] })).toMatchObject({ account_tokens: [], business_account_tokens: [second.business] });
+
+      const cardRule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [first.userCard.token] }));
+      expect(await fresh.client.authRules.v2.update(cardRule.token, { business_account_tokens: [first.business] })).toMatchObject({
+        card_tokens: [],
+        account_tokens: [],
+        business_account_tokens: [first.business],
+        program_level: false,
+      });
+      expect(await expectError(fresh.client.authRules.v2.update(cardRule.token, { business_account_tokens: [first.business], card_tokens: [] } as never), 400)).toContain(
+        'cannot be mixed',
+      );
+    });
+
+    it('refuses business accounts that are unknown (404), not a business’s (422), repeated or empty (400), changing nothing', async () => {
+      const fresh = await context.server.newProgram('business checks');
+      const { business, user } = await businessWithAuthorizedUser(fresh.client);
+      const unknown = crypto.randomUUID();
+      const create = (scope: object) => createRule(fresh.client, { ...conditionalBlock(BLOCK_GAMBLING, {}), ...scope });
+      expect(await expectError(create({ business_account_tokens: [business, unknown] }), 404)).toBe(`business_account_tokens[1]: account '${unknown}' not found`);
+      expect(await expectError(create({ business_account_tokens: [user] }), 422)).toBe(`business_account_tokens[0]: account '${user}' is not the account of a BUSINESS account holder`);
+      expect(await expectError(create({ business_account_tokens: [business, business] }), 400)).toBe(`business_account_tokens[1]: duplicate of business_account_tokens[0] ('${business}')`);
+      expect(await expectError(create({ business_account_tokens: [] }), 400)).toBe('business_account_tokens: must name at least one account');
+      expect(await expectError(create({ business_account_tokens: [business], card_tokens: [crypto.randomUUID()] }), 400)).toContain('a rule has one scope');
+      expect(await expectError(create({ business_account_tokens: [business], program_level: true }), 400)).toContain('a rule has one scope');
+      expect((await fresh.client.authRules.v2.list()).data).toEqual([]);
+      const rule = await create({ business_account_tokens: [business] });
+      expect(await expectError(fresh.client.authRules.v2.update(rule.token, { business_account_tokens: [user] }), 422)).toContain('is not the account of a BUSINESS account holder');
+      expect(await fresh.client.authRules.v2.retrieve(rule.token)).toEqual(rule);
+      expect(await expectError(fresh.client.authRules.v2.list({ business_account_token: 'nope' }), 400)).toBe('business_account_token: must be a valid uuid');
+    });
   });
 
   it('deletes a rule (204, empty body); it is gone afterwards', async () => {

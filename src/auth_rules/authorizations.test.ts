@@ -7,6 +7,7 @@ import type Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { conditionalBlock, createRule, enforcedRule, merchantLock, newCard, velocityLimit, type RuleScope } from '../testing/auth_rules.js';
+import { enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 
 const GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
 
@@ -59,6 +60,22 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect((await authorize(other.client, other.card, { amount: 4_000 })).status).toBe('PENDING');
     // Rules of one program never touch another's cards.
     expect((await authorize(program.client, card, { mcc: '5411', amount: 6_000 })).status).toBe('PENDING');
+  });
+
+  it('applies a business-account rule to the business’s cards and its authorized users’ cards, not to others', async () => {
+    const { client, card: elsewhere } = await fresh('business account');
+    const business = await enroll(client, kybBody('KYB_BYO'));
+    const user = await enroll(client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token });
+    const businessCard = await newCard(client, business.account_token);
+    const userCard = await newCard(client, user.account_token);
+    const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { account_tokens: [user.account_token], business_account_tokens: [business.account_token] }));
+    for (const card of [businessCard, userCard]) {
+      const declined = await authorize(client, card, { mcc: '7995' });
+      expect(declined.status).toBe('DECLINED');
+      // Bound twice to the user's card (its account and its business), the rule is evaluated once.
+      expect(declined.events?.[0]?.rule_results.map((result) => result.auth_rule_token)).toEqual([rule.token]);
+    }
+    expect((await authorize(client, elsewhere, { mcc: '7995' })).status).toBe('PENDING');
   });
 
   it('stops applying a deactivated rule, and applies it again once a draft is promoted', async () => {

@@ -52,6 +52,7 @@ export const CreateAuthRuleBody = StrictObject({
   event_stream: Type.Optional(StringEnum(EVENT_STREAMS)),
   name: Type.Optional(Name),
   account_tokens: Type.Optional(Tokens('Account-level rule: the accounts it applies to')),
+  business_account_tokens: Type.Optional(Tokens("Account-level rule: business accounts; it applies to each one's cards and its authorized users' cards")),
   card_tokens: Type.Optional(Tokens('Card-level rule: the cards it applies to')),
   program_level: Type.Optional(Type.Boolean({ description: 'Program-level rule: true' })),
   excluded_card_tokens: Type.Optional(Tokens('Program-level rule: cards it does not apply to')),
@@ -60,6 +61,7 @@ export type CreateAuthRuleBody = Static<typeof CreateAuthRuleBody>;
 
 export const UpdateAuthRuleBody = StrictObject({
   account_tokens: Type.Optional(Tokens('Account-level variant: replaces the accounts')),
+  business_account_tokens: Type.Optional(Tokens('Account-level variant: replaces the business accounts')),
   card_tokens: Type.Optional(Tokens('Card-level variant: replaces the cards')),
   program_level: Type.Optional(Type.Boolean({ description: 'Program-level variant' })),
   excluded_card_tokens: Type.Optional(Tokens('Program-level variant: replaces the excluded cards')),

@@ -2,9 +2,9 @@
  * Auth Rules v2 (spec 2.1, 3.4, 4.1, 4.2; reference 01): create, read, list, update (seed 4.1),
  * draft, promote, delete, and the performance report (seed 4.2). Evaluation is evaluator.ts.
  *
- * A rule has exactly one scope: program-level (minus excluded cards), account-level or card-level
- * (`NONE` once a program-level rule is given `program_level: false`: it then applies to nothing
- * until a scope is given again). Its parameters live in immutable versions numbered by
+ * A rule has exactly one scope: program-level (minus excluded cards), account-level (accounts
+ * and, SDK 0.119, business accounts) or card-level (`NONE` once a program-level rule is given
+ * `program_level: false`: it then applies to nothing until a scope is given again). Its parameters live in immutable versions numbered by
  * `latest_version`: a new rule holds version 1 as its draft (shadow) and no current version;
  * each new draft takes the next number; promoting makes the draft the current (enforced) version
  * and activates the rule. Every change locks the rule row first, so changes of one rule apply one
@@ -41,7 +41,7 @@ export function toApi(row: store.RuleRow, targets: readonly store.TargetRow[], p
     event_stream: row.event_stream as AuthRule['event_stream'],
     name: row.name,
     account_tokens: tokensOf('ACCOUNT'),
-    business_account_tokens: [],
+    business_account_tokens: tokensOf('BUSINESS_ACCOUNT'),
     card_tokens: tokensOf('CARD'),
     program_level: row.scope === 'PROGRAM',
     ...(row.scope === 'PROGRAM' ? { excluded_card_tokens: tokensOf('EXCLUDED_CARD') } : {}),
@@ -67,7 +67,7 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return rule as AuthRule;
 }
 
-/** Newest first. `scope` BUSINESS_ACCOUNT and `business_account_token` match nothing (no business-account rules); scope ANY everything. */
+/** Newest first. `scope` ACCOUNT: account-level rules; BUSINESS_ACCOUNT: those bound to a business account; ANY: every rule. */
 export async function list(exec: Executor, scope: ProgramScope, query: ListAuthRulesQuery): Promise<ListResponse<AuthRule>> {
   const { page_size, starting_after, ending_before, ...filters } = query;
   const { rows, has_more } = await store.listRules(exec, scope.programId, filters, { page_size, starting_after, ending_before });
@@ -76,12 +76,13 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListAuthR
 
 // ---- scope and targets --------------------------------------------------------------------------
 
-const RESOURCE_OF_FIELD = { account_tokens: 'account', card_tokens: 'card', excluded_card_tokens: 'card' } as const;
+const RESOURCE_OF_FIELD = { account_tokens: 'account', business_account_tokens: 'account', card_tokens: 'card', excluded_card_tokens: 'card' } as const;
 type TokenField = keyof typeof RESOURCE_OF_FIELD;
 
 /**
  * A token list as given: no duplicates (400), every token a card or account of this program (404,
- * naming the first unknown one). One query per list.
+ * naming the first unknown one), every business account the account of a BUSINESS holder (422).
+ * One query per list (two for business accounts).
  */
 async function checkTokens(exec: Executor, programId: string, field: TokenField, tokens: readonly string[]): Promise<void> {
   const firstIndex = new Map<string, number>();
@@ -94,6 +95,12 @@ async function checkTokens(exec: Executor, programId: string, field: TokenField,
   const found = await store.existingTokens(exec, programId, resource === 'card' ? 'cards' : 'accounts', tokens);
   const missing = tokens.findIndex((token) => !found.has(token));
   if (missing >= 0) throw notFound(resource, tokens[missing] as string, `${field}[${missing}]`);
+  if (field !== 'business_account_tokens') return;
+  const businesses = await store.businessAccounts(exec, programId, tokens);
+  const notBusiness = tokens.findIndex((token) => !businesses.has(token));
+  if (notBusiness >= 0) {
+    throw new UnprocessableError(`${field}[${notBusiness}]: account '${tokens[notBusiness]}' is not the account of a BUSINESS account holder`);
+  }
 }
 
 /** The scope and targets a rule gets; `kinds` lists the target kinds it replaces. */
@@ -104,6 +111,7 @@ interface ScopeAssignment {
 
 const ALL_KINDS: ReadonlyArray<{ kind: TargetKind; field: TokenField }> = [
   { kind: 'ACCOUNT', field: 'account_tokens' },
+  { kind: 'BUSINESS_ACCOUNT', field: 'business_account_tokens' },
   { kind: 'CARD', field: 'card_tokens' },
   { kind: 'EXCLUDED_CARD', field: 'excluded_card_tokens' },
 ];
@@ -118,24 +126,38 @@ async function applyAssignment(exec: Executor, programId: string, ruleToken: str
   await store.replaceTargets(exec, programId, ruleToken, change.targets);
 }
 
-/** Create: exactly one of account_tokens, card_tokens, program_level: true (reference 01). */
+/** The fields of the account-level variant: either or both may be given. */
+const ACCOUNT_LEVEL_FIELDS = ['account_tokens', 'business_account_tokens'] as const;
+
+/** The account-level variant's lists that `body` gives. */
+function accountLevelGiven(body: Partial<Record<(typeof ACCOUNT_LEVEL_FIELDS)[number], string[]>>) {
+  return Object.fromEntries(ACCOUNT_LEVEL_FIELDS.filter((field) => body[field] !== undefined).map((field) => [field, body[field] as string[]]));
+}
+
+/**
+ * Create: exactly one variant (reference 01): account-level (account_tokens and/or
+ * business_account_tokens, naming at least one), card_tokens, or program_level: true.
+ */
 function createAssignment(body: CreateAuthRuleBody): ScopeAssignment {
-  const given = (['account_tokens', 'card_tokens', 'program_level'] as const).filter((field) => body[field] !== undefined);
-  if (given.length > 1) throw new InvalidRequestError(`${given.join(', ')}: a rule has one scope; give only one of account_tokens, card_tokens or program_level`);
+  const given = (['account_tokens', 'business_account_tokens', 'card_tokens', 'program_level'] as const).filter((field) => body[field] !== undefined);
+  const variants = new Set(given.map((field) => (field === 'business_account_tokens' ? 'account_tokens' : field)));
+  if (variants.size > 1) {
+    throw new InvalidRequestError(`${given.join(', ')}: a rule has one scope; give only one of account_tokens (and business_account_tokens), card_tokens or program_level`);
+  }
   if (given.length === 0) throw new InvalidRequestError('account_tokens: give the rule a scope: account_tokens, card_tokens or program_level: true');
   if (body.excluded_card_tokens !== undefined && body.program_level !== true) {
     throw new InvalidRequestError('excluded_card_tokens: only applies to program-level rules (program_level: true)');
   }
   if (body.program_level === false) throw new InvalidRequestError('program_level: must be true (or give account_tokens or card_tokens)');
   if (body.program_level === true) return assignment('PROGRAM', { excluded_card_tokens: body.excluded_card_tokens ?? [] });
-  const field = given[0] as 'account_tokens' | 'card_tokens';
-  const tokens = body[field] as string[];
-  if (tokens.length === 0) throw new InvalidRequestError(`${field}: must name at least one ${RESOURCE_OF_FIELD[field]}`);
-  return assignment(field === 'account_tokens' ? 'ACCOUNT' : 'CARD', { [field]: tokens });
+  const field = given[0] as 'account_tokens' | 'business_account_tokens' | 'card_tokens';
+  const lists = field === 'card_tokens' ? { card_tokens: body.card_tokens ?? [] } : accountLevelGiven(body);
+  if (Object.values(lists).every((tokens) => tokens.length === 0)) throw new InvalidRequestError(`${field}: must name at least one ${RESOURCE_OF_FIELD[field]}`);
+  return assignment(field === 'card_tokens' ? 'CARD' : 'ACCOUNT', lists);
 }
 
 const VARIANTS = {
-  'account-level': ['account_tokens'],
+  'account-level': ACCOUNT_LEVEL_FIELDS,
   'card-level': ['card_tokens'],
   'program-level': ['program_level', 'excluded_card_tokens'],
 } as const;
@@ -147,7 +169,12 @@ function updateAssignment(row: store.RuleRow, body: UpdateAuthRuleBody): ScopeAs
     const fields = used.flatMap(([, names]) => names.filter((name) => body[name] !== undefined));
     throw new InvalidRequestError(`${fields.join(', ')}: fields of the ${used.map(([variant]) => variant).join(' and ')} variants cannot be mixed in one update`);
   }
-  if (body.account_tokens !== undefined) return assignment('ACCOUNT', { account_tokens: body.account_tokens });
+  const accountLists = accountLevelGiven(body);
+  if (Object.keys(accountLists).length > 0) {
+    // An account-level rule keeps the list not given; a rule moving to this variant starts without it.
+    if (row.scope !== 'ACCOUNT') return assignment('ACCOUNT', accountLists);
+    return { scope: 'ACCOUNT', targets: ALL_KINDS.filter(({ field }) => field in accountLists).map(({ kind, field }) => ({ kind, field, tokens: accountLists[field] ?? [] })) };
+  }
   if (body.card_tokens !== undefined) return assignment('CARD', { card_tokens: body.card_tokens });
   if (body.program_level === undefined && body.excluded_card_tokens === undefined) return null;
   const programLevel = body.program_level ?? row.scope === 'PROGRAM';

@@ -68,11 +68,23 @@ function boundTo(exec: Executor, programId: string, kind: TargetKind, token: str
 export function listRules(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId);
   if (filters.event_stream !== undefined) query = query.where('event_stream', '=', filters.event_stream);
-  if (filters.scope !== undefined && filters.scope !== 'ANY') query = query.where('scope', '=', filters.scope as RuleRow['scope']);
+  if (filters.scope === 'BUSINESS_ACCOUNT') {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('auth_rule_targets as t')
+          .select('t.rule_token')
+          .where('t.program_id', '=', programId)
+          .whereRef('t.rule_token', '=', 'auth_rules.token')
+          .where('t.kind', '=', 'BUSINESS_ACCOUNT'),
+      ),
+    );
+  } else if (filters.scope !== undefined && filters.scope !== 'ANY') {
+    query = query.where('scope', '=', filters.scope as RuleRow['scope']);
+  }
   if (filters.account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'ACCOUNT', filters.account_token));
+  if (filters.business_account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'BUSINESS_ACCOUNT', filters.business_account_token));
   if (filters.card_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'CARD', filters.card_token));
-  // No rule is bound to a business account (a rule's business_account_tokens is always []).
-  if (filters.business_account_token !== undefined) query = query.where(sql<boolean>`1 = 0`);
   return keysetPage(exec, query, 'auth_rules', programId, page);
 }
 
@@ -171,7 +183,33 @@ export async function existingTokens(exec: Executor, programId: string, table: '
   return new Set(rows.map((row) => row.token));
 }
 
+/** Which of `accountTokens` are accounts of a BUSINESS holder of the program. */
+export async function businessAccounts(exec: Executor, programId: string, accountTokens: readonly string[]): Promise<Set<string>> {
+  if (accountTokens.length === 0) return new Set();
+  const rows = await accountHolders(exec, programId).select('a.token').where('a.token', 'in', accountTokens).where('h.user_type', '=', 'BUSINESS').execute();
+  return new Set(rows.map((row) => row.token));
+}
+
+/** The program's accounts `a` joined to their holders `h` (by primary keys). */
+function accountHolders(exec: Executor, programId: string) {
+  return exec
+    .selectFrom('accounts as a')
+    .innerJoin('account_holders as h', (join) => join.onRef('h.program_id', '=', 'a.program_id').onRef('h.token', '=', 'a.account_holder_token'))
+    .where('a.program_id', '=', programId);
+}
+
 // ---- which rules apply (card and account responses) ---------------------------------------------
+
+/** The business account each of `accountTokens` belongs to (its holder is an authorized user of it), for those that have one. */
+export async function businessAccountsOf(exec: Executor, programId: string, accountTokens: readonly string[]): Promise<Map<string, string>> {
+  if (accountTokens.length === 0) return new Map();
+  const rows = await accountHolders(exec, programId)
+    .select(['a.token', 'h.business_account_token'])
+    .where('a.token', 'in', accountTokens)
+    .where('h.business_account_token', 'is not', null)
+    .execute();
+  return new Map(rows.map((row) => [row.token, row.business_account_token as string]));
+}
 
 /** Tokens of the program's ACTIVE program-level rules, oldest first (an index seek per stream). */
 export function activeProgramRules(exec: Executor, programId: string) {
@@ -232,11 +270,13 @@ export async function versionParameters(
 /**
  * The ACTIVE rules of a stream that apply to a card, with their current and draft version numbers
  * (parameters are read only for versions not compiled yet, see `versionParameters`): ONE query per
- * event, whatever the number of rules. The rules come from three index seeks (the
- * program-level rules of the stream; the rules bound to the card; those bound to its account),
- * never a scan of the program's rules; the three sets are disjoint (a rule's targets always match
- * its one scope), hence UNION ALL, computed first (a MATERIALIZED common table expression, so that
- * no planner folds it into a walk of every rule) and then joined to the rules by primary key.
+ * event, whatever the number of rules. The rules come from index seeks (the program-level rules of
+ * the stream; the rules bound to the card; those bound to its account; those bound to it as a
+ * business account, or to the business account its holder is an authorized user of, found by
+ * primary key), never a scan of the program's rules. UNION ALL, computed first (a MATERIALIZED
+ * common table expression, so that no planner folds it into a walk of every rule), then joined to
+ * the rules by primary key; an account-level rule bound both to the account and to its business
+ * comes twice and is kept once (`applicableRules`).
  * Program-level rules excluding the card drop out: the card's exclusions are one more index seek,
  * read once (a NOT IN subquery), not a lookup per rule.
  */
@@ -253,7 +293,19 @@ const selectApplicable = prepared((db, programId: string, stream: string, cardTo
   return db
     .with(
       (cte) => cte('c').materialized(),
-      () => programLevel.unionAll(bound('CARD', cardToken)).unionAll(bound('ACCOUNT', accountToken)),
+      () =>
+        programLevel
+          .unionAll(bound('CARD', cardToken))
+          .unionAll(bound('ACCOUNT', accountToken))
+          .unionAll(bound('BUSINESS_ACCOUNT', accountToken))
+          .unionAll(
+            db
+              .selectFrom('auth_rule_targets')
+              .select('rule_token')
+              .where('program_id', '=', programId)
+              .where('kind', '=', 'BUSINESS_ACCOUNT')
+              .where('target_token', 'in', accountHolders(db, programId).select('h.business_account_token').where('a.token', '=', accountToken)),
+          ),
     )
     .selectFrom('c')
     // CROSS JOIN: SQLite keeps `c` as the outer loop (each candidate, then the rule by primary key).
@@ -281,10 +333,11 @@ export async function rulesVersion(exec: Executor, programId: string): Promise<s
   return row?.rules_version ?? '';
 }
 
-/** Oldest rule first. Sorted here, not in SQL: an ORDER BY led SQLite to walk all the program's rules in creation order. */
+/** Oldest rule first, each once. Sorted here, not in SQL: an ORDER BY led SQLite to walk all the program's rules in creation order. */
 export async function applicableRules(exec: Executor, programId: string, stream: string, cardToken: string, accountToken: string): Promise<ApplicableRuleRow[]> {
   const rows = await selectApplicable(exec, programId, stream, cardToken, accountToken);
-  return rows.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
+  const once = [...new Map(rows.map((row) => [row.token, row])).values()];
+  return once.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
 }
 
 // ---- the per-day aggregate, by outcome ------------------------------------------------------------

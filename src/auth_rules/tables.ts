@@ -8,8 +8,9 @@
  *   caches them compiled by rule and version). The `*_from_ms` / `*_until_ms` columns record when
  *   the version held each role, which is what "null when that version did not exist that day"
  *   in the report reads.
- * - `auth_rule_targets`: the accounts or cards a rule applies to, or the cards a program-level rule
- *   excludes.
+ * - `auth_rule_targets`: the accounts, business accounts or cards a rule applies to, or the cards a
+ *   program-level rule excludes. A business account (the account of a BUSINESS holder) stands for
+ *   itself and the accounts of its authorized users (holders whose `business_account_token` it is).
  * - the per-day aggregate the report reads, by *outcome*: an event's whole set of verdicts (which
  *   rule versions ran and how each decided), stored once in `auth_rule_outcomes` (with
  *   `auth_rule_outcome_rules` saying which rules took part); each evaluated event adds one to its
@@ -18,7 +19,7 @@
  *   one row.
  */
 export type AuthRuleScope = 'PROGRAM' | 'ACCOUNT' | 'CARD' | 'NONE';
-export type TargetKind = 'ACCOUNT' | 'CARD' | 'EXCLUDED_CARD';
+export type TargetKind = 'ACCOUNT' | 'BUSINESS_ACCOUNT' | 'CARD' | 'EXCLUDED_CARD';
 export type VersionRole = 'CURRENT' | 'DRAFT';
 
 export interface AuthRulesTable {

@@ -160,6 +160,17 @@ describeWithDb('book transfers', () => {
       expect((await client.bookTransfers.retrieve(created.token)).status).toBe('SETTLED');
     });
 
+    it('counts the memo limit (512) in characters: 512 emoji are taken whole, 513 refused', async () => {
+      const { client } = context.program;
+      const [from, to] = await pair(100);
+      const created = await transfer(from, to, 100);
+      expect(await expectError(client.bookTransfers.reverse(created.token, { memo: '\u{1F600}'.repeat(513) }), 400)).toBe('memo: must NOT have more than 512 characters');
+      expect(await client.bookTransfers.retrieve(created.token)).toEqual(created);
+      const reversed = await client.bookTransfers.reverse(created.token, { memo: '\u{1F600}'.repeat(512) });
+      expect(reversed.events[1]?.memo).toBe('\u{1F600}'.repeat(512));
+      expect(await client.bookTransfers.retrieve(created.token)).toEqual(reversed);
+    });
+
     it('lets exactly one of 10 concurrent reverses win; the others get 422', async () => {
       const { client } = context.program;
       const [from, to] = await pair(700);

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
+import { acceptedAccountToken } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
@@ -29,9 +30,13 @@ describeWithDb('external bank accounts', () => {
 
   /** Expects the create call to be a 400 whose message contains `message`, and to have created nothing. */
   async function expectRefused(call: () => Promise<unknown>, message: string): Promise<void> {
+    await expectRefusedWith(400, call, message);
+  }
+
+  async function expectRefusedWith(status: number, call: () => Promise<unknown>, message: string): Promise<void> {
     const count = async () => (await context.program.client.externalBankAccounts.list({ page_size: 100 })).data.length;
     const before = await count();
-    expect(await expectError(call(), 400)).toContain(message);
+    expect(await expectError(call(), status)).toContain(message);
     expect(await count()).toBe(before);
   }
 
@@ -203,6 +208,13 @@ describeWithDb('external bank accounts', () => {
     expect(await expectError(create({ financial_account_token: issuing }), 400)).toContain('OPERATING');
     expect(await expectError(create({ financial_account_token: crypto.randomUUID() }), 404)).toContain('financial_account_token');
     expect(await expectError(create({ account_token: crypto.randomUUID() }), 404)).toContain('account_token');
+  });
+
+  it('refuses (422) a bank account for a CLOSED account, and creates nothing', async () => {
+    const { client } = context.program;
+    const closed = await acceptedAccountToken(client);
+    await client.accounts.update(closed, { state: 'CLOSED' });
+    await expectRefusedWith(422, () => create({ account_token: closed }), `account_token: account '${closed}' is CLOSED, which is final; no external bank account can be opened for it`);
   });
 
   describe('micro-deposits', () => {
@@ -406,6 +418,7 @@ describeWithDb('external bank accounts', () => {
       const all: string[] = [];
       for await (const item of lister.client.externalBankAccounts.list({ page_size: 1 })) all.push(item.token);
       expect(all).toEqual(madeTokens(3, 2, 1, 0));
+      expect(await get('page_size=100')).toEqual(madeTokens(3, 2, 1, 0));
     });
 
     it.each(['page_size=0', 'page_size=101', 'page_size=x', 'states=OPEN', 'account_types=CHECKING,BROKERAGE', 'verification_states=DONE', 'owner_types=TRUST', 'account_token=nope', `starting_after=${crypto.randomUUID()}`, 'colour=red'])(

@@ -32,8 +32,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import { checkUsAddress } from '../account_holders/rules.js';
-import * as accounts from '../accounts/store.js';
-import { lockOpenBalances } from '../financial_accounts/service.js';
+import { accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
@@ -216,9 +215,7 @@ function bankAccountOf(body: CreateExternalBankAccountBody): BankAccount {
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
   const { programId, nowMs } = scope;
   const bank = bankAccountOf(body);
-  if (body.account_token !== undefined && !(await accounts.find(tx, programId, body.account_token))) {
-    throw notFound('account', body.account_token, 'account_token');
-  }
+  if (body.account_token !== undefined) await accountToOpenFor(tx, programId, body.account_token, 'external bank account');
   await checkFundingAccount(tx, programId, bank.financial_account_token);
   let row: Row = {
     program_id: programId,

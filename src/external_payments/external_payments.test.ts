@@ -182,12 +182,29 @@ describeWithDb('external payments', () => {
     expect((await client.externalPayments.list({ financial_account_token: account })).data).toEqual([]);
   });
 
+  it.each([
+    [{ effective_date: '2024-02-30' }, 'effective_date: must be a valid date'],
+    [{ effective_date: '2024-02-03T00:00:00Z' }, 'effective_date: must be a valid date'],
+    [{ effective_date: null }, 'effective_date: must be string'],
+    [{ memo: 'x'.repeat(513) }, 'memo: must NOT have more than 512 characters'],
+    [{ memo: 5 }, 'memo: must be string'],
+    [{ progress_to: 'RELEASED' }, 'progress_to: is not a recognised field'],
+  ])('refuses release %j with 400 (seed 4.8) and leaves the payment pending', async (override, message) => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    const created = await pay(account, 'DEPOSIT', 10);
+    expect(await expectError(client.externalPayments.release(created.token, { effective_date: TODAY, ...override } as never), 400)).toBe(message);
+    expect(await client.externalPayments.retrieve(created.token)).toEqual(created);
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 10, total: 10 });
+  });
+
   it('refuses actions without effective_date (400) and unknown payments (404)', async () => {
     const { client } = context.program;
     const account = await newAccount(client);
     const created = await pay(account, 'DEPOSIT', 10);
     expect(await expectError(client.externalPayments.release(created.token, {} as never), 400)).toContain('effective_date');
     expect(await expectError(client.externalPayments.release(crypto.randomUUID(), { effective_date: TODAY }), 404)).toContain('external payment');
+    expect(await expectError(client.externalPayments.release('not-a-payment', { effective_date: TODAY }), 400)).toBe('external_payment_token: must be a valid uuid');
     expect(await expectError(pay(crypto.randomUUID(), 'DEPOSIT', 1), 404)).toContain('financial_account_token');
   });
 

@@ -2,7 +2,13 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { CursorPage } from 'lithic/pagination';
 import { expect, it } from 'vitest';
+import { acceptedAccountToken, enroll, kycBody } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+
+/** A KYC body whose individual has this government id (Lithic's sandbox ids decide the outcome). */
+function withGovernmentId(body: ReturnType<typeof kycBody>, governmentId: string) {
+  return { ...body, individual: { ...body.individual, government_id: governmentId } };
+}
 
 describeWithDb('financial accounts', () => {
   const context = useTestServer();
@@ -42,6 +48,21 @@ describeWithDb('financial accounts', () => {
     expect(reserve.data[0]?.type).toBe('RESERVE');
   });
 
+  it('counts the nickname limit (256) in characters, not bytes or UTF-16 units, and keeps it intact', async () => {
+    const client = context.program.client;
+    for (const nickname of ['n'.repeat(256), '\u{1F600}'.repeat(256), 'é'.repeat(256)]) {
+      const created = await client.financialAccounts.create({ nickname, type: 'OPERATING' });
+      expect(created).toMatchObject({ nickname, is_for_benefit_of: false, account_token: null });
+      expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe(nickname);
+    }
+    const before = await countAccounts(client);
+    expect(await client.financialAccounts.create({ nickname: '\u{1F600}'.repeat(257), type: 'OPERATING' }).catch((caught: unknown) => caught)).toMatchObject({
+      status: 400,
+      error: { message: 'nickname: must NOT have more than 256 characters' },
+    });
+    expect(await countAccounts(client)).toBe(before);
+  });
+
   it.each([
     [{ type: 'OPERATING' }, 'nickname: is required'],
     [{ nickname: 'x' }, 'type: is required'],
@@ -66,6 +87,22 @@ describeWithDb('financial accounts', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Lithic.NotFoundError);
     expect((error as Error).message).toContain('account_token');
+  });
+
+  it('refuses (422) an account for a CLOSED account: closed by the client or by a rejected enrollment', async () => {
+    const client = context.program.client;
+    const closed = await acceptedAccountToken(client);
+    await client.accounts.update(closed, { state: 'CLOSED' });
+    const rejected = (await enroll(client, withGovernmentId(kycBody(), '000-00-0001'))).account_token;
+    expect((await client.accounts.retrieve(rejected)).state).toBe('CLOSED');
+    const before = await countAccounts(client);
+    for (const accountToken of [closed, rejected]) {
+      expect(await client.financialAccounts.create({ nickname: 'late', type: 'OPERATING', account_token: accountToken }).catch((caught: unknown) => caught)).toMatchObject({
+        status: 422,
+        error: { message: `account_token: account '${accountToken}' is CLOSED, which is final; no financial account can be opened for it` },
+      });
+    }
+    expect(await countAccounts(client)).toBe(before);
   });
 
   it('answers 404 for an unknown token and 400 for a malformed one', async () => {

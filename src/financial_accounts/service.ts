@@ -82,11 +82,20 @@ export async function insertFinancialAccount(
   return row;
 }
 
+/**
+ * The account (`account_token`) a new financial or external bank account is for: 404 when the
+ * program has none; 422 when it is CLOSED (by the client, or its holder's enrollment was REJECTED),
+ * which is final: nothing new that can hold or move money is opened for it.
+ */
+export async function accountToOpenFor(exec: Executor, programId: string, token: string, what: string): Promise<accounts.AccountRow> {
+  const account = await accounts.find(exec, programId, token);
+  if (!account) throw notFound('account', token, 'account_token');
+  if (account.state === 'CLOSED') throw new UnprocessableError(`account_token: account '${token}' is CLOSED, which is final; no ${what} can be opened for it`);
+  return account;
+}
+
 export async function create(tx: Executor, scope: ProgramScope, body: CreateFinancialAccountBody): Promise<FinancialAccount> {
-  if (body.account_token !== undefined) {
-    const account = await accounts.find(tx, scope.programId, body.account_token);
-    if (!account) throw notFound('account', body.account_token, 'account_token');
-  }
+  if (body.account_token !== undefined) await accountToOpenFor(tx, scope.programId, body.account_token, 'financial account');
   const row = await insertFinancialAccount(
     tx,
     scope.programId,

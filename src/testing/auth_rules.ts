@@ -12,7 +12,7 @@ import type { TestProgram, TestServer } from './harness.js';
 export type AuthRule = Lithic.AuthRules.V2CreateResponse;
 
 /** A rule's scope as a create body part. */
-export type RuleScope = { program_level: true; excluded_card_tokens?: string[] } | { account_tokens: string[] } | { card_tokens: string[] };
+export type RuleScope = { program_level: true; excluded_card_tokens?: string[] } | { account_tokens?: string[]; business_account_tokens?: string[] } | { card_tokens: string[] };
 export const PROGRAM: RuleScope = { program_level: true };
 
 export interface ConditionInput {

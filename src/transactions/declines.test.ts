@@ -181,6 +181,18 @@ describeWithDb('authorization declines', () => {
       await expectDeclined(client, card, 1_001, 'USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED');
     });
 
+    it('an update to spend_limit 0 lifts the limit; 1 cent already declines (seed 4.7)', async () => {
+      const program = await programAt('2031-03-15T12:00:00.000Z');
+      const { client } = program;
+      const card = await cardOnOwnAccount(client, { spend_limit: 1, spend_limit_duration: 'TRANSACTION' });
+      await expectDeclined(client, card, 2, 'USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED');
+      await expectApproved(client, card, 1);
+      await client.cards.update(card.token, { spend_limit: 0 });
+      await expectApproved(client, card, 100_000);
+      await client.cards.update(card.token, { spend_limit: 1, spend_limit_duration: 'FOREVER' });
+      await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED');
+    });
+
     it('MONTHLY: the window starts 6 days after today one month earlier, by the program clock', async () => {
       const program = await programAt('2031-03-15T12:00:00.000Z');
       const { client } = program;
