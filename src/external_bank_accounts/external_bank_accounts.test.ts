@@ -356,7 +356,7 @@ describeWithDb('external bank accounts', () => {
     it('refuses the same routing and account number for the same owner (422 naming the existing one), whatever the method', async () => {
       const { client } = context.program;
       const first = await create();
-      const numbers = { account_number: body().account_number, routing_number: '011000015' };
+      const numbers = { account_number: body().account_number as string, routing_number: '011000015' };
       const existing = await create(numbers);
       for (const again of [numbers, { ...numbers, verification_method: 'EXTERNALLY_VERIFIED', financial_account_token: undefined }, { ...numbers, verification_method: 'PRENOTE', type: 'SAVINGS' }]) {
         const count = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
