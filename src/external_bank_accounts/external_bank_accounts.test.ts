@@ -43,7 +43,7 @@ describeWithDb('external bank accounts', () => {
   it('creates a MANUAL account: ENABLED, last four only, every field echoed', async () => {
     const { client } = context.program;
     const address = { address1: '1 Main St', city: 'Springfield', country: 'USA', postal_code: '12345', state: 'IL' };
-    const created = await create({ name: 'Payroll', address, company_id: 'C1', dob: '1990-01-02', doing_business_as: 'Ada Co', user_defined_id: 'u1' });
+    const created = await create({ account_number: '12345678901234567', name: 'Payroll', address, company_id: 'C1', dob: '1990-01-02', doing_business_as: 'Ada Co', user_defined_id: 'u1' });
     expect(created).toMatchObject({
       country: 'USA',
       currency: 'USD',
@@ -362,6 +362,81 @@ describeWithDb('external bank accounts', () => {
     expect(await expectError(client.externalBankAccounts.update(created.token, { routing_number: '011000015' } as never), 400)).toContain('routing_number');
     expect(await expectError(client.externalBankAccounts.update(created.token, { owner_type: 'TRUST' } as never), 400)).toContain('owner_type');
     expect(await expectError(client.externalBankAccounts.update(crypto.randomUUID(), { name: 'x' }), 404)).toContain('external bank account');
+  });
+
+  describe('one record per bank account and owner', () => {
+    it('refuses the same routing and account number for the same owner (422 naming the existing one), whatever the method', async () => {
+      const { client } = context.program;
+      const first = await create();
+      const numbers = { account_number: body().account_number as string, routing_number: '011000015' };
+      const existing = await create(numbers);
+      for (const again of [numbers, { ...numbers, verification_method: 'EXTERNALLY_VERIFIED', financial_account_token: undefined }, { ...numbers, verification_method: 'PRENOTE', type: 'SAVINGS' }]) {
+        const count = (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
+        expect(await expectError(create(again), 422)).toContain(existing.token);
+        expect((await client.externalBankAccounts.list({ page_size: 100 })).data.length).toBe(count);
+      }
+      // Another routing number, another account number with the same last four, another owner, another program: all new records.
+      expect((await create({ ...numbers, routing_number: first.routing_number })).token).not.toBe(existing.token);
+      expect((await create({ ...numbers, account_number: numbers.account_number.slice(1) })).last_four).toBe(existing.last_four);
+      const accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', context.program.programId).executeTakeFirstOrThrow()).token;
+      const owned = await create({ ...numbers, account_token: accountToken });
+      expect(owned.account_token).toBe(accountToken);
+      expect(await expectError(create({ ...numbers, account_token: accountToken }), 422)).toContain(owned.token);
+      const other = await context.server.newProgram('same numbers elsewhere');
+      expect((await create({ ...numbers, financial_account_token: await newAccount(other.client) }, other.client)).last_four).toBe(existing.last_four);
+    });
+
+    it('refuses a Plaid account the owner already linked', async () => {
+      const { client } = context.program;
+      const plaid = { owner: 'Ada Lovelace', owner_type: 'INDIVIDUAL', processor_token: 'processor-sandbox-duplicate', verification_method: 'PLAID' } as const;
+      const linked = await client.externalBankAccounts.create(plaid);
+      expect(await expectError(client.externalBankAccounts.create(plaid), 422)).toContain(linked.token);
+    });
+
+    it('creates one of three concurrent requests for the same account', async () => {
+      const same = body();
+      const settled = await Promise.allSettled([1, 2, 3].map(() => context.program.client.externalBankAccounts.create(same as never)));
+      expect(settled.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      for (const outcome of settled) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
+    });
+  });
+
+  describe('the funding account must be OPEN', () => {
+    let closed: string;
+
+    beforeAll(async () => {
+      const { client } = context.program;
+      closed = await newAccount(client, 'closed funding');
+      await client.financialAccounts.updateStatus(closed, { status: 'CLOSED', substatus: null });
+    });
+
+    it.each(['MANUAL', 'PRENOTE', 'MICRO_DEPOSIT', 'EXTERNALLY_VERIFIED'])('refuses to create a %s account funded by a CLOSED financial account (422), creating nothing', async (method) => {
+      const { client } = context.program;
+      const count = async () => (await client.externalBankAccounts.list({ page_size: 100 })).data.length;
+      const before = await count();
+      expect(await expectError(create({ verification_method: method, financial_account_token: closed }), 422)).toContain('financial_account_token');
+      expect(await count()).toBe(before);
+    });
+
+    it.each([
+      ['PRENOTE', 'retryPrenote'],
+      ['MICRO_DEPOSIT', 'retryMicroDeposits'],
+    ] as const)('refuses to retry a %s verification from a CLOSED financial account (422), changing nothing', async (method, retry) => {
+      const { client } = context.program;
+      const created = await create({ verification_method: method });
+      expect(await expectError(client.externalBankAccounts[retry](created.token, { financial_account_token: closed }), 422)).toContain('financial_account_token');
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+    });
+  });
+
+  it('refuses a date of birth in the future, on create and on update (400), as account holders do', async () => {
+    const { client } = context.program;
+    const now = (await client.get<unknown, { now: string }>('/v1/simulate/clock')).now;
+    const tomorrow = new Date(Date.parse(now) + MS_PER_DAY).toISOString().slice(0, 10);
+    await expectRefused(() => create({ dob: tomorrow }), 'dob: must not be in the future');
+    const created = await create({ dob: now.slice(0, 10) });
+    expect(await expectError(client.externalBankAccounts.update(created.token, { dob: tomorrow }), 400)).toContain('dob: must not be in the future');
+    expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
   });
 
   describe('list (seed 4.5)', () => {

@@ -24,13 +24,13 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       schema: {
         summary: 'Create an external bank account',
         description:
-          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. The micro-deposit amounts are the last two MICRO_DEPOSIT events of the funding financial account’s financial transaction with this account’s token (each round: MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL).',
+          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. An owner (the account_token, or the program) links one bank account once: the same routing_number and account_number again is a 422 naming the existing one. A financial_account_token must be an OPEN OPERATING account. The micro-deposit amounts are the last two MICRO_DEPOSIT events of the funding financial account’s financial transaction with this account’s token (each round: MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL).',
         tags,
         body: CreateExternalBankAccountBody,
         response,
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.create(tx, request.scope, secrets, request.body)),
+    async (request, reply) => commit(request, reply, (tx) => service.create(db, tx, request.scope, secrets, request.body)),
   );
 
   app.get(

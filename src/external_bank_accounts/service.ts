@@ -2,7 +2,11 @@
  * External bank accounts: the program's or an account's accounts at other banks. The account
  * number is stored encrypted and only its last four digits are ever returned; the routing number
  * must pass the ABA checksum (and not be all zeros). An address is checked as an account holder's
- * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), on create and update.
+ * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), and so is `dob` (not
+ * in the future), on create and update. An owner (an account, or the program itself) links a
+ * bank account once: the same routing and account number again is a 422 naming the existing
+ * record. A funding financial account, when given, must be the program's OPERATING account (400)
+ * and OPEN (422), on create and on retry.
  *
  * Verification (`verification_state`):
  *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once. `verification_enforcement` is
@@ -31,7 +35,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
-import { checkUsAddress } from '../account_holders/rules.js';
+import { checkDateOfBirth, checkUsAddress } from '../account_holders/rules.js';
 import { accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
@@ -100,6 +104,27 @@ async function checkFundingAccount(exec: Executor, programId: string, token: str
   if (!account) throw notFound('financial account', token, 'financial_account_token');
   if (account.type !== 'OPERATING') {
     throw new InvalidRequestError(`financial_account_token: must be an OPERATING financial account (it funds verification), not ${account.type}`);
+  }
+  if (account.status !== 'OPEN') {
+    throw new UnprocessableError(`financial_account_token: financial account '${token}' is ${account.status}; only an OPEN account funds verification`);
+  }
+}
+
+/**
+ * One record per bank account and owner (Lithic answers a second link with the existing record's
+ * token): the same routing and account number for the same account, or twice for the program
+ * itself, is a 422 naming the record that has them. The owner is locked first, so of concurrent
+ * creates of one bank account only the first succeeds.
+ */
+async function refuseDuplicate(db: Db, tx: Tx, programId: string, secrets: Secrets, accountToken: string | null, bank: BankAccount): Promise<void> {
+  await store.lockOwner(db, tx, programId, accountToken);
+  const lastFour = bank.account_number.slice(-4);
+  for (const candidate of await store.findByRoutingAndLastFour(tx, programId, accountToken, bank.routing_number, lastFour)) {
+    if (secrets.decrypt(candidate.account_number_encrypted) === bank.account_number) {
+      throw new UnprocessableError(
+        `account_number: external bank account '${candidate.token}' already has this routing_number and account_number for ${accountToken === null ? 'the program' : `account '${accountToken}'`}`,
+      );
+    }
   }
 }
 
@@ -212,11 +237,13 @@ function bankAccountOf(body: CreateExternalBankAccountBody): BankAccount {
   return body;
 }
 
-export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
+export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateExternalBankAccountBody): Promise<ExternalBankAccount> {
   const { programId, nowMs } = scope;
   const bank = bankAccountOf(body);
+  if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, nowMs);
   if (body.account_token !== undefined) await accountToOpenFor(tx, programId, body.account_token, 'external bank account');
   await checkFundingAccount(tx, programId, bank.financial_account_token);
+  await refuseDuplicate(db, tx, programId, secrets, body.account_token ?? null, bank);
   let row: Row = {
     program_id: programId,
     token: newToken(),
@@ -268,6 +295,7 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
 
 export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
   if (body.address !== undefined) checkUsAddress('address', body.address);
+  if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, scope.nowMs);
   const row = await findOrThrow(tx, scope.programId, token);
   const { address, ...rest } = body;
   const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
@@ -328,8 +356,8 @@ export async function retry(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,
     );
   }
-  await checkFundingAccount(tx, scope.programId, body.financial_account_token);
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
+  await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined);
   const started = { ...(await startVerification(tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
   await store.update(tx, scope.programId, token, started, scope.nowMs);
   return toApi({ ...row, ...started, updated_ms: scope.nowMs });

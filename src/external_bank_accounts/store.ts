@@ -23,6 +23,31 @@ export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<
   return db.forUpdate(byToken(tx, programId, token)).executeTakeFirst();
 }
 
+/**
+ * Locks the owner of bank accounts being created: the account's row, or the program's when the
+ * bank account is the program's own. Creates for one owner then run one at a time (PostgreSQL;
+ * a SQLite write transaction already excludes every other writer).
+ */
+export async function lockOwner(db: Db, tx: Tx, programId: string, accountToken: string | null): Promise<void> {
+  const query =
+    accountToken === null
+      ? tx.selectFrom('programs').select('id').where('id', '=', programId)
+      : tx.selectFrom('accounts').select('token').where('program_id', '=', programId).where('token', '=', accountToken);
+  await db.forUpdate(query).execute();
+}
+
+/** The owner's bank accounts with this routing number whose account number ends in `lastFour` (null owner: the program's own). */
+export function findByRoutingAndLastFour(exec: Executor, programId: string, accountToken: string | null, routingNumber: string, lastFour: string) {
+  return exec
+    .selectFrom('external_bank_accounts')
+    .select(['token', 'account_number_encrypted'])
+    .where('program_id', '=', programId)
+    .where('account_token', accountToken === null ? 'is' : '=', accountToken)
+    .where('routing_number', '=', routingNumber)
+    .where('last_four', '=', lastFour)
+    .execute();
+}
+
 export async function update(exec: Executor, programId: string, token: string, changes: Changes, nowMs: number): Promise<void> {
   await exec.updateTable('external_bank_accounts').set({ ...changes, updated_ms: nowMs }).where('program_id', '=', programId).where('token', '=', token).execute();
 }

@@ -2,6 +2,7 @@
  * Helpers for tests that move money: fund an account, read its balance, make accounts, assert a
  * 4xx with its message. They go through the API like any client would.
  */
+import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { expect } from 'vitest';
 
@@ -42,10 +43,13 @@ export function bookTransfer(client: Lithic, from: string, to: string, cents: nu
   });
 }
 
-/** A create body of a MANUAL (at once ENABLED) external bank account funded from `financialAccountToken`. */
+/**
+ * A create body of a MANUAL (at once ENABLED) external bank account funded from `financialAccountToken`:
+ * each call a new account number ending in 4567 (one owner cannot link the same account twice).
+ */
 export function manualBankAccount(financialAccountToken: string) {
   return {
-    account_number: '12345678901234567',
+    account_number: `${crypto.randomInt(1e12, 1e13)}4567`,
     country: 'USA',
     currency: 'USD',
     owner: 'Ada Lovelace',

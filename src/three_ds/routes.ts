@@ -15,7 +15,7 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Simulate a 3DS authentication',
         description:
-          'Decided by the card (closed, paused, expired, expiry mismatch → DECLINE), then the Auth Rules of the ' +
+          'Decided by the card (closed, paused, expired, expiry mismatch → DECLINE) and its account (PAUSED or CLOSED, or its ISSUING financial account not OPEN → DECLINE), then the Auth Rules of the ' +
           'THREE_DS_AUTHENTICATION stream (DECLINE or CHALLENGE), then a merchant name containing CHALLENGE, else SUCCESS.',
         tags,
         body: SimulateAuthenticationBody,

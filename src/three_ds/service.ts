@@ -1,7 +1,9 @@
 /**
  * 3DS authentications (reference 03): the simulator and retrieval. An authentication is decided in
  * this order, the first that applies winning:
- *  1. the card cannot be used (closed, paused, expired) or the expiry given does not match → DECLINE;
+ *  1. the card cannot be used (closed, paused, expired), nor its account (PAUSED, CLOSED) or the
+ *     account's ISSUING financial account (not OPEN): the checks of an authorization's first two
+ *     steps (engine/pipeline.ts); or the expiry given does not match → DECLINE;
  *  2. Auth Rules of the THREE_DS_AUTHENTICATION stream (evaluator.ts: every applicable current
  *     version enforced, drafts in shadow, all recorded for the report): a matching DECLINE rule →
  *     DECLINE, else a matching CHALLENGE rule → PENDING_CHALLENGE (decided by CUSTOMER_RULES);
@@ -9,8 +11,8 @@
  *  4. otherwise SUCCESS.
  * The card is found by its PAN within the calling program only.
  */
+import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import { cardUsability } from '../cards/spend.js';
-import { findCardByPan, type CardRow } from '../cards/store.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Executor, Tx } from '../db/database.js';
@@ -19,6 +21,7 @@ import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { ruleEngine, type RuleEvaluation } from '../auth_rules/evaluator.js';
 import type { RuleInput } from '../auth_rules/rules.js';
+import { findCardForAuthorization, type CardForAuthorizationRow } from '../transactions/store.js';
 import type { SimulateAuthenticationBody, ThreeDsAuthentication } from './schemas.js';
 import * as store from './store.js';
 
@@ -55,9 +58,14 @@ export function decideAfterCardChecks(evaluations: readonly RuleEvaluation[], me
   return { authentication_result: 'SUCCESS', decision_made_by: 'LITHIC_DEFAULT' };
 }
 
-async function decide(tx: Tx, scope: ProgramScope, card: CardRow, token: string, body: SimulateAuthenticationBody): Promise<Decision> {
-  const expiry = body.card_expiry_check ?? 'MATCH';
-  if (!cardUsability(card, scope.nowMs).approved || expiry === 'MISMATCH') {
+/** Step 1 above: the card, its account and the account's ISSUING financial account can be used, and the expiry matches. */
+function usable(card: CardForAuthorizationRow, nowMs: number, expiry: string): boolean {
+  const checks = [cardUsability(card, nowMs), accountUsability({ state: card.account_state }), fundingUsability(card.issuing_financial_account_status)];
+  return expiry !== 'MISMATCH' && checks.every((check) => check.approved);
+}
+
+async function decide(tx: Tx, scope: ProgramScope, card: CardForAuthorizationRow, token: string, body: SimulateAuthenticationBody): Promise<Decision> {
+  if (!usable(card, scope.nowMs, body.card_expiry_check ?? 'MATCH')) {
     return { authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' };
   }
   const evaluations = await ruleEngine.evaluate(tx, {
@@ -73,7 +81,7 @@ async function decide(tx: Tx, scope: ProgramScope, card: CardRow, token: string,
 }
 
 export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
-  const card = await findCardByPan(tx, secrets, scope.programId, body.pan);
+  const card = await findCardForAuthorization(tx, scope.programId, secrets.lookupHash(body.pan));
   if (!card) throw new NotFoundError('pan: no card with this number in this program');
   const token = newToken();
   const decision = await decide(tx, scope, card, token, body);

@@ -80,6 +80,23 @@ describeWithDb('3DS authentications', () => {
     expect(await simulate({}, paused.pan)).toMatchObject({ authentication_result: 'DECLINE', card_token: paused.token });
   });
 
+  it('declines a card whose account or ISSUING financial account cannot be used, as an authorization would', async () => {
+    const fresh = await context.server.newProgram('account states');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const freshCard = await newCard(fresh.client);
+    const run = async () => {
+      const { token } = await fresh.client.threeDS.authentication.simulate(body({}, freshCard.pan));
+      return fresh.client.threeDS.authentication.retrieve(token as string);
+    };
+    expect(await run()).toMatchObject({ authentication_result: 'SUCCESS' });
+    await fresh.client.accounts.update(freshCard.account_token, { state: 'PAUSED' });
+    expect(await run()).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT', card_token: freshCard.token });
+    await fresh.client.accounts.update(freshCard.account_token, { state: 'ACTIVE' });
+    expect(await run()).toMatchObject({ authentication_result: 'SUCCESS' });
+    await fresh.client.financialAccounts.updateStatus(freshCard.funding.token, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+    expect(await run()).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' });
+  });
+
   it('finds the card by PAN within the calling program only', async () => {
     const stranger = await context.server.newProgram('stranger');
     const strangerCard = await newCard(stranger.client);
