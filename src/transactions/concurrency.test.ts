@@ -80,6 +80,25 @@ describeWithDb('authorizations under concurrency', () => {
     await expectLedgerConsistent();
   });
 
+  it('returns racing the closing of their card account\'s ISSUING financial account never land on it once CLOSED', async () => {
+    const program = await context.server.newProgram('return race');
+    for (let round = 0; round < 5; round++) {
+      const card = await cardOnOwnAccount(program.client);
+      await program.client.cards.update(card.token, { state: 'CLOSED' });
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 4 }, () => program.client.transactions.simulateReturn({ amount: 100, descriptor: 'LATE RETURN', pan: card.pan })),
+        program.client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: null }),
+        ...Array.from({ length: 4 }, () => program.client.transactions.simulateReturn({ amount: 100, descriptor: 'LATE RETURN', pan: card.pan })),
+      ]);
+      const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      expect(refused.map((outcome) => (outcome.reason as InstanceType<typeof Lithic.APIError>).status)).toEqual(refused.map(() => 422));
+      const closed = (await program.client.financialAccounts.retrieve(card.funding.token)).status === 'CLOSED';
+      const returned = outcomes.slice(0, 4).concat(outcomes.slice(5)).filter((outcome) => outcome.status === 'fulfilled').length;
+      expect(await issuingBalance(program.client, card)).toEqual(closed ? { available: 0, pending: 0, total: 0 } : { available: 100 * returned, pending: 0, total: 100 * returned });
+    }
+    await expectLedgerConsistent(program.programId);
+  });
+
   it('concurrent requests that all find the same hold due expire it once, and none fails', async () => {
     const program = await context.server.newProgram('expiry race');
     const card = await cardOnOwnAccount(program.client);

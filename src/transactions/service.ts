@@ -446,10 +446,21 @@ function refuseClosedAccount(field: string, financialAccountToken: string, statu
   }
 }
 
+/**
+ * The status of a card account's ISSUING financial account, read once its balance is locked:
+ * closing an account locks its balance too, so a message that waited for the lock sees the account
+ * closed rather than landing on it after the closing checked that it was empty.
+ */
+async function lockedIssuingStatus(op: Operation, financialAccountToken: string): Promise<string | undefined> {
+  await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
+  return (await financialAccountStore.find(op.tx, op.scope.programId, financialAccountToken))?.status;
+}
+
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
 async function networkMessage(op: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
   const card = await findCard(op, secrets, body.pan);
-  refuseClosedAccount('pan', card.issuing_financial_account_token, card.issuing_financial_account_status);
+  const issuing = card.issuing_financial_account_token;
+  refuseClosedAccount('pan', issuing, await lockedIssuingStatus(op, issuing));
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -508,8 +519,7 @@ export async function expireAuthorization(op: Operation, token: string): Promise
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
   await recordNetworkMessage(op, body.token, async (current) => {
     const effect = lifecycle.reverseReturn(current);
-    const account = await financialAccountStore.find(op.tx, op.scope.programId, current.financial_account_token);
-    refuseClosedAccount('token', current.financial_account_token, account?.status);
+    refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
     return effect;
   });
 }
