@@ -170,16 +170,27 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
 /**
  * The clock job: settles (or declines, for want of funds) every PENDING operation of the program
  * whose effective date has come. Idempotent: each operation is locked and re-checked as PENDING.
+ * Locks: every due operation first (token order), then all their balances at once (sorted), so
+ * two jobs that see different sets of due operations (their requests read the clock apart) never
+ * hold a balance the other waits for while waiting for an operation it holds. An operation whose
+ * account is not OPEN is left alone without a lock (it waits, see the header).
  */
 export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   const { programId, nowMs } = scope;
   if (!(await isDueWithin(db, tx, dueOperations, scope))) return;
+  const due: Row[] = [];
   for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
     const row = await store.lockIfPending(db, tx, programId, token);
-    if (!row) continue;
-    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
+    if (row) due.push(row);
+  }
+  if (due.length === 0) return;
+  await ledger.lockBalances(tx, programId, due.map((row) => row.financial_account_token));
+  for (const row of due) {
+    const { token } = row;
     // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
     if (row.credit_in_suspense === 0 && (await financialAccounts.find(tx, programId, row.financial_account_token))?.status !== 'OPEN') continue;
+    // Already locked: read again, as the operations before this one may have moved its funds.
+    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
     if (fundsAllow(balances, row)) {
       const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
