@@ -9,7 +9,8 @@
 import { expect, it } from 'vitest';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
-import { bookTransfer, fund, newAccount } from '../testing/money.js';
+import { balanceOf, bookTransfer, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
 import * as store from './store.js';
 
 const clock = frozenWallClock('2033-05-10T12:00:00.000Z');
@@ -44,5 +45,31 @@ describeWithDb('management operations under concurrency', () => {
     expect(outcome).toBe('SETTLED');
     expect(await transfer).toBe('SETTLED');
     expect((await client.managementOperations.retrieve(waiting.token)).status).toBe('PENDING');
+  });
+
+  it.skipIf(engine !== 'postgres')('an operation created while the clock moves falls due with the moved clock, even if it commits during the move', async () => {
+    const program = await context.server.newProgram('clock race');
+    const { client } = program;
+    const account = await newAccount(client, 'credited');
+    // Holds that all expire when the clock moves: the move's transaction is long, and checks for
+    // due operations before it expires them.
+    const card = await cardOnOwnAccount(client);
+    for (let batch = 0; batch < 8; batch++) await Promise.all(Array.from({ length: 25 }, () => authorize(client, card, 1)));
+    await balanceOf(client, account); // due checks find nothing due: a horizon up to the next midnight
+    const moved = client.post('/v1/simulate/clock', { body: { now: '2033-05-20T12:00:00.000Z' } });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Read the clock before the move committed: for this request 2033-05-20 is still in the future.
+    const credit = await client.managementOperations.create({
+      amount: 500,
+      category: 'MANAGEMENT_REWARD',
+      direction: 'CREDIT',
+      effective_date: '2033-05-20',
+      event_type: 'CASH_BACK',
+      financial_account_token: account,
+    });
+    await moved;
+    expect(credit.status).toBe('PENDING'); // else the race was not reproduced: the move committed first
+    expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
+    expect(await balanceOf(client, account)).toEqual({ available: 500, pending: 0, total: 500 });
   });
 });
