@@ -348,6 +348,7 @@ describeWithDb('mixed money movements under concurrency', () => {
 
     const reported = new Map((await client.balances.list()).data.map((balance) => [balance.financial_account_token, balance]));
     const journals = new Map<string, AccountJournal[]>();
+    const statusOf = new Map<string, string>();
     for (const account of everyAccount) {
       const own = await accountJournals(db, program.programId, account.token);
       journals.set(account.token, own);
@@ -356,6 +357,7 @@ describeWithDb('mixed money movements under concurrency', () => {
       expect({ available: balance?.available_amount, pending: balance?.pending_amount }, account.token).toEqual({ available: sum('available_cents'), pending: sum('pending_cents') });
       if (account.strict) expect(balance?.available_amount, `strict ${account.token}`).toBeGreaterThanOrEqual(0);
       const status = (await client.financialAccounts.retrieve(account.token)).status;
+      statusOf.set(account.token, status);
       if (status === 'CLOSED') expect({ available: balance?.available_amount, pending: balance?.pending_amount }, `CLOSED ${account.token}`).toEqual({ available: 0, pending: 0 });
     }
 
@@ -398,6 +400,10 @@ describeWithDb('mixed money movements under concurrency', () => {
 
     for (const operation of finalOperations) {
       const { token } = operation;
+      // Due by the clock, it has taken effect, unless its account is not OPEN.
+      if (operation.status === 'PENDING' && statusOf.get(operation.financial_account_token as string) === 'OPEN') {
+        expect(operation.events?.[0]?.effective_date, `PENDING operation ${token}`).toSatisfy((date: string) => date > today());
+      }
       const net = netOf(token, operation.financial_account_token as string);
       const sign = operation.direction === 'CREDIT' ? 1 : -1;
       const effect = { available: net.available, pending: net.pending, kinds: net.kinds };
@@ -433,6 +439,7 @@ describeWithDb('mixed money movements under concurrency', () => {
 
     for (const transaction of finalCardTransactions) {
       const { token } = transaction;
+      if (transaction.status === 'PENDING') expect(Date.parse(transaction.created), `PENDING transaction ${token} past its expiry`).toBeGreaterThan(nowMs - 7 * MS_PER_DAY);
       const net = netOf(token, transaction.card_token === (lastCard as CardOf).token ? (lastCard as CardOf).account.token : cardAccount(transaction.card_token));
       const hold = transaction.amounts.hold.amount;
       const settled = transaction.amounts.settlement.amount;
