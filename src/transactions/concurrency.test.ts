@@ -7,8 +7,9 @@
  */
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
-import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, useTestServer } from '../testing/harness.js';
+import * as accountStore from '../accounts/store.js';
+import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
+import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
 import { fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
@@ -96,6 +97,30 @@ describeWithDb('authorizations under concurrency', () => {
       const returned = outcomes.slice(0, 4).concat(outcomes.slice(5)).filter((outcome) => outcome.status === 'fulfilled').length;
       expect(await issuingBalance(program.client, card)).toEqual(closed ? { available: 0, pending: 0, total: 0 } : { available: 100 * returned, pending: 0, total: 100 * returned });
     }
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only: the test holds a row lock of its own while a request runs.
+  it.skipIf(engine !== 'postgres')('an authorization that finds a hold due locks the account before the hold\'s balance (the documented order)', async () => {
+    const program = await context.server.newProgram('expiry order');
+    const card = await cardOnOwnAccount(program.client);
+    const due = await authorize(program.client, card, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for another authorization of the account that read the clock just before the hold
+    // expired: it holds the account and then needs the balance. Not retried: a deadlock fails it.
+    let authorization: Promise<string> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      expect(await accountStore.lock(db, tx, program.programId, card.account_token)).toBeDefined();
+      authorization = authorize(program.client, card, 10);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [card.funding.token]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect((await program.client.transactions.retrieve((await authorization) as string)).status).toBe('PENDING');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
     await expectLedgerConsistent(program.programId);
   });
 

@@ -417,8 +417,9 @@ export async function authorize(
 ): Promise<{ token: string }> {
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
-  await expireDueWithin(op);
+  // The card's account and the card are locked before the expiries lock holds and balances (the lock order).
   const card = await findCard(op, deps.secrets, body.pan);
+  await expireDueWithin(op);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
