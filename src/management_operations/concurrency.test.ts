@@ -7,6 +7,8 @@
  * that a transfer elsewhere in the program still goes through.
  */
 import { expect, it } from 'vitest';
+import { MS_PER_DAY } from '../clock.js';
+import { lockBalances } from '../ledger/ledger.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, fund, newAccount } from '../testing/money.js';
@@ -71,5 +73,33 @@ describeWithDb('management operations under concurrency', () => {
     expect(credit.status).toBe('PENDING'); // else the race was not reproduced: the move committed first
     expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
     expect(await balanceOf(client, account)).toEqual({ available: 500, pending: 0, total: 500 });
+  });
+
+  it.skipIf(engine !== 'postgres')('a write that applies a due operation first locks its balances in one sorted order with its own', async () => {
+    const program = await context.server.newProgram('due order');
+    const { client } = program;
+    // `low` sorts before `due`: a movement over both locks `low` first.
+    const [low, due] = [await newAccount(client, 'one'), await newAccount(client, 'two')].sort();
+    const other = await newAccount(client, 'other');
+    await fund(client, low as string, 1_000);
+    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
+    const credit = { amount: 100, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', event_type: 'CASH_BACK' } as const;
+    await client.managementOperations.create({ ...credit, effective_date: tomorrow, financial_account_token: due as string });
+    clock.advance(MS_PER_DAY); // the operation is due; nothing has applied it yet
+    const { db } = context.server.server;
+    // Stands for a movement over `low` and `due` by a request that read the clock before the
+    // operation fell due: it holds `low`, then needs `due`. Not retried: a deadlock fails it.
+    let transfer: Promise<string> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      await lockBalances(tx, program.programId, [low as string]);
+      transfer = bookTransfer(client, low as string, other, 100).then((made) => made.status);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [due as string]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect(await transfer).toBe('SETTLED');
+    expect(await balanceOf(client, due as string)).toEqual({ available: 100, pending: 0, total: 100 });
   });
 });

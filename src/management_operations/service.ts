@@ -120,7 +120,7 @@ const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents:
 export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope);
+  await applyDueOperations(db, tx, scope, [body.financial_account_token]);
   const suspenseIfClosed = body.on_closed_account === 'USE_SUSPENSE' && body.direction === 'CREDIT';
   const { balances, suspense } = await lockMovementBalances(tx, programId, accountOf(body, suspenseIfClosed));
 
@@ -172,10 +172,12 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
  * whose effective date has come. Idempotent: each operation is locked and re-checked as PENDING.
  * Locks: every due operation first (token order), then all their balances at once (sorted), so
  * two jobs that see different sets of due operations (their requests read the clock apart) never
- * hold a balance the other waits for while waiting for an operation it holds. An operation whose
- * account is not OPEN is left alone without a lock (it waits, see the header).
+ * hold a balance the other waits for while waiting for an operation it holds. A write that moves
+ * money next names its own financial accounts (`accounts`): their balances are locked in the same
+ * sorted set, as a movement that found nothing due locks them. An operation whose account is not
+ * OPEN is left alone without a lock (it waits, see the header).
  */
-export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[] = []): Promise<void> {
   const { programId, nowMs } = scope;
   if (!(await isDueWithin(db, tx, dueOperations, scope))) return;
   const due: Row[] = [];
@@ -184,7 +186,8 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): P
     if (row) due.push(row);
   }
   if (due.length === 0) return;
-  await ledger.lockBalances(tx, programId, due.map((row) => row.financial_account_token));
+  // The write's own accounts may not exist (its 404 comes later): only the rows there are.
+  await ledger.lockExistingBalances(tx, programId, [...due.map((row) => row.financial_account_token), ...accounts]);
   for (const row of due) {
     const { token } = row;
     // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
@@ -240,9 +243,12 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
 
 export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
   const { programId, nowMs } = scope;
-  await applyDueOperations(db, tx, scope);
+  const named = await store.find(tx, programId, token);
+  if (!named) throw notFound('management operation', token);
+  await applyDueOperations(db, tx, scope, [named.financial_account_token]);
+  // Read again: the due job may have just settled or declined it.
   const row = await store.find(tx, programId, token);
-  if (!row) throw notFound('management operation', token);
+  invariant(row !== undefined, `management operation ${token} exists once found`);
   if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
     throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
   }

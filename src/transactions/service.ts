@@ -372,7 +372,7 @@ function spendSources(op: Operation, card: FoundCard) {
 
 /** The available balance, once due management operations have taken effect, locked until commit. */
 async function lockedAvailableCents(op: Operation, financialAccountToken: string): Promise<number> {
-  await applyDueOperations(op.db, op.tx, op.scope);
+  await applyDueOperations(op.db, op.tx, op.scope, [financialAccountToken]);
   const balances = await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
   return ledger.availableCents(balances, financialAccountToken);
 }
