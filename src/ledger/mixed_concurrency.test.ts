@@ -27,7 +27,7 @@ import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { fund } from '../testing/money.js';
 import { accountJournals, verifyProgramLedger, type AccountJournal } from './ledger.js';
 
-const STEPS = engine === 'postgres' ? 500 : 400;
+const STEPS = 400;
 const LANES = 12;
 const CLOCK_MOVES = 10;
 const CLOCK_STEP_MS = 20 * 3_600_000;

@@ -26,9 +26,9 @@
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
  * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
  * `expireDueAuthorizations` releases it with an AUTHORIZATION_EXPIRY event, like a simulated
- * expiry. It runs when the clock is moved, every minute, before reads of transactions, and at the
- * start of each authorization (one indexed check), so a limit or a funds decision never counts a
- * hold that has expired.
+ * expiry. It runs when the clock is moved, every minute, before reads of transactions, and in
+ * each authorization once its card is locked (one indexed check), so a limit or a funds decision
+ * never counts a hold that has expired.
  */
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
