@@ -56,9 +56,18 @@ function clearByHorizon(db: Db, work: DueWork, scope: ProgramScope): boolean {
   return work.horizon !== undefined && db.horizons.isClear(work.horizon, scope.programId, scope.nowMs);
 }
 
-function horizonOf(work: DueWork, found: DueCheck): { horizon: string; untilMs: number } | undefined {
-  if (found.due || work.horizon === undefined || found.clearUntilMs === undefined) return undefined;
-  return { horizon: work.horizon, untilMs: found.clearUntilMs };
+/** Runs the work's check; when it proves a horizon, also what `set` needs (the stamp taken before it read). */
+async function checkFor(db: Db, exec: Executor, work: DueWork, scope: ProgramScope): Promise<{ due: boolean; learn(): void }> {
+  const { horizon } = work;
+  const stamp = horizon === undefined ? 0 : db.horizons.stamp(horizon, scope.programId);
+  const found = await work.check(exec, scope);
+  const untilMs = found.due ? undefined : found.clearUntilMs;
+  return {
+    due: found.due,
+    learn: () => {
+      if (horizon !== undefined && untilMs !== undefined) db.horizons.set(horizon, scope.programId, untilMs, stamp);
+    },
+  };
 }
 
 /**
@@ -68,9 +77,8 @@ function horizonOf(work: DueWork, found: DueCheck): { horizon: string; untilMs: 
  */
 export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramScope): Promise<boolean> {
   if (clearByHorizon(db, work, scope)) return false;
-  const found = await work.check(tx, scope);
-  const learned = horizonOf(work, found);
-  if (learned) db.afterCommit(tx, () => db.horizons.set(learned.horizon, scope.programId, learned.untilMs));
+  const found = await checkFor(db, tx, work, scope);
+  if (!found.due) db.afterCommit(tx, found.learn);
   return found.due;
 }
 
@@ -90,13 +98,9 @@ export function fallsDueAt(db: Db, tx: Tx, work: DueWork, programId: string, due
  */
 export async function catchUp(db: Db, scope: ProgramScope, work: DueWork): Promise<void> {
   if (clearByHorizon(db, work, scope)) return;
-  const found = await work.check(db.kysely, scope);
-  if (found.due) {
-    await db.transaction((tx) => work.job(db, tx, scope));
-    return;
-  }
-  const learned = horizonOf(work, found);
-  if (learned) db.horizons.set(learned.horizon, scope.programId, learned.untilMs);
+  const found = await checkFor(db, db.kysely, work, scope);
+  if (found.due) await db.transaction((tx) => work.job(db, tx, scope));
+  else found.learn();
 }
 
 /** Runs every job for every program, each program in its own transaction. */

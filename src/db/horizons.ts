@@ -17,12 +17,18 @@
  * (PostgreSQL runs them side by side): what it creates may be due at once by the moved clock. So
  * whatever creates work that will fall due lowers the horizon to that time once it commits
  * (`lower`), and this process's next check asks the database again; its minute sweep then applies
- * the work even if no request comes.
+ * the work even if no request comes. Such work may also commit while a check that did not see it
+ * is under way (the check of the clock move's own transaction, say): a horizon from that check
+ * would hide the work. So a check takes a `stamp` before it reads, and `set` keeps its horizon only
+ * if nothing was lowered since: a check sees all work committed before it began, or that work's
+ * `lower` comes after the stamp.
  */
 export const REQUEST_CLOCK_MARGIN_MS = 5 * 60_000;
 
 export class DueHorizons {
   readonly #untilMs = new Map<string, number>();
+  /** How many times work was lowered into each (kind, program): a check's stamp. */
+  readonly #lowerings = new Map<string, number>();
 
   /** Whether nothing of `kind` can be due for the program at program time `nowMs`. */
   isClear(kind: string, programId: string, nowMs: number): boolean {
@@ -30,14 +36,23 @@ export class DueHorizons {
     return untilMs !== undefined && nowMs < untilMs;
   }
 
-  /** Records that nothing of `kind` falls due for the program before program time `untilMs`. */
-  set(kind: string, programId: string, untilMs: number): void {
-    this.#untilMs.set(`${kind}|${programId}`, untilMs);
+  /** Taken before a check whose result may become a horizon (see `set`). */
+  stamp(kind: string, programId: string): number {
+    return this.#lowerings.get(`${kind}|${programId}`) ?? 0;
+  }
+
+  /**
+   * Records that nothing of `kind` falls due for the program before program time `untilMs`, as a
+   * check that began at `stamp` found; unless work was lowered since, which the check may have missed.
+   */
+  set(kind: string, programId: string, untilMs: number, stamp: number): void {
+    if (this.stamp(kind, programId) === stamp) this.#untilMs.set(`${kind}|${programId}`, untilMs);
   }
 
   /** Committed work of `kind` falls due at program time `dueMs`: a later horizon no longer holds. */
   lower(kind: string, programId: string, dueMs: number): void {
     const key = `${kind}|${programId}`;
+    this.#lowerings.set(key, this.stamp(kind, programId) + 1);
     const untilMs = this.#untilMs.get(key);
     if (untilMs !== undefined && dueMs < untilMs) this.#untilMs.set(key, dueMs);
   }

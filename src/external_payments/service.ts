@@ -162,7 +162,7 @@ async function progress(tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | '
 export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateExternalPaymentBody): Promise<ExternalPayment> {
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope);
+  await applyDueOperations(db, tx, scope, [body.financial_account_token]);
   const balances = await lockOpenBalances(tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
   const approved = body.payment_type === 'DEPOSIT' || ledger.availableCents(balances, body.financial_account_token) >= body.amount;
   const row: Row = {
@@ -208,11 +208,12 @@ export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
 
 /** Runs one action on a payment (see the lifecycle at the top). */
 export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
-  await applyDueOperations(db, tx, scope);
   // Locked: each action decides on the payment as the last committed action left it (a settle
-  // racing a release must not both append SETTLED).
+  // racing a release must not both append SETTLED). Then the due operations (no action checks
+  // funds), their balances locked with the payment's.
   const row = await store.lock(db, tx, scope.programId, token);
   if (!row) throw notFound('external payment', token);
+  await applyDueOperations(db, tx, scope, [row.financial_account_token]);
   let updated: Row;
   switch (action) {
     case 'settle':

@@ -122,7 +122,7 @@ const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents:
 export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope);
+  await applyDueOperations(db, tx, scope, [body.financial_account_token]);
   const suspenseIfClosed = body.on_closed_account === 'USE_SUSPENSE' && body.direction === 'CREDIT';
   const { balances, suspense } = await lockMovementBalances(tx, programId, accountOf(body, suspenseIfClosed));
 
@@ -172,16 +172,30 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
 /**
  * The clock job: settles (or declines, for want of funds) every PENDING operation of the program
  * whose effective date has come. Idempotent: each operation is locked and re-checked as PENDING.
+ * Locks: every due operation first (token order), then all their balances at once (sorted), so
+ * two jobs that see different sets of due operations (their requests read the clock apart) never
+ * hold a balance the other waits for while waiting for an operation it holds. A write that moves
+ * money next names its own financial accounts (`accounts`): their balances are locked in the same
+ * sorted set, as a movement that found nothing due locks them. An operation whose account is not
+ * OPEN is left alone without a lock (it waits, see the header).
  */
-export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[] = []): Promise<void> {
   const { programId, nowMs } = scope;
   if (!(await isDueWithin(db, tx, dueOperations, scope))) return;
+  const due: Row[] = [];
   for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
     const row = await store.lockIfPending(db, tx, programId, token);
-    if (!row) continue;
-    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
+    if (row) due.push(row);
+  }
+  if (due.length === 0) return;
+  // The write's own accounts may not exist (its 404 comes later): only the rows there are.
+  await ledger.lockExistingBalances(tx, programId, [...due.map((row) => row.financial_account_token), ...accounts]);
+  for (const row of due) {
+    const { token } = row;
     // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
     if (row.credit_in_suspense === 0 && (await financialAccounts.find(tx, programId, row.financial_account_token))?.status !== 'OPEN') continue;
+    // Already locked: read again, as the operations before this one may have moved its funds.
+    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
     if (fundsAllow(balances, row)) {
       const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
@@ -236,9 +250,12 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
 
 export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
   const { programId, nowMs } = scope;
-  await applyDueOperations(db, tx, scope);
+  const named = await store.find(tx, programId, token);
+  if (!named) throw notFound('management operation', token);
+  await applyDueOperations(db, tx, scope, [named.financial_account_token]);
+  // Read again: the due job may have just settled or declined it.
   const row = await store.find(tx, programId, token);
-  if (!row) throw notFound('management operation', token);
+  invariant(row !== undefined, `management operation ${token} exists once found`);
   if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
     throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
   }

@@ -33,18 +33,24 @@ export async function firstPendingEffectiveDate(exec: Executor, programId: strin
 
 /**
  * Tokens of the PENDING operations whose effective date is on or before `today`, in the order they
- * fell due (effective date, then creation): the order they take effect and are locked in.
+ * fell due (effective date, then creation, then token): the order they take effect and are locked
+ * in. Leaves out those that must wait for their account to be OPEN again (read unlocked: the caller
+ * checks again under its locks).
  */
 export async function dueTokens(exec: Executor, programId: string, today: string): Promise<string[]> {
   const rows = await exec
-    .selectFrom('management_operations')
-    .select('token')
-    .where('program_id', '=', programId)
-    .where('status', '=', 'PENDING')
-    .where('effective_date', '<=', today)
-    .orderBy('effective_date')
-    .orderBy('created_ms')
-    .orderBy('token')
+    .selectFrom('management_operations as operation')
+    .innerJoin('financial_accounts as account', (join) =>
+      join.onRef('account.program_id', '=', 'operation.program_id').onRef('account.token', '=', 'operation.financial_account_token'),
+    )
+    .select('operation.token')
+    .where('operation.program_id', '=', programId)
+    .where('operation.status', '=', 'PENDING')
+    .where('operation.effective_date', '<=', today)
+    .where((eb) => eb.or([eb('account.status', '=', 'OPEN'), eb('operation.credit_in_suspense', '=', 1)]))
+    .orderBy('operation.effective_date')
+    .orderBy('operation.created_ms')
+    .orderBy('operation.token')
     .execute();
   return rows.map((row) => row.token);
 }

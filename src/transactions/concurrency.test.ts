@@ -7,8 +7,9 @@
  */
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
-import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, useTestServer } from '../testing/harness.js';
+import * as accountStore from '../accounts/store.js';
+import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
+import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
 import { fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
@@ -78,6 +79,49 @@ describeWithDb('authorizations under concurrency', () => {
     expect(settled.events).toHaveLength(2);
     expect(await issuingBalance(client, card)).toEqual({ available: -settled.settled_amount, pending: 0, total: -settled.settled_amount });
     await expectLedgerConsistent();
+  });
+
+  it('returns racing the closing of their card account\'s ISSUING financial account never land on it once CLOSED', async () => {
+    const program = await context.server.newProgram('return race');
+    for (let round = 0; round < 5; round++) {
+      const card = await cardOnOwnAccount(program.client);
+      await program.client.cards.update(card.token, { state: 'CLOSED' });
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 4 }, () => program.client.transactions.simulateReturn({ amount: 100, descriptor: 'LATE RETURN', pan: card.pan })),
+        program.client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: null }),
+        ...Array.from({ length: 4 }, () => program.client.transactions.simulateReturn({ amount: 100, descriptor: 'LATE RETURN', pan: card.pan })),
+      ]);
+      const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      expect(refused.map((outcome) => (outcome.reason as InstanceType<typeof Lithic.APIError>).status)).toEqual(refused.map(() => 422));
+      const closed = (await program.client.financialAccounts.retrieve(card.funding.token)).status === 'CLOSED';
+      const returned = outcomes.slice(0, 4).concat(outcomes.slice(5)).filter((outcome) => outcome.status === 'fulfilled').length;
+      expect(await issuingBalance(program.client, card)).toEqual(closed ? { available: 0, pending: 0, total: 0 } : { available: 100 * returned, pending: 0, total: 100 * returned });
+    }
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only: the test holds a row lock of its own while a request runs.
+  it.skipIf(engine !== 'postgres')('an authorization that finds a hold due locks the account before the hold\'s balance (the documented order)', async () => {
+    const program = await context.server.newProgram('expiry order');
+    const card = await cardOnOwnAccount(program.client);
+    const due = await authorize(program.client, card, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for another authorization of the account that read the clock just before the hold
+    // expired: it holds the account and then needs the balance. Not retried: a deadlock fails it.
+    let authorization: Promise<string> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      expect(await accountStore.lock(db, tx, program.programId, card.account_token)).toBeDefined();
+      authorization = authorize(program.client, card, 10);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [card.funding.token]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect((await program.client.transactions.retrieve((await authorization) as string)).status).toBe('PENDING');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    await expectLedgerConsistent(program.programId);
   });
 
   it('concurrent requests that all find the same hold due expire it once, and none fails', async () => {

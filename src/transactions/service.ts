@@ -27,8 +27,8 @@
  * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
  * `expireDueAuthorizations` releases it with an AUTHORIZATION_EXPIRY event, like a simulated
  * expiry. It runs when the clock is moved, every minute, before reads of transactions, balances
- * and financial transactions, and at the start of each authorization (one indexed check), so a
- * limit or a funds decision never counts a hold that has expired.
+ * and financial transactions, and in each authorization once its card is locked (one indexed
+ * check), so a limit or a funds decision never counts a hold that has expired.
  */
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
@@ -372,7 +372,7 @@ function spendSources(op: Operation, card: FoundCard) {
 
 /** The available balance, once due management operations have taken effect, locked until commit. */
 async function lockedAvailableCents(op: Operation, financialAccountToken: string): Promise<number> {
-  await applyDueOperations(op.db, op.tx, op.scope);
+  await applyDueOperations(op.db, op.tx, op.scope, [financialAccountToken]);
   const balances = await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
   return ledger.availableCents(balances, financialAccountToken);
 }
@@ -417,8 +417,9 @@ export async function authorize(
 ): Promise<{ token: string }> {
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
-  await expireDueWithin(op);
+  // The card's account and the card are locked before the expiries lock holds and balances (the lock order).
   const card = await findCard(op, deps.secrets, body.pan);
+  await expireDueWithin(op);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -446,10 +447,21 @@ function refuseClosedAccount(field: string, financialAccountToken: string, statu
   }
 }
 
+/**
+ * The status of a card account's ISSUING financial account, read once its balance is locked:
+ * closing an account locks its balance too, so a message that waited for the lock sees the account
+ * closed rather than landing on it after the closing checked that it was empty.
+ */
+async function lockedIssuingStatus(op: Operation, financialAccountToken: string): Promise<string | undefined> {
+  await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
+  return (await financialAccountStore.find(op.tx, op.scope.programId, financialAccountToken))?.status;
+}
+
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
 async function networkMessage(op: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
   const card = await findCard(op, secrets, body.pan);
-  refuseClosedAccount('pan', card.issuing_financial_account_token, card.issuing_financial_account_status);
+  const issuing = card.issuing_financial_account_token;
+  refuseClosedAccount('pan', issuing, await lockedIssuingStatus(op, issuing));
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -508,8 +520,7 @@ export async function expireAuthorization(op: Operation, token: string): Promise
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
   await recordNetworkMessage(op, body.token, async (current) => {
     const effect = lifecycle.reverseReturn(current);
-    const account = await financialAccountStore.find(op.tx, op.scope.programId, current.financial_account_token);
-    refuseClosedAccount('token', current.financial_account_token, account?.status);
+    refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
     return effect;
   });
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { DueHorizons } from './horizons.js';
+
+describe('due horizons', () => {
+  it('keep what a check found when no work was lowered since it began', () => {
+    const horizons = new DueHorizons();
+    const stamp = horizons.stamp('work', 'p');
+    horizons.set('work', 'p', 1_000, stamp);
+    expect([horizons.isClear('work', 'p', 999), horizons.isClear('work', 'p', 1_000)]).toEqual([true, false]);
+  });
+
+  it('drop what a check found when work it may have missed was lowered meanwhile, even with no horizon yet', () => {
+    const horizons = new DueHorizons();
+    const stamp = horizons.stamp('work', 'p');
+    horizons.lower('work', 'p', 100); // committed while the check read: the check did not see it
+    horizons.set('work', 'p', 1_000, stamp);
+    expect(horizons.isClear('work', 'p', 500)).toBe(false);
+    horizons.set('work', 'p', 100, horizons.stamp('work', 'p')); // a later check saw it
+    expect([horizons.isClear('work', 'p', 99), horizons.isClear('work', 'p', 100)]).toEqual([true, false]);
+  });
+
+  it('lower a horizon set before the work committed, per kind and program', () => {
+    const horizons = new DueHorizons();
+    horizons.set('work', 'p', 1_000, horizons.stamp('work', 'p'));
+    horizons.set('work', 'q', 1_000, horizons.stamp('work', 'q'));
+    horizons.lower('work', 'p', 100);
+    expect([horizons.isClear('work', 'p', 100), horizons.isClear('work', 'p', 99), horizons.isClear('work', 'q', 500)]).toEqual([false, true, true]);
+  });
+});
