@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
@@ -195,5 +196,53 @@ describeWithDb('server process', () => {
     expect(result.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/);
     expect(runCli(['serve'], { ...env, DATABASE_URL: 'mysql://nope' }).stderr).toMatch(/DATABASE_URL must start with/);
     expect(runCli(['serve'], { ...env, PORT: 'eighty' }).stderr).toMatch(/PORT must be an integer/);
+  });
+
+  it('names the variable, quickly, when the database cannot be used', async () => {
+    const refused = (args: Record<string, string>, variable: RegExp, reason: RegExp) => {
+      const startedMs = performance.now();
+      const result = runCli(['serve'], { ...env, ...args });
+      expect(result.status, JSON.stringify(args)).toBe(1);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(args)).toHaveLength(1);
+      expect(result.stderr, JSON.stringify(args)).toMatch(new RegExp(`^configuration error: ${variable.source}: .*${reason.source}`));
+      expect(performance.now() - startedMs, JSON.stringify(args)).toBeLessThan(10_000);
+    };
+    // The SQLite file in a folder that cannot be created, or a file that is not a database.
+    const notAFolder = path.join(database.dataDir, 'not-a-folder');
+    fs.writeFileSync(notAFolder, 'not a database\n'.repeat(100));
+    refused({ DATABASE_URL: `sqlite:${notAFolder}/cardwright.db` }, /DATABASE_URL/, /cannot open the SQLite database .*not-a-folder/);
+    refused({ DATABASE_URL: `sqlite:${notAFolder}` }, /DATABASE_URL/, /file is not a database/);
+    refused({ DATABASE_URL: '', CARDWRIGHT_DATA_DIR: notAFolder }, /CARDWRIGHT_DATA_DIR \(DATABASE_URL is unset\)/, /cannot open the SQLite database/);
+    // No encryption key configured, and the key file cannot be made or read.
+    refused({ CARDWRIGHT_ENCRYPTION_KEY: '', CARDWRIGHT_DATA_DIR: notAFolder }, /CARDWRIGHT_ENCRYPTION_KEY/, /key file .*not-a-folder/);
+    fs.writeFileSync(path.join(database.dataDir, 'encryption.key'), 'not a key\n');
+    refused({ CARDWRIGHT_ENCRYPTION_KEY: '' }, /CARDWRIGHT_ENCRYPTION_KEY/, /does not hold a 32-byte base64 key/);
+
+    // PostgreSQL: nothing listens, or something listens and never answers (a start used to wait forever).
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    refused({ DATABASE_URL: `postgres://cardwright:secret@127.0.0.1:${closedPort}/cardwright` }, /DATABASE_URL/, /127\.0\.0\.1:\d+\/cardwright: connect ECONNREFUSED/);
+    const silent = net.createServer(() => undefined).listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    try {
+      // runCli blocks this process; the kernel still accepts the connection, and nobody answers.
+      refused({ DATABASE_URL: `postgres://cardwright:secret@127.0.0.1:${(silent.address() as net.AddressInfo).port}/cardwright` }, /DATABASE_URL/, /connection closed before PostgreSQL answered/);
+    } finally {
+      silent.close();
+    }
+    if (engine === 'postgres') {
+      const url = new URL(database.databaseUrl);
+      const withPath = (pathname: string) => Object.assign(new URL(url), { pathname }).toString();
+      refused({ DATABASE_URL: withPath('/no_such_database_cw') }, /DATABASE_URL/, /database "no_such_database_cw" does not exist/);
+      refused({ DATABASE_URL: Object.assign(new URL(url), { username: 'no_such_role_cw', password: 'secret' }).toString() }, /DATABASE_URL/, /role "no_such_role_cw" does not exist/);
+      const missingSchema = new URL(url);
+      missingSchema.searchParams.set('options', '-c search_path=no_such_schema_cw');
+      refused({ DATABASE_URL: missingSchema.toString() }, /DATABASE_URL/, /search_path names no schema that exists/);
+    }
+    for (const args of [{ DATABASE_URL: 'postgres://u:pw-not-shown@127.0.0.1:1/x' }]) expect(runCli(['serve'], { ...env, ...args }).stderr).not.toContain('pw-not-shown');
   });
 });

@@ -12,7 +12,7 @@ import { systemClock, type WallClock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
 import { verifyEncryptionKey } from './crypto/key-check.js';
 import { keyFile, loadEncryptionKey, Secrets } from './crypto/secrets.js';
-import { openDatabase, type Db } from './db/database.js';
+import { connectDatabase, type Db } from './db/database.js';
 import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions, logsRequests } from './logger.js';
@@ -40,7 +40,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // The database opens before the app and its logger exist: until then its background errors are warnings.
   let reportBackgroundError = warnOfCheckpointerError;
   const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
-  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
+  const db = await connectDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));

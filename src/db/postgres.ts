@@ -11,6 +11,12 @@ import pg from 'pg';
 import { PostgresDialect, type Dialect } from 'kysely';
 
 const PREPARED_STATEMENT_LIMIT = 2000;
+/**
+ * How long opening a connection, or waiting for a free one in the pool, may take: a PostgreSQL
+ * that does not answer (a host that drops packets, a port that accepts and stays silent) fails the
+ * start, or the request (503), instead of leaving it waiting forever.
+ */
+export const PG_CONNECT_TIMEOUT_MS = 5_000;
 const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
@@ -58,7 +64,7 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
 }
 
 export function openPostgres(connectionString: string, poolSize: number): { dialect: Dialect; pool: pg.Pool } {
-  const pool = withPreparedStatements(new pg.Pool({ connectionString, max: poolSize, types }));
+  const pool = withPreparedStatements(new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS }));
   // An idle client that errors (e.g. the server restarts) must not crash the process.
   pool.on('error', () => undefined);
   return { dialect: new PostgresDialect({ pool }), pool };
@@ -68,6 +74,22 @@ export function openPostgres(connectionString: string, poolSize: number): { dial
 export function isPostgresRetryable(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === '40001' || code === '40P01';
+}
+
+/** SQLSTATE classes and codes that mean the server cannot be reached or is going away, not a bad query. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const CONNECTION_LOST_MESSAGES = /^(Connection terminated|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
+
+/**
+ * The database is unreachable or dropped the connection (shut down, restarted, a backend
+ * terminated, the network cut, no free connection in time): the request could not be served, which
+ * is no fault of the request or of the code.
+ */
+export function isPostgresUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || NETWORK_ERROR_CODES.has(code))) return true;
+  return typeof message === 'string' && CONNECTION_LOST_MESSAGES.test(message);
 }
 
 export function isPostgresUniqueViolation(error: unknown): boolean {
