@@ -4,6 +4,8 @@
  * - BIGINT and NUMERIC come back as JS numbers (every amount and timestamp is an integer far below
  *   2^53; the parser asserts it) instead of pg's default strings.
  * - Statements are prepared once per connection: each distinct SQL text gets a stable name.
+ * - A connection that breaks (PostgreSQL restarted, a backend terminated, the network cut) fails
+ *   only the requests using it (503, see `isPostgresUnavailable`); the pool opens new ones.
  * - `search_path` can be set through the URL (`?options=-c search_path=…`), which the tests use to
  *   give each server its own schema.
  */
@@ -51,6 +53,11 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
   (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
     const client = await connect();
     if (!patched.has(client)) {
+      // A client lent to a request has no 'error' listener (pg-pool has one only on idle clients):
+      // a connection lost in the middle of a request (backend terminated, PostgreSQL restarted)
+      // emitted an unhandled 'error' and crashed the process. The request's query fails with the
+      // error all the same, and the pool drops the client when it comes back (no longer queryable).
+      client.on('error', () => undefined);
       const query = client.query.bind(client) as QueryFn;
       (client as unknown as { query: QueryFn }).query = (text, values) => {
         const name = typeof text === 'string' && values && values.length > 0 ? nameFor(text) : undefined;

@@ -16,6 +16,11 @@ import type { AuthCache } from './auth-cache.js';
 import type { ProgramScope } from './scope.js';
 import * as store from './store.js';
 
+/** Throws (a 503) unless the database answers: what makes `GET /v1/status` a readiness check. */
+export function checkReadiness(exec: Executor): Promise<void> {
+  return store.ping(exec);
+}
+
 export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
   const programId = newToken();
   const nowMs = wall.nowMs();

@@ -4,6 +4,11 @@ import type { Executor } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { ApiKeysTable, ProgramsTable } from './tables.js';
 
+/** Readiness: the database answers a query. */
+export async function ping(exec: Executor): Promise<void> {
+  await sql`select 1`.execute(exec);
+}
+
 export async function insertProgram(exec: Executor, row: ProgramsTable): Promise<void> {
   await exec.insertInto('programs').values(row).execute();
 }
