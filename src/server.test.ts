@@ -245,4 +245,26 @@ describeWithDb('server process', () => {
     }
     for (const args of [{ DATABASE_URL: 'postgres://u:pw-not-shown@127.0.0.1:1/x' }]) expect(runCli(['serve'], { ...env, ...args }).stderr).not.toContain('pw-not-shown');
   });
+
+  it('provisions keys once when several servers start at the same time on a fresh database', async () => {
+    // No key configured: one program and one key in all, printed by one server only.
+    const first = await Promise.all([start(), start(), start()]);
+    expect(first.filter((server) => /^\s+cw_\S+$/m.test(server.output()))).toHaveLength(1);
+    expect(runCli(['keys', 'list'], env).stdout.trim().split('\n')).toHaveLength(1);
+    await Promise.all(first.map(async (server) => {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }));
+
+    // The same CARDWRIGHT_API_KEYS: every server starts, and each key is one program on all of them.
+    const keys = { CARDWRIGHT_API_KEYS: 'shared-key-alpha,shared-key-bravo' };
+    const second = await Promise.all([start(keys), start(keys), start(keys)]);
+    const listed = runCli(['keys', 'list'], env).stdout.trim().split('\n');
+    expect(listed).toHaveLength(3);
+    const account = await sdkClient(second[0]!.url, 'shared-key-alpha').financialAccounts.create({ nickname: 'seen by all', type: 'OPERATING' });
+    for (const server of second) {
+      await expect(sdkClient(server.url, 'shared-key-alpha').financialAccounts.retrieve(account.token)).resolves.toMatchObject({ token: account.token });
+      await expect(sdkClient(server.url, 'shared-key-bravo').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
+    }
+  });
 });
