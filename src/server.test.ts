@@ -4,9 +4,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
 import { AUTH_CACHE_TTL_MS } from './programs/auth-cache.js';
+import { SHUTDOWN_DEADLINE_MS } from './server.js';
 import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
 
 describeWithDb('server process', () => {
@@ -266,5 +269,51 @@ describeWithDb('server process', () => {
       await expect(sdkClient(server.url, 'shared-key-alpha').financialAccounts.retrieve(account.token)).resolves.toMatchObject({ token: account.token });
       await expect(sdkClient(server.url, 'shared-key-bravo').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
     }
+  });
+
+  /** Holds the balances from another connection (SQLite: its write lock) until the returned function releases them. */
+  async function holdBalances(): Promise<() => Promise<void>> {
+    if (engine === 'sqlite') {
+      const other = new BetterSqlite3(new URL(database.databaseUrl.replace(/^sqlite:/, 'file://')).pathname);
+      other.exec('begin immediate');
+      return async () => {
+        other.exec('rollback');
+        other.close();
+      };
+    }
+    const admin = new pg.Client({ connectionString: database.databaseUrl });
+    await admin.connect();
+    await admin.query('begin');
+    await admin.query('lock table balances in exclusive mode');
+    return async () => {
+      await admin.query('rollback');
+      await admin.end();
+    };
+  }
+
+  it('on SIGTERM waits for a request stuck on the database at most SHUTDOWN_DEADLINE_MS, exits 1, and the request left nothing behind', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' });
+    const client = sdkClient(server.url, 'stuck-key-1');
+    const from = (await client.financialAccounts.create({ nickname: 'from', type: 'OPERATING' })).token;
+    const to = (await client.financialAccounts.create({ nickname: 'to', type: 'OPERATING' })).token;
+    const release = await holdBalances();
+    try {
+      const transfer = client.bookTransfers
+        .create({ from_financial_account_token: from, to_financial_account_token: to, amount: 500, category: 'TRANSFER', subtype: 'INTERNAL', type: 'TRANSFER' })
+        .then(() => 'answered', () => 'connection closed');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalledMs = performance.now();
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(1);
+      // SQLite's busy wait holds the event loop up to 5 s at a time: the deadline fires that much later at worst.
+      expect(performance.now() - signalledMs).toBeLessThan(SHUTDOWN_DEADLINE_MS + 6_000);
+      expect(server.output()).toMatch(/requests still in flight after 10 s/);
+      expect(await transfer).toBe('connection closed');
+    } finally {
+      await release();
+    }
+    const again = sdkClient((await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' })).url, 'stuck-key-1');
+    await expect(again.bookTransfers.list({ financial_account_token: from })).resolves.toMatchObject({ data: [] });
+    expect((await again.financialAccounts.balances.list(from)).data[0]).toMatchObject({ available_amount: 0, total_amount: 0 });
   });
 });
