@@ -10,7 +10,7 @@
  *   give each server its own schema.
  */
 import pg from 'pg';
-import { PostgresDialect, type Dialect } from 'kysely';
+import { PostgresDialect, sql, type DatabaseIntrospector, type Dialect, type Kysely } from 'kysely';
 
 const PREPARED_STATEMENT_LIMIT = 2000;
 /**
@@ -70,11 +70,33 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
+/**
+ * Kysely's migrator asks the introspector whether its bookkeeping tables exist. Kysely's own reads
+ * every column of every schema in the database and calls functions that take schema *names*
+ * (has_schema_privilege): a schema that another client drops meanwhile made them fail with
+ * 'schema "…" does not exist', and so the start of a server that had nothing to do with it. This
+ * one looks only at the tables of the schema the database works in (the migrator is told it:
+ * migrate.ts), by catalog joins alone.
+ */
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    const base = super.createIntrospector(db);
+    const getTables = async () => {
+      const { rows } = await sql<{ name: string; schema: string }>`
+        select c.relname as name, n.nspname as schema from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v')`.execute(db);
+      return rows.map((row) => ({ ...row, isView: false, columns: [] }));
+    };
+    return { getSchemas: () => base.getSchemas(), getTables, getMetadata: async () => ({ tables: await getTables() }) };
+  }
+}
+
 export function openPostgres(connectionString: string, poolSize: number): { dialect: Dialect; pool: pg.Pool } {
   const pool = withPreparedStatements(new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS }));
   // An idle client that errors (e.g. the server restarts) must not crash the process.
   pool.on('error', () => undefined);
-  return { dialect: new PostgresDialect({ pool }), pool };
+  return { dialect: new OwnSchemaPostgresDialect({ pool }), pool };
 }
 
 /** Serialization failure or deadlock: the transaction can be retried as a whole. */
