@@ -37,8 +37,11 @@ function toErrorResponse(error: FastifyError): ErrorResponse {
   }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) return { status, message: error.message };
-  // Not a bug: the request could not be served now and changed nothing; the SDKs retry a 503.
-  if (isDatabaseUnavailable(error)) return { status: 503, message: 'The database is unavailable; the request changed nothing. Retry shortly.' };
+  // Not a bug: the request could not be served now. The SDKs retry a 503; a connection lost during
+  // COMMIT leaves the outcome unknown, which a retry with the same Idempotency-Key resolves.
+  if (isDatabaseUnavailable(error)) {
+    return { status: 503, message: 'Database unavailable: retry shortly (a retry with the same Idempotency-Key never applies a request twice)' };
+  }
   return { status: 500, message: 'Internal server error' };
 }
 
