@@ -14,7 +14,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isoTimestamp, systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, type Db } from './db/database.js';
+import { connectDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createApiKey, createProgramWithKey, listKeys, revokeKey } from './programs/service.js';
 import { closeOnSignals, startServer } from './server.js';
@@ -88,7 +88,7 @@ function parseStrictly(args: string[], options: ParseArgsConfig['options'], maxP
 }
 
 async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: 2, sqliteCheckpoints: { enabled: false } });
+  const db = await connectDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: 2, sqliteCheckpoints: { enabled: false } });
   try {
     await migrateToLatest(db);
     return await work(db);

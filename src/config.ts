@@ -39,8 +39,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw.trim() === '') return 8080;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  // Decimal digits only: Number() would also read "1e3", "0x50" or "0b1" as a port.
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) {
     throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${raw}"`);
   }
   return port;
@@ -55,20 +56,33 @@ function parsePositiveInt(name: string, raw: string | undefined, fallback: numbe
   return value;
 }
 
+/**
+ * Comma-separated keys, each trimmed. An empty item ("a,,b", a trailing comma: often a variable that
+ * expanded to nothing) and a key with whitespace or control characters inside (a list separated by
+ * spaces or new lines, which no Authorization header could carry) are refused, naming the item.
+ */
 function parseApiKeys(raw: string | undefined): string[] {
-  if (!raw) return [];
-  const keys = raw.split(',').map((key) => key.trim()).filter((key) => key.length > 0);
-  for (const key of keys) {
-    if (key.length < 8) {
-      throw new ConfigError('CARDWRIGHT_API_KEYS: every key must be at least 8 characters long');
+  if (raw === undefined || raw.trim() === '') return [];
+  const keys = raw.split(',').map((key) => key.trim());
+  keys.forEach((key, index) => {
+    const item = `CARDWRIGHT_API_KEYS: item ${index + 1} of ${keys.length}`;
+    if (key === '') throw new ConfigError(`${item} is empty; separate keys with single commas`);
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      throw new ConfigError(`${item} holds whitespace or a character outside printable ASCII; separate keys with commas`);
     }
-  }
+    if (key.length < 8) throw new ConfigError(`${item} is shorter than 8 characters; every key must be at least 8 characters long`);
+  });
   return [...new Set(keys)];
 }
 
 function parseEncryptionKey(raw: string | undefined): Buffer | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
-  const key = Buffer.from(raw.trim(), 'base64');
+  // Node's base64 decoder skips characters outside the alphabet: check the text is base64 first.
+  const text = raw.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
+    throw new ConfigError('CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 (it holds characters that are not base64)');
+  }
+  const key = Buffer.from(text, 'base64');
   if (key.length !== 32) {
     throw new ConfigError(
       `CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 (got ${key.length} bytes)`,

@@ -29,4 +29,29 @@ describe('configuration', () => {
     expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'short' })).toThrow(/CARDWRIGHT_API_KEYS/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
   });
+
+  it('reads PORT as decimal digits only', () => {
+    expect(loadConfig({ PORT: ' 9001 ' }).port).toBe(9001);
+    for (const port of ['1e3', '0x50', '0b1', '80.0', '+80', '-1', '65536', 'eighty']) {
+      expect(() => loadConfig({ PORT: port }), port).toThrow(/^PORT must be an integer between 0 and 65535/);
+    }
+  });
+
+  it('refuses an empty item or a key with whitespace inside in CARDWRIGHT_API_KEYS, naming the item', () => {
+    expect(loadConfig({ CARDWRIGHT_API_KEYS: '   ' }).apiKeys).toEqual([]);
+    expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234,,key-two-1234' })).toThrow(/^CARDWRIGHT_API_KEYS: item 2 of 3 is empty/);
+    expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234,' })).toThrow(/^CARDWRIGHT_API_KEYS: item 2 of 2 is empty/);
+    expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234 key-two-1234' })).toThrow(/^CARDWRIGHT_API_KEYS: item 1 of 1 holds whitespace/);
+    expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234\nkey-two-1234' })).toThrow(/^CARDWRIGHT_API_KEYS: item 1 of 1 holds whitespace/);
+    expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234,clé-deux-1234' })).toThrow(/^CARDWRIGHT_API_KEYS: item 2 of 2 holds/);
+  });
+
+  it('refuses a CARDWRIGHT_ENCRYPTION_KEY with characters outside base64, which the decoder would skip', () => {
+    const key = crypto.randomBytes(32).toString('base64');
+    expect(loadConfig({ CARDWRIGHT_ENCRYPTION_KEY: `  ${key}\n` }).encryptionKey?.toString('base64')).toBe(key);
+    for (const bad of [`${key}!!`, `${key.slice(0, 20)} ${key.slice(20)}`, key.replace(/\+|\//g, '-')]) {
+      if (bad === key) continue;
+      expect(() => loadConfig({ CARDWRIGHT_ENCRYPTION_KEY: bad }), bad).toThrow(/^CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64/);
+    }
+  });
 });

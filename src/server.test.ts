@@ -2,10 +2,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
 import { AUTH_CACHE_TTL_MS } from './programs/auth-cache.js';
+import { SHUTDOWN_DEADLINE_MS } from './server.js';
 import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
 
 describeWithDb('server process', () => {
@@ -195,5 +199,121 @@ describeWithDb('server process', () => {
     expect(result.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/);
     expect(runCli(['serve'], { ...env, DATABASE_URL: 'mysql://nope' }).stderr).toMatch(/DATABASE_URL must start with/);
     expect(runCli(['serve'], { ...env, PORT: 'eighty' }).stderr).toMatch(/PORT must be an integer/);
+  });
+
+  it('names the variable, quickly, when the database cannot be used', async () => {
+    const refused = (args: Record<string, string>, variable: RegExp, reason: RegExp) => {
+      const startedMs = performance.now();
+      const result = runCli(['serve'], { ...env, ...args });
+      expect(result.status, JSON.stringify(args)).toBe(1);
+      expect(result.stderr.trim().split('\n'), JSON.stringify(args)).toHaveLength(1);
+      expect(result.stderr, JSON.stringify(args)).toMatch(new RegExp(`^configuration error: ${variable.source}: .*${reason.source}`));
+      expect(performance.now() - startedMs, JSON.stringify(args)).toBeLessThan(10_000);
+    };
+    // The SQLite file in a folder that cannot be created, or a file that is not a database.
+    const notAFolder = path.join(database.dataDir, 'not-a-folder');
+    fs.writeFileSync(notAFolder, 'not a database\n'.repeat(100));
+    refused({ DATABASE_URL: `sqlite:${notAFolder}/cardwright.db` }, /DATABASE_URL/, /cannot open the SQLite database .*not-a-folder/);
+    refused({ DATABASE_URL: `sqlite:${notAFolder}` }, /DATABASE_URL/, /file is not a database/);
+    refused({ DATABASE_URL: '', CARDWRIGHT_DATA_DIR: notAFolder }, /CARDWRIGHT_DATA_DIR \(DATABASE_URL is unset\)/, /cannot open the SQLite database/);
+    // No encryption key configured, and the key file cannot be made or read.
+    refused({ CARDWRIGHT_ENCRYPTION_KEY: '', CARDWRIGHT_DATA_DIR: notAFolder }, /CARDWRIGHT_ENCRYPTION_KEY/, /key file .*not-a-folder/);
+    fs.writeFileSync(path.join(database.dataDir, 'encryption.key'), 'not a key\n');
+    refused({ CARDWRIGHT_ENCRYPTION_KEY: '' }, /CARDWRIGHT_ENCRYPTION_KEY/, /does not hold a 32-byte base64 key/);
+
+    // PostgreSQL: nothing listens, or something listens and never answers (a start used to wait forever).
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    refused({ DATABASE_URL: `postgres://cardwright:secret@127.0.0.1:${closedPort}/cardwright` }, /DATABASE_URL/, /127\.0\.0\.1:\d+\/cardwright: connect ECONNREFUSED/);
+    const silent = net.createServer(() => undefined).listen(0, '127.0.0.1');
+    await new Promise((resolve) => silent.once('listening', resolve));
+    try {
+      // runCli blocks this process; the kernel still accepts the connection, and nobody answers.
+      refused({ DATABASE_URL: `postgres://cardwright:secret@127.0.0.1:${(silent.address() as net.AddressInfo).port}/cardwright` }, /DATABASE_URL/, /connection closed before PostgreSQL answered/);
+    } finally {
+      silent.close();
+    }
+    if (engine === 'postgres') {
+      const url = new URL(database.databaseUrl);
+      const withPath = (pathname: string) => Object.assign(new URL(url), { pathname }).toString();
+      refused({ DATABASE_URL: withPath('/no_such_database_cw') }, /DATABASE_URL/, /database "no_such_database_cw" does not exist/);
+      refused({ DATABASE_URL: Object.assign(new URL(url), { username: 'no_such_role_cw', password: 'secret' }).toString() }, /DATABASE_URL/, /role "no_such_role_cw" does not exist/);
+      const missingSchema = new URL(url);
+      missingSchema.searchParams.set('options', '-c search_path=no_such_schema_cw');
+      refused({ DATABASE_URL: missingSchema.toString() }, /DATABASE_URL/, /search_path names no schema that exists/);
+    }
+    for (const args of [{ DATABASE_URL: 'postgres://u:pw-not-shown@127.0.0.1:1/x' }]) expect(runCli(['serve'], { ...env, ...args }).stderr).not.toContain('pw-not-shown');
+  });
+
+  it('provisions keys once when several servers start at the same time on a fresh database', async () => {
+    // No key configured: one program and one key in all, printed by one server only.
+    const first = await Promise.all([start(), start(), start()]);
+    expect(first.filter((server) => /^\s+cw_\S+$/m.test(server.output()))).toHaveLength(1);
+    expect(runCli(['keys', 'list'], env).stdout.trim().split('\n')).toHaveLength(1);
+    await Promise.all(first.map(async (server) => {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }));
+
+    // The same CARDWRIGHT_API_KEYS: every server starts, and each key is one program on all of them.
+    const keys = { CARDWRIGHT_API_KEYS: 'shared-key-alpha,shared-key-bravo' };
+    const second = await Promise.all([start(keys), start(keys), start(keys)]);
+    const listed = runCli(['keys', 'list'], env).stdout.trim().split('\n');
+    expect(listed).toHaveLength(3);
+    const account = await sdkClient(second[0]!.url, 'shared-key-alpha').financialAccounts.create({ nickname: 'seen by all', type: 'OPERATING' });
+    for (const server of second) {
+      await expect(sdkClient(server.url, 'shared-key-alpha').financialAccounts.retrieve(account.token)).resolves.toMatchObject({ token: account.token });
+      await expect(sdkClient(server.url, 'shared-key-bravo').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
+    }
+  });
+
+  /** Holds the balances from another connection (SQLite: its write lock) until the returned function releases them. */
+  async function holdBalances(): Promise<() => Promise<void>> {
+    if (engine === 'sqlite') {
+      const other = new BetterSqlite3(new URL(database.databaseUrl.replace(/^sqlite:/, 'file://')).pathname);
+      other.exec('begin immediate');
+      return async () => {
+        other.exec('rollback');
+        other.close();
+      };
+    }
+    const admin = new pg.Client({ connectionString: database.databaseUrl });
+    await admin.connect();
+    await admin.query('begin');
+    await admin.query('lock table balances in exclusive mode');
+    return async () => {
+      await admin.query('rollback');
+      await admin.end();
+    };
+  }
+
+  it('on SIGTERM waits for a request stuck on the database at most SHUTDOWN_DEADLINE_MS, exits 1, and the request left nothing behind', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' });
+    const client = sdkClient(server.url, 'stuck-key-1');
+    const from = (await client.financialAccounts.create({ nickname: 'from', type: 'OPERATING' })).token;
+    const to = (await client.financialAccounts.create({ nickname: 'to', type: 'OPERATING' })).token;
+    const release = await holdBalances();
+    try {
+      const transfer = client.bookTransfers
+        .create({ from_financial_account_token: from, to_financial_account_token: to, amount: 500, category: 'TRANSFER', subtype: 'INTERNAL', type: 'TRANSFER' })
+        .then(() => 'answered', () => 'connection closed');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalledMs = performance.now();
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(1);
+      // SQLite's busy wait holds the event loop up to 5 s at a time: the deadline fires that much later at worst.
+      expect(performance.now() - signalledMs).toBeLessThan(SHUTDOWN_DEADLINE_MS + 6_000);
+      expect(server.output()).toMatch(/requests still in flight after 10 s/);
+      expect(await transfer).toBe('connection closed');
+    } finally {
+      await release();
+    }
+    const again = sdkClient((await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' })).url, 'stuck-key-1');
+    await expect(again.bookTransfers.list({ financial_account_token: from })).resolves.toMatchObject({ data: [] });
+    expect((await again.financialAccounts.balances.list(from)).data[0]).toMatchObject({ available_amount: 0, total_amount: 0 });
   });
 });

@@ -12,7 +12,7 @@ import { systemClock, type WallClock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
 import { verifyEncryptionKey } from './crypto/key-check.js';
 import { keyFile, loadEncryptionKey, Secrets } from './crypto/secrets.js';
-import { openDatabase, type Db } from './db/database.js';
+import { connectDatabase, type Db } from './db/database.js';
 import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions, logsRequests } from './logger.js';
@@ -40,7 +40,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // The database opens before the app and its logger exist: until then its background errors are warnings.
   let reportBackgroundError = warnOfCheckpointerError;
   const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
-  const db = openDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
+  const db = await connectDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
@@ -91,13 +91,30 @@ function listenError(error: unknown, config: Pick<Config, 'host' | 'port'>): unk
   return error;
 }
 
-/** Closes the server gracefully on SIGTERM or SIGINT, then exits. */
+/**
+ * Longest a shutdown waits for in-flight requests. A request can wait far longer on the database (a
+ * lock another client holds, a PostgreSQL that stopped answering); past this the process exits
+ * without it, and the database rolls its transaction back, so nothing is half-written.
+ */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * Closes the server gracefully on SIGTERM or SIGINT, then exits 0; exits 1 when requests are still
+ * in flight after SHUTDOWN_DEADLINE_MS, or at once on a second signal.
+ */
 export function closeOnSignals(server: RunningServer): void {
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      server.app.log.error({ signal }, 'second signal: exiting without waiting for in-flight requests');
+      process.exit(1);
+    }
     closing = true;
     server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    setTimeout(() => {
+      server.app.log.error(`shutdown: requests still in flight after ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting without them (their transactions roll back)`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     server
       .close()
       .then(() => process.exit(0))

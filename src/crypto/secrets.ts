@@ -13,6 +13,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigError } from '../config.js';
 
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
@@ -65,7 +66,17 @@ export function loadEncryptionKey(configured: Buffer | undefined, dataDir: strin
   if (configured) return configured;
   const file = keyFile(dataDir);
   try {
-    return decodeKeyFile(fs.readFileSync(file, 'utf8'), file);
+    return readOrCreateKeyFile(file, dataDir);
+  } catch (error) {
+    // Unreadable, not creatable (a folder it cannot write), or not a key: the operator must act.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`CARDWRIGHT_ENCRYPTION_KEY: unset, and the key file ${file} cannot be used (${reason}); set CARDWRIGHT_ENCRYPTION_KEY or CARDWRIGHT_DATA_DIR`);
+  }
+}
+
+function readOrCreateKeyFile(file: string, dataDir: string): Buffer {
+  try {
+    return decodeKeyFile(fs.readFileSync(file, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -76,13 +87,13 @@ export function loadEncryptionKey(configured: Buffer | undefined, dataDir: strin
     return key;
   } catch (error) {
     // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return decodeKeyFile(fs.readFileSync(file, 'utf8'), file);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return decodeKeyFile(fs.readFileSync(file, 'utf8'));
     throw error;
   }
 }
 
-function decodeKeyFile(content: string, file: string): Buffer {
+function decodeKeyFile(content: string): Buffer {
   const key = Buffer.from(content.trim(), 'base64');
-  if (key.length !== KEY_BYTES) throw new Error(`${file} does not hold a ${KEY_BYTES}-byte base64 key`);
+  if (key.length !== KEY_BYTES) throw new Error(`it does not hold a ${KEY_BYTES}-byte base64 key`);
   return key;
 }

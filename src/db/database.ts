@@ -5,10 +5,10 @@
  * already holds the database's single write lock.
  */
 import path from 'node:path';
-import { Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { Kysely, sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { ConfigError } from '../config.js';
 import { DueHorizons } from './horizons.js';
-import { isPostgresRetryable, isPostgresUniqueViolation, openPostgres } from './postgres.js';
+import { isPostgresRetryable, isPostgresUnavailable, isPostgresUniqueViolation, openPostgres, PG_CONNECT_TIMEOUT_MS } from './postgres.js';
 import type { Database } from './schema.js';
 import { isSqliteBusy, isSqliteUniqueViolation, openSqlite, type CheckpointerOptions } from './sqlite.js';
 
@@ -61,9 +61,54 @@ export function describeDatabaseUrl(url: string | undefined, dataDir: string): {
   throw new ConfigError('DATABASE_URL must start with sqlite: or postgres:// (got an unsupported scheme)');
 }
 
+/**
+ * Opens the database and checks that it answers (on PostgreSQL: that it can be reached, the
+ * credentials and database are right, and its search_path names a schema to work in). Whatever
+ * stops it is a ConfigError naming DATABASE_URL (or CARDWRIGHT_DATA_DIR for the default file).
+ */
+export async function connectDatabase(url: string | undefined, options: DatabaseOptions): Promise<Db> {
+  const db = openDatabase(url, options);
+  try {
+    const { rows } = await sql<{ schema: string | null }>`select ${db.engine === 'postgres' ? sql`current_schema()` : sql`'main'`} as schema`.execute(db.kysely);
+    if (!rows[0]?.schema) throw new Error('its search_path names no schema that exists; create the schema or correct search_path');
+    return db;
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    const { target } = describeDatabaseUrl(url, options.dataDir);
+    const what = db.engine === 'postgres' ? `PostgreSQL at ${describePostgres(target)}` : `the SQLite database ${path.resolve(target)}`;
+    throw new ConfigError(`${url === undefined ? DEFAULT_FILE_VARIABLE : 'DATABASE_URL'}: cannot use ${what}: ${reasonOf(error)}`);
+  }
+}
+
+const DEFAULT_FILE_VARIABLE = 'CARDWRIGHT_DATA_DIR (DATABASE_URL is unset)';
+
+/** host:port/database of a PostgreSQL URL, without its user or password. */
+function describePostgres(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${decodeURIComponent(parsed.pathname) || '/'}`;
+  } catch {
+    return 'the configured address';
+  }
+}
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/^(timeout expired|timeout exceeded)/.test(message)) return `no answer within ${PG_CONNECT_TIMEOUT_MS / 1000} s`;
+  if (/^Connection terminated/.test(message)) {
+    return `the connection closed before PostgreSQL answered (no answer within ${PG_CONNECT_TIMEOUT_MS / 1000} s, a server that is not PostgreSQL, or one that refuses this client)`;
+  }
+  return message || String((error as { code?: unknown }).code);
+}
+
+/** The database cannot serve the request now (unreachable, shutting down, busy past every retry): a 503, not a bug. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  return isPostgresUnavailable(error) || isSqliteBusy(error);
+}
+
 export function openDatabase(url: string | undefined, options: DatabaseOptions): Db {
   const { engine, target } = describeDatabaseUrl(url, options.dataDir);
-  const sqlite = engine === 'sqlite' ? openSqlite(target, options.sqliteCheckpoints) : undefined;
+  const sqlite = engine === 'sqlite' ? openSqliteOrExplain(target, url === undefined, options.sqliteCheckpoints) : undefined;
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
@@ -103,6 +148,16 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
       await kysely.destroy();
     },
   };
+}
+
+/** openSqlite, with a failure to create its folder or open its file as a ConfigError naming the variable. */
+function openSqliteOrExplain(target: string, isDefault: boolean, checkpoints: CheckpointerOptions | undefined): ReturnType<typeof openSqlite> {
+  try {
+    return openSqlite(target, checkpoints);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`${isDefault ? DEFAULT_FILE_VARIABLE : 'DATABASE_URL'}: cannot open the SQLite database ${path.resolve(target)}: ${reason}`);
+  }
 }
 
 function backoff(attempt: number): Promise<void> {

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { expect, it } from 'vitest';
-import { createTestDatabase, describeWithDb, startTestServer } from '../testing/harness.js';
+import { createTestDatabase, describeWithDb, engine, startTestServer } from '../testing/harness.js';
 import type { CardTransactionsTable } from '../transactions/tables.js';
 import { openDatabase, type Db } from './database.js';
 import { migrateTo, migrateToLatest } from './migrate.js';
@@ -130,5 +132,36 @@ describeWithDb('migration 0011 (spend hours)', () => {
         { program_id: 'p', scope_token: 'c2', hour_start_ms: hour + HOUR, spent_cents: 100, approved_count: 1 },
       ]);
     });
+  });
+});
+
+describeWithDb('migrations beside a changing database', () => {
+  it.skipIf(engine !== 'postgres')('migrate while another schema of the database is created and dropped (it failed with: schema "…" does not exist)', async () => {
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    const churned = `cw_test_churn_${crypto.randomBytes(6).toString('hex')}`;
+    let churning = true;
+    const churn = (async () => {
+      while (churning) {
+        await admin.query(`create schema ${churned}; create table ${churned}.a (x int, y int); create table ${churned}.b (x int)`);
+        await admin.query(`drop schema ${churned} cascade`);
+      }
+    })();
+    try {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const database = await createTestDatabase();
+        const db = openDatabase(database.databaseUrl, { dataDir: database.dataDir });
+        try {
+          await migrateToLatest(db);
+        } finally {
+          await db.close();
+          await database.drop();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+      await admin.end();
+    }
   });
 });

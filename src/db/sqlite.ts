@@ -30,7 +30,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect } from 'kysely';
 import { SqliteConnection } from './sqlite-connection.js';
 
 class ImmediateTransactionDriver extends SqliteDriver {
@@ -53,6 +53,19 @@ class ImmediateTransactionDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite's DDL is transactional, though Kysely's adapter says not: told so, the migrator runs all
+ * pending migrations in one transaction. A migration that fails, or a process killed during one,
+ * then leaves nothing half-applied (it left tables no later start could create again), and the
+ * transaction's BEGIN IMMEDIATE is the migration lock across processes (Kysely takes none on
+ * SQLite): of two servers starting on a fresh file, the second waits, then finds nothing to do.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateTransactionDialect extends SqliteDialect {
   readonly #database: BetterSqlite3.Database;
   readonly #checkpointer: Checkpointer | undefined;
@@ -63,6 +76,9 @@ class ImmediateTransactionDialect extends SqliteDialect {
   }
   override createDriver() {
     return new ImmediateTransactionDriver(this.#database, this.#checkpointer);
+  }
+  override createAdapter() {
+    return new TransactionalDdlAdapter();
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * One error shape for every failure: `{"debugging_request_id": "<uuid>", "message": "…"}` with the
  * contract's status codes. Domain errors carry their status; Fastify's own errors (validation,
- * body too large, bad JSON, unsupported media type) are mapped here; anything else is a bug,
- * answered 500 with a generic message and logged with its stack.
+ * body too large, bad JSON, unsupported media type) are mapped here; a database that cannot be
+ * reached (or stays busy) is a 503; anything else is a bug, answered 500 with a generic message
+ * and logged with its stack.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.js';
 import { isDomainError } from '../errors.js';
 import { maskedPath } from '../logger.js';
 import { describeValidationError } from './validation.js';
@@ -35,6 +37,11 @@ function toErrorResponse(error: FastifyError): ErrorResponse {
   }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500) return { status, message: error.message };
+  // Not a bug: the request could not be served now. The SDKs retry a 503; a connection lost during
+  // COMMIT leaves the outcome unknown, which a retry with the same Idempotency-Key resolves.
+  if (isDatabaseUnavailable(error)) {
+    return { status: 503, message: 'Database unavailable: retry shortly (a retry with the same Idempotency-Key never applies a request twice)' };
+  }
   return { status: 500, message: 'Internal server error' };
 }
 

@@ -4,7 +4,7 @@ import { runClockJobsAcross } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import { commit } from '../http/idempotency.js';
 import { DateTime, StrictObject, Type } from '../http/schemas.js';
-import { fundsRequired, moveClock, setFundsRequired } from './service.js';
+import { checkReadiness, fundsRequired, moveClock, setFundsRequired } from './service.js';
 
 const Clock = Type.Object({ now: DateTime });
 const ProgramSettings = Type.Object({ require_funds: Type.Boolean() });
@@ -15,11 +15,15 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'API status (readiness check)',
+        description: 'OK once the database answers a query; 503 while it cannot be reached.',
         tags: ['Status'],
         response: { 200: Type.Object({ message: Type.String() }) },
       },
     },
-    async () => ({ message: 'OK' }),
+    async () => {
+      await checkReadiness(app.deps.db.kysely);
+      return { message: 'OK' };
+    },
   );
 
   app.get(

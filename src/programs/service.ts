@@ -16,22 +16,28 @@ import type { AuthCache } from './auth-cache.js';
 import type { ProgramScope } from './scope.js';
 import * as store from './store.js';
 
+/** Throws (a 503) unless the database answers: what makes `GET /v1/status` a readiness check. */
+export function checkReadiness(exec: Executor): Promise<void> {
+  return store.ping(exec);
+}
+
 export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
+  return db.transaction((tx) => insertProgramWithAccounts(tx, wall.nowMs(), name));
+}
+
+async function insertProgramWithAccounts(tx: Executor, nowMs: number, name: string): Promise<string> {
   const programId = newToken();
-  const nowMs = wall.nowMs();
-  await db.transaction(async (tx) => {
-    await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
-    const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
-    const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
-    await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
-    await insertFinancialAccount(tx, programId, { ...programAccount, type: 'RESERVE' }, nowMs);
-    await insertAccount(
-      tx,
-      programId,
-      { token: newToken(), state: 'ACTIVE', is_default: true, account_holder_token: null, issuing_financial_account_token: issuing.token },
-      nowMs,
-    );
-  });
+  await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
+  const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
+  const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
+  await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
+  await insertFinancialAccount(tx, programId, { ...programAccount, type: 'RESERVE' }, nowMs);
+  await insertAccount(
+    tx,
+    programId,
+    { token: newToken(), state: 'ACTIVE', is_default: true, account_holder_token: null, issuing_financial_account_token: issuing.token },
+    nowMs,
+  );
   return programId;
 }
 
@@ -57,26 +63,35 @@ export async function createApiKey(db: Executor, wall: WallClock, programId: str
   return { id, key, programId };
 }
 
-/** A new program with one new key. */
-export async function createProgramWithKey(db: Db, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
-  const programId = await createProgram(db, wall, name);
-  return createApiKey(db.kysely, wall, programId, key);
+/** A new program with one new key, in one transaction (a key that cannot be stored leaves no program behind). */
+export function createProgramWithKey(db: Db, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
+  return db.transaction((tx) => insertProgramWithKey(tx, wall, name, key));
+}
+
+async function insertProgramWithKey(tx: Executor, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
+  const programId = await insertProgramWithAccounts(tx, wall.nowMs(), name);
+  return createApiKey(tx, wall, programId, key);
 }
 
 /**
  * Start-up provisioning (CONTRACT): each configured key that is not stored yet becomes a new
  * program. With no key configured and no active key stored, one program and key are created and
- * returned so that the caller can print the key, once.
+ * returned so that the caller can print the key, once. One transaction that holds the keys table
+ * against other provisioners: servers starting together on one database provision each key once
+ * (and create one default key in all) instead of racing.
  */
 export async function provisionKeys(db: Db, wall: WallClock, configuredKeys: readonly string[]): Promise<{ generated?: CreatedKey }> {
-  for (const key of configuredKeys) {
-    const existing = await store.findKeyByHash(db.kysely, hashApiKey(key));
-    if (!existing) await createProgramWithKey(db, wall, `program ${displayPrefix(key)}…`, key);
-  }
-  if (configuredKeys.length === 0 && (await store.countActiveKeys(db.kysely)) === 0) {
-    return { generated: await createProgramWithKey(db, wall, 'default program') };
-  }
-  return {};
+  return db.transaction(async (tx) => {
+    await store.lockKeysForProvisioning(tx, db.engine);
+    for (const key of configuredKeys) {
+      const existing = await store.findKeyByHash(tx, hashApiKey(key));
+      if (!existing) await insertProgramWithKey(tx, wall, `program ${displayPrefix(key)}…`, key);
+    }
+    if (configuredKeys.length === 0 && (await store.countActiveKeys(tx)) === 0) {
+      return { generated: await insertProgramWithKey(tx, wall, 'default program') };
+    }
+    return {};
+  });
 }
 
 export type Authentication =

@@ -1,8 +1,21 @@
 /** SQL for programs and API keys. */
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Engine, Executor } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { ApiKeysTable, ProgramsTable } from './tables.js';
+
+/** Readiness: the database answers a query. */
+export async function ping(exec: Executor): Promise<void> {
+  await sql`select 1`.execute(exec);
+}
+
+/**
+ * Holds the keys table until the transaction ends against other provisioners (and key writes),
+ * not against reads. SQLite needs nothing: its write transactions already exclude each other.
+ */
+export async function lockKeysForProvisioning(tx: Executor, engine: Engine): Promise<void> {
+  if (engine === 'postgres') await sql`lock table api_keys in share row exclusive mode`.execute(tx);
+}
 
 export async function insertProgram(exec: Executor, row: ProgramsTable): Promise<void> {
   await exec.insertInto('programs').values(row).execute();
