@@ -15,13 +15,13 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'API status (readiness check)',
-        description: 'OK once the database answers a query; 503 while it cannot be reached.',
+        description: 'OK once the database answers a query (PostgreSQL; SQLite is embedded); 503 while it cannot be reached.',
         tags: ['Status'],
         response: { 200: Type.Object({ message: Type.String() }) },
       },
     },
     async () => {
-      await checkReadiness(app.deps.db.kysely);
+      await checkReadiness(app.deps.db);
       return { message: 'OK' };
     },
   );

@@ -16,9 +16,13 @@ import type { AuthCache } from './auth-cache.js';
 import type { ProgramScope } from './scope.js';
 import * as store from './store.js';
 
-/** Throws (a 503) unless the database answers: what makes `GET /v1/status` a readiness check. */
-export function checkReadiness(exec: Executor): Promise<void> {
-  return store.ping(exec);
+/**
+ * Throws (a 503) unless the database answers: what makes `GET /v1/status` a readiness check. An
+ * embedded SQLite answers whenever this process does (a `select 1` would not even read its file),
+ * so only a PostgreSQL is asked.
+ */
+export async function checkReadiness(db: Db): Promise<void> {
+  if (db.engine === 'postgres') await store.ping(db.kysely);
 }
 
 export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {

@@ -4,9 +4,11 @@ import type { Engine, Executor } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { ApiKeysTable, ProgramsTable } from './tables.js';
 
-/** Readiness: the database answers a query. */
+/** Readiness: the database answers a query (on every `GET /v1/status`: prepared). */
+const selectOne = prepared((db) => db.selectNoFrom(sql<number>`1`.as('one')));
+
 export async function ping(exec: Executor): Promise<void> {
-  await sql`select 1`.execute(exec);
+  await selectOne(exec);
 }
 
 /**
