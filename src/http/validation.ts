@@ -16,7 +16,8 @@ import { InvalidRequestError } from '../errors.js';
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
 /** A UUID in its usual text form, either case. */
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_PATTERN = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const UUID_TEXT = new RegExp(`^${UUID_PATTERN}$`, 'i');
 
 const common: Options = { allErrors: false, useDefaults: true, strict: false, messages: true };
 
@@ -150,7 +151,7 @@ function holdsTokens(key: string): boolean {
 
 const lowerIfUuid = (value: unknown) => (typeof value === 'string' && UUID_TEXT.test(value) ? value.toLowerCase() : value);
 
-const UUIDS_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const UUIDS_IN_TEXT = new RegExp(UUID_PATTERN, 'gi');
 
 /** A request URL with its tokens in lower case: the same request whatever case its path's tokens are in. */
 export function lowerCaseTokensInUrl(url: string): string {
