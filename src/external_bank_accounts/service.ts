@@ -241,7 +241,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   const { programId, nowMs } = scope;
   const bank = bankAccountOf(body);
   if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, nowMs);
-  if (body.account_token !== undefined) await accountToOpenFor(tx, programId, body.account_token, 'external bank account');
+  if (body.account_token !== undefined) await accountToOpenFor(db, tx, programId, body.account_token, 'external bank account');
   await checkFundingAccount(tx, programId, bank.financial_account_token);
   await refuseDuplicate(db, tx, programId, secrets, body.account_token ?? null, bank);
   let row: Row = {

@@ -3,7 +3,8 @@ import Lithic from 'lithic';
 import { CursorPage } from 'lithic/pagination';
 import { expect, it } from 'vitest';
 import { acceptedAccountToken, enroll, kycBody } from '../testing/enrollment.js';
-import { describeWithDb, useTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import * as accounts from '../accounts/store.js';
+import { describeWithDb, engine, useTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
 
 /** A KYC body whose individual has this government id (Lithic's sandbox ids decide the outcome). */
 function withGovernmentId(body: ReturnType<typeof kycBody>, governmentId: string) {
@@ -103,6 +104,22 @@ describeWithDb('financial accounts', () => {
       });
     }
     expect(await countAccounts(client)).toBe(before);
+  });
+
+  it.skipIf(engine !== 'postgres')('decides a creation racing the closing of its account under the account\'s lock: it waits, then is refused', async () => {
+    const { client, programId } = context.program;
+    const accountToken = await acceptedAccountToken(client);
+    const { db } = context.server.server;
+    let creating: Promise<unknown> | undefined;
+    const whileClosing = await db.transaction(async (tx) => {
+      expect(await accounts.lock(db, tx, programId, accountToken)).toBeDefined();
+      creating = client.financialAccounts.create({ nickname: 'racing', type: 'OPERATING', account_token: accountToken }).catch((caught: unknown) => caught);
+      const waited = await Promise.race([creating.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
+      await accounts.update(tx, programId, accountToken, { state: 'CLOSED' });
+      return waited;
+    });
+    expect(whileClosing).toBe('waiting');
+    expect(await creating).toMatchObject({ status: 422 });
   });
 
   it('answers 404 for an unknown token and 400 for a malformed one', async () => {

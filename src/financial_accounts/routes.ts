@@ -35,7 +35,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
         response: { 200: FinancialAccount },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.create(tx, request.scope, request.body)),
+    async (request, reply) => commit(request, reply, (tx) => service.create(db, tx, request.scope, request.body)),
   );
 
   app.get(

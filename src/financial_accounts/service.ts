@@ -6,7 +6,7 @@
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';
-import type { Executor, Tx } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
@@ -85,17 +85,19 @@ export async function insertFinancialAccount(
 /**
  * The account (`account_token`) a new financial or external bank account is for: 404 when the
  * program has none; 422 when it is CLOSED (by the client, or its holder's enrollment was REJECTED),
- * which is final: nothing new that can hold or move money is opened for it.
+ * which is final: nothing new that can hold or move money is opened for it. The account row is
+ * locked for the rest of the transaction, as closing it locks it: a creation and a closing of one
+ * account cannot both pass.
  */
-export async function accountToOpenFor(exec: Executor, programId: string, token: string, what: string): Promise<accounts.AccountRow> {
-  const account = await accounts.find(exec, programId, token);
+export async function accountToOpenFor(db: Db, tx: Tx, programId: string, token: string, what: string): Promise<accounts.AccountRow> {
+  const account = await accounts.lock(db, tx, programId, token);
   if (!account) throw notFound('account', token, 'account_token');
   if (account.state === 'CLOSED') throw new UnprocessableError(`account_token: account '${token}' is CLOSED, which is final; no ${what} can be opened for it`);
   return account;
 }
 
-export async function create(tx: Executor, scope: ProgramScope, body: CreateFinancialAccountBody): Promise<FinancialAccount> {
-  if (body.account_token !== undefined) await accountToOpenFor(tx, scope.programId, body.account_token, 'financial account');
+export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateFinancialAccountBody): Promise<FinancialAccount> {
+  if (body.account_token !== undefined) await accountToOpenFor(db, tx, scope.programId, body.account_token, 'financial account');
   const row = await insertFinancialAccount(
     tx,
     scope.programId,
