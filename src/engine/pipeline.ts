@@ -13,7 +13,11 @@
  *                  ANNUALLY, FOREVER (cards/spend.ts)
  *   5. Auth Rules  the evaluator behind engine/rules-seam.ts (enforced declines only)
  *   6. funds       when the program requires funds: a debit above the available balance of the
- *                  card account's ISSUING financial account
+ *                  card account's ISSUING financial account. A terminal capable of partial
+ *                  approval gets the available balance instead, when there is some (a $40
+ *                  purchase on a $25 balance approves $25; the POS asks for the rest): the
+ *                  decision's `partial_amount_cents`. Only funds approve partially: limits and
+ *                  rules decide on the requested amount.
  *
  * Steps 1–4 and 6 are pure functions of the facts they are given. What costs a query (spend in
  * the windows, the rules, the locked balance) comes from `EngineSources`, asked lazily so that a
@@ -60,6 +64,8 @@ export interface EngineInput {
   /** The PIN entered at the terminal, if any, and what hashes it. */
   pin?: { entered: string; hasher: Hasher } | undefined;
   funds_required: boolean;
+  /** The terminal can take an approval of less than the amount asked (pos.terminal.partial_approval_capable). */
+  partial_approval_capable: boolean;
 }
 
 /** What the pipeline may need beyond the input, each asked at most once and only when reached. */
@@ -85,6 +91,8 @@ export interface EngineDecision {
   /** The step that declined, or null when approved. */
   declined_by: AuthorizationStep | null;
   pin: PinOutcome;
+  /** When approved for less than asked (partial approval): the amount approved, in cents, > 0; else null. */
+  partial_amount_cents: number | null;
 }
 
 const APPROVED_RESULT = 'APPROVED';
@@ -105,13 +113,13 @@ export function checkFunds(amountCents: number, availableCents: number): StepDec
   return amountCents > availableCents ? { approved: false, result: 'INSUFFICIENT_FUNDS', detailed_results: ['INSUFFICIENT_FUNDS'] } : { approved: true };
 }
 
-function approved(pin: PinOutcome): EngineDecision {
-  return { approved: true, result: APPROVED_RESULT, detailed_results: [APPROVED_RESULT], rule_results: [], declined_by: null, pin };
+function approved(pin: PinOutcome, partialAmountCents: number | null = null): EngineDecision {
+  return { approved: true, result: APPROVED_RESULT, detailed_results: [APPROVED_RESULT], rule_results: [], declined_by: null, pin, partial_amount_cents: partialAmountCents };
 }
 
 function declined(step: AuthorizationStep, decision: StepDecision, pin: PinOutcome, ruleResults: RuleResult[] = []): EngineDecision {
   if (decision.approved) throw new Error('declined() needs a decline');
-  return { approved: false, result: decision.result, detailed_results: [...decision.detailed_results], rule_results: ruleResults, declined_by: step, pin };
+  return { approved: false, result: decision.result, detailed_results: [...decision.detailed_results], rule_results: ruleResults, declined_by: step, pin, partial_amount_cents: null };
 }
 
 /** Step 1: the card's own checks, then the PIN. */
@@ -151,12 +159,17 @@ export async function decideAuthorization(input: EngineInput, sources: EngineSou
       rule_results: ruleResults,
       declined_by: 'auth_rules',
       pin: card.pin,
+      partial_amount_cents: null,
     };
   }
 
   if (input.funds_required && isDebit) {
-    const funds = checkFunds(input.amount_cents, await sources.availableCents());
-    if (!funds.approved) return declined('funds', funds, card.pin);
+    const availableCents = await sources.availableCents();
+    const funds = checkFunds(input.amount_cents, availableCents);
+    if (!funds.approved) {
+      if (input.partial_approval_capable && availableCents > 0) return approved(card.pin, availableCents);
+      return declined('funds', funds, card.pin);
+    }
   }
   return approved(card.pin);
 }

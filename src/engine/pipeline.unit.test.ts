@@ -30,7 +30,7 @@ const account: AccountForSpend = {
   lifetime_spend_limit_cents: 50_000,
   created_ms: at('2023-01-01T00:00:00Z'),
 };
-const input: EngineInput = { card, account, issuing_financial_account_status: 'OPEN', amount_cents: 1_000, now_ms: NOW, context: {}, funds_required: true };
+const input: EngineInput = { card, account, issuing_financial_account_status: 'OPEN', amount_cents: 1_000, now_ms: NOW, context: {}, funds_required: true, partial_approval_capable: false };
 const nothingSpent: AccountSpent = { daily_cents: 0, monthly_cents: 0, lifetime_cents: 0 };
 const blockedMcc: RuleResult = { auth_rule_token: 'rule-1', explanation: 'MCC 7995 is blocked', name: 'no gambling', result: 'AUTH_RULE_BLOCKED_MCC' };
 
@@ -56,6 +56,7 @@ describe('the authorization pipeline', () => {
       rule_results: [],
       declined_by: null,
       pin: null,
+      partial_amount_cents: null,
     });
     expect(asked).toEqual(['accountSpent', 'cardWindowSpent', 'authRules', 'availableCents']);
   });
@@ -193,6 +194,20 @@ describe('the authorization pipeline', () => {
     const { fake, asked } = sources({ available: -5_000 });
     expect((await decideAuthorization({ ...input, funds_required: false }, fake)).approved).toBe(true);
     expect(asked).not.toContain('availableCents');
+  });
+
+  it('approves the available funds on a terminal capable of partial approval, only when funds are what is short', async () => {
+    const partial = { ...input, partial_approval_capable: true };
+    const decision = await decideAuthorization(partial, sources({ available: 250 }).fake);
+    expect(decision).toMatchObject({ approved: true, result: 'APPROVED', declined_by: null, partial_amount_cents: 250 });
+    expect((await decideAuthorization(partial, sources({ available: 1_000 }).fake)).partial_amount_cents).toBeNull();
+    for (const available of [0, -10]) {
+      expect(await decideAuthorization(partial, sources({ available }).fake)).toMatchObject({ approved: false, declined_by: 'funds', partial_amount_cents: null });
+    }
+    expect((await decideAuthorization(input, sources({ available: 250 }).fake)).declined_by).toBe('funds');
+    expect((await decideAuthorization(partial, sources({ available: 250, cardSpent: 9_500 }).fake)).declined_by).toBe('card_limit');
+    expect((await decideAuthorization(partial, sources({ available: 250, rules: [blockedMcc] }).fake)).declined_by).toBe('auth_rules');
+    expect((await decideAuthorization({ ...partial, funds_required: false }, sources({ available: 250 }).fake)).partial_amount_cents).toBeNull();
   });
 
   it('reports how the PIN check went, for the card to count incorrect attempts', async () => {

@@ -279,5 +279,36 @@ describeWithDb('authorization declines', () => {
       await expectApproved(client, card, 100);
       expect(await verifyProgramLedger(context.server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
+
+    it('approves the available funds on a terminal capable of partial approval: the transaction is for what was approved', async () => {
+      const program = await context.server.newProgram();
+      const { client } = program;
+      await setRequireFunds(client, true);
+      const card = await cardOnOwnAccount(client);
+      await expectDeclined(client, card, 4_000, 'INSUFFICIENT_FUNDS', 'INSUFFICIENT_FUNDS', { partial_approval_capable: true });
+      await fund(client, card.funding.token, 2_500);
+      const partial = await expectApproved(client, card, 4_000, { partial_approval_capable: true, merchant_amount: 3_600, merchant_currency: 'EUR' });
+      expect(partial).toMatchObject({
+        status: 'PENDING',
+        amount: 2_500,
+        authorization_amount: 2_500,
+        merchant_amount: 2_250,
+        merchant_authorization_amount: 2_250,
+        pos: { terminal: { partial_approval_capable: true } },
+        amounts: { hold: { amount: 2_500 }, cardholder: { amount: 2_500 }, merchant: { amount: 0, currency: 'EUR' } },
+      });
+      expect(partial.events).toHaveLength(1);
+      expect(partial.events?.[0]).toMatchObject({ type: 'AUTHORIZATION', result: 'APPROVED', amount: 2_500 });
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 2_500, total: 2_500 });
+      // Nothing left: a partial-capable terminal is declined like any other; the hold clears as usual.
+      await expectDeclined(client, card, 100, 'INSUFFICIENT_FUNDS', 'INSUFFICIENT_FUNDS', { partial_approval_capable: true });
+      await client.transactions.simulateClearing({ token: partial.token });
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      await fund(client, card.funding.token, 300);
+      const single = await expectApproved(client, card, 1_000, { partial_approval_capable: true, status: 'FINANCIAL_AUTHORIZATION' });
+      expect(single).toMatchObject({ status: 'SETTLED', amount: 300, settled_amount: 300 });
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      expect(await verifyProgramLedger(context.server.server.db.kysely, program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
   });
 });

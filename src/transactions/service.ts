@@ -389,6 +389,7 @@ async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRu
       context: { card_present: opening.card_present, merchant_acceptor_id: facts.merchant.acceptor_id },
       pin: body.pin === undefined ? undefined : { entered: body.pin, hasher: deps.secrets },
       funds_required: card.require_funds === 1,
+      partial_approval_capable: opening.partial_approval_capable,
     },
     {
       ...spendSources(op, card),
@@ -432,9 +433,22 @@ export async function authorize(
     partial_approval_capable: body.partial_approval_capable ?? false,
   };
   const decision = await decide(op, deps, card, opening, body);
-  await recordOpening(op, card, opening, decision);
-  await recordOnCard(op, card, opening, decision);
+  const recorded = decision.partial_amount_cents === null ? opening : partiallyApproved(opening, decision.partial_amount_cents);
+  await recordOpening(op, card, recorded, decision);
+  await recordOnCard(op, card, recorded, decision);
   return { token: opening.token };
+}
+
+/**
+ * A partial approval is a transaction for the amount approved: its hold, its spend and its event
+ * are that amount; the merchant's amount shrinks in the same proportion (rounded half up, at least
+ * 1 when the merchant asked for any), so the conversion rate stays what the network sent.
+ */
+function partiallyApproved(opening: Opening, approvedCents: number): Opening {
+  invariant(approvedCents > 0 && approvedCents < opening.magnitude_cents, `a partial approval is for less than asked and more than 0 (${approvedCents} of ${opening.magnitude_cents})`);
+  const scaled = Number((BigInt(opening.merchant_magnitude_cents) * BigInt(approvedCents) * 2n + BigInt(opening.magnitude_cents)) / (2n * BigInt(opening.magnitude_cents)));
+  const merchantCents = opening.merchant_magnitude_cents === 0 ? 0 : Math.max(1, scaled);
+  return { ...opening, magnitude_cents: approvedCents, merchant_magnitude_cents: merchantCents };
 }
 
 /**
