@@ -195,6 +195,36 @@ describeWithDb('account holders', () => {
       expect(prepaid.message).toBe('business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER');
     });
 
+    it('refuses the account of a business that is not enrolled: pending review, rejected, or whose account is CLOSED (422)', async () => {
+      const client = context.program.client;
+      const pending = await enroll(client, kybBody('KYB_BASIC'));
+      const rejected = await enroll(client, kybBody('KYB_BASIC'));
+      await client.accountHolders.simulateEnrollmentReview({
+        account_holder_token: rejected.token,
+        status: 'REJECTED',
+        status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED'],
+      });
+      const closed = await enroll(client, kybBody('KYB_BYO'));
+      await client.accounts.update(closed.account_token, { state: 'CLOSED' });
+      const before = await counts(client);
+      const cases = [
+        [pending.account_token, /PENDING_REVIEW/],
+        [rejected.account_token, /REJECTED/],
+        [closed.account_token, /CLOSED/],
+      ] as const;
+      for (const [accountToken, reason] of cases) {
+        const failure = await apiFailure(enroll(client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: accountToken }));
+        expect(failure.status).toBe(422);
+        expect(failure.message).toMatch(/^business_account_token: /);
+        expect(failure.message).toMatch(reason);
+      }
+      expect(await counts(client)).toEqual(before);
+
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
+      const user = await enroll(client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: pending.account_token });
+      expect(user.status).toBe('ACCEPTED');
+    });
+
     it('keeps government ids encrypted at rest and out of every response', async () => {
       const body = withField(kybBody(), 'control_person.government_id', '987-65-4329');
       const created = await enroll(context.program.client, body);

@@ -206,13 +206,23 @@ function enrollment(body: CreateAccountHolderBody, nowMs: number): Enrollment {
   }
 }
 
-/** An authorized user's business account must be the account of an enrolled business. */
+/**
+ * An authorized user's business account must be the account of an enrolled business: a BUSINESS
+ * holder that passed KYB (ACCEPTED), with an account that is not CLOSED. Otherwise a user of a
+ * business still under review, or rejected, would be ACCEPTED at once and could get cards.
+ */
 async function checkBusinessAccount(exec: Executor, programId: string, accountToken: string): Promise<void> {
   const account = await accountStore.find(exec, programId, accountToken);
   if (!account) throw notFound('account', accountToken, 'business_account_token');
   const holder = account.account_holder_token === null ? undefined : await store.find(exec, programId, account.account_holder_token);
   if (holder?.user_type !== 'BUSINESS') {
     throw new UnprocessableError(`business_account_token: account '${accountToken}' is not the account of a BUSINESS account holder`);
+  }
+  if (holder.status !== 'ACCEPTED') {
+    throw new UnprocessableError(`business_account_token: the business holding account '${accountToken}' is ${holder.status}; authorized users can be enrolled once it is ACCEPTED`);
+  }
+  if (account.state === 'CLOSED') {
+    throw new UnprocessableError(`business_account_token: account '${accountToken}' is CLOSED`);
   }
 }
 

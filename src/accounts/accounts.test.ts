@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
+import { moveClock, newCard, programNow } from '../testing/auth_rules.js';
 import { enroll, kybBody, kycBody } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 
@@ -157,6 +158,58 @@ describeWithDb('accounts', () => {
       const results = await Promise.all(states.map((state, i) => context.program.client.accounts.update(account_token, { state, daily_spend_limit: i + 1 })));
       const final = await context.program.client.accounts.retrieve(account_token);
       expect(results).toContainEqual(final);
+    });
+  });
+
+  describe('spend limits (SDK retrieveSpendLimits)', () => {
+    it('answers the configured limits, the approved spend in each limited window and what is left', async () => {
+      const { client } = context.program;
+      const { account_token } = await enroll(client, kycBody());
+      expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
+        available_spend_limit: { daily: 500_000 },
+        spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
+        spend_velocity: { daily: 0 },
+      });
+
+      await client.accounts.update(account_token, { daily_spend_limit: 10_000, monthly_spend_limit: 30_000, lifetime_spend_limit: 5_000 });
+      const card = await newCard(client, account_token);
+      const spend = (amount: number) => client.transactions.simulateAuthorization({ amount, descriptor: 'SHOP', pan: card.pan as string });
+      expect((await spend(1_500)).token).toBeDefined();
+      expect((await spend(2_000)).token).toBeDefined();
+      const voided = await spend(700);
+      await client.transactions.simulateVoid({ token: voided.token as string });
+      expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
+        available_spend_limit: { daily: 6_500, monthly: 26_500, lifetime: 1_500 },
+        spend_limit: { daily: 10_000, monthly: 30_000, lifetime: 5_000 },
+        spend_velocity: { daily: 3_500, monthly: 3_500, lifetime: 3_500 },
+      });
+
+      // Over the limit (a lowered limit): nothing is left, never a negative amount.
+      await client.accounts.update(account_token, { lifetime_spend_limit: 3_000, daily_spend_limit: 0 });
+      expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
+        available_spend_limit: { monthly: 26_500, lifetime: 0 },
+        spend_limit: { daily: 0, monthly: 30_000, lifetime: 3_000 },
+        spend_velocity: { monthly: 3_500, lifetime: 3_500 },
+      });
+    });
+
+    it('reads the windows the authorizations are checked against, on the program clock', async () => {
+      const { client } = context.program;
+      const { account_token } = await enroll(client, kycBody());
+      await client.accounts.update(account_token, { daily_spend_limit: 10_000 });
+      const card = await newCard(client, account_token);
+      await client.transactions.simulateAuthorization({ amount: 4_000, descriptor: 'SHOP', pan: card.pan as string });
+      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 6_000 });
+      await moveClock(client, new Date((await programNow(client)) + 25 * 60 * 60 * 1000).toISOString());
+      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 10_000 });
+    });
+
+    it('answers 404 for an unknown account or another program’s, 400 for a malformed token', async () => {
+      const other = await context.server.newProgram('spend-other');
+      const { account_token } = await enroll(context.program.client, kycBody());
+      expect((await apiFailure(context.program.client.accounts.retrieveSpendLimits(crypto.randomUUID()))).status).toBe(404);
+      expect((await apiFailure(other.client.accounts.retrieveSpendLimits(account_token))).status).toBe(404);
+      expect(await apiFailure(context.program.client.accounts.retrieveSpendLimits('nope'))).toEqual({ status: 400, message: 'account_token: must be a valid uuid' });
     });
   });
 

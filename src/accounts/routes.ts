@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { ListOf, TokenParams } from '../http/schemas.js';
-import { Account, UpdateAccountBody } from './schemas.js';
+import { Account, AccountSpendLimits, UpdateAccountBody } from './schemas.js';
 import * as service from './service.js';
 
 const tags = ['Accounts'];
@@ -16,6 +16,22 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { summary: 'Get an account', tags, params: TokenParams('account_token'), response: { 200: Account } },
     },
     async (request) => service.get(db.kysely, request.scope, request.params.account_token),
+  );
+
+  app.get(
+    '/v1/accounts/:account_token/spend_limits',
+    {
+      schema: {
+        summary: 'Get an account’s available spend limits',
+        description:
+          'The configured limits (cents, 0 = no limit) and, for each limit that is set, the approved spend in its window ' +
+          '(daily: the trailing 24 hours; monthly: the spec’s monthly window; lifetime: since the account was created) and what is left.',
+        tags,
+        params: TokenParams('account_token'),
+        response: { 200: AccountSpendLimits },
+      },
+    },
+    async (request) => service.spendLimits(db.kysely, request.scope, request.params.account_token),
   );
 
   app.get(

@@ -44,6 +44,23 @@ export const Account = Type.Object(
 );
 export type Account = Static<typeof Account>;
 
+const LimitAmounts = (description: string) =>
+  Type.Object(
+    { daily: Type.Optional(Type.Integer()), monthly: Type.Optional(Type.Integer()), lifetime: Type.Optional(Type.Integer()) },
+    { description },
+  );
+
+/** Lithic's AccountSpendLimits: velocity and what is left are shown for the limits that are set. */
+export const AccountSpendLimits = Type.Object(
+  {
+    available_spend_limit: LimitAmounts('Cents left under each limit that is set: the limit less the spend in its window, never below 0'),
+    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: 'The configured limits in cents; 0 means no limit' }),
+    spend_velocity: LimitAmounts('Approved spend in cents in the window of each limit that is set'),
+  },
+  { description: 'Account spend limits' },
+);
+export type AccountSpendLimits = Static<typeof AccountSpendLimits>;
+
 export const UpdateAccountBody = StrictObject({
   state: Type.Optional(StringEnum(ACCOUNT_STATES)),
   daily_spend_limit: Type.Optional(LimitCents),

@@ -19,7 +19,9 @@ import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js'
 import { insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
-import type { Account, UpdateAccountBody } from './schemas.js';
+import { spentSince } from '../transactions/history.js';
+import type { Account, AccountSpendLimits, UpdateAccountBody } from './schemas.js';
+import { accountSpendWindows } from './spend.js';
 import { accountStateChangeRefusal, type AccountState } from './state.js';
 import * as store from './store.js';
 
@@ -155,6 +157,32 @@ export async function list(
 ): Promise<ListResponse<Account>> {
   const { rows, has_more } = await store.listWithHolder(exec, scope.programId, range, page);
   return { data: await render(exec, scope.programId, rows), has_more };
+}
+
+const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
+
+/**
+ * The account's limits, and for each one that is set, the approved spend in its window and what is
+ * left: the same windows and sums the authorization engine checks (accounts/spend.ts).
+ */
+export async function spendLimits(exec: Executor, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
+  const row = await store.find(exec, scope.programId, token);
+  if (!row) throw notFound('account', token);
+  const windows = accountSpendWindows(row, scope.nowMs);
+  const result: AccountSpendLimits = {
+    available_spend_limit: {},
+    spend_limit: { daily: limitCents(row.daily_spend_limit_cents), monthly: limitCents(row.monthly_spend_limit_cents), lifetime: limitCents(row.lifetime_spend_limit_cents) },
+    spend_velocity: {},
+  };
+  for (const period of LIMIT_PERIODS) {
+    const limit = result.spend_limit[period];
+    if (limit === 0) continue;
+    const since = { since_ms: windows[`${period}_start_ms`], scope_created_ms: row.created_ms, now_ms: scope.nowMs };
+    const spent = await spentSince(exec, scope.programId, 'ACCOUNT', token, since);
+    result.spend_velocity[period] = spent;
+    result.available_spend_limit[period] = Math.max(0, limit - spent);
+  }
+  return result;
 }
 
 /** What an update body changes, checked against the account's current state and address. */
