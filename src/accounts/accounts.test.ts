@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { moveClock, newCard, programNow } from '../testing/auth_rules.js';
 import { enroll, kybBody, kycBody } from '../testing/enrollment.js';
+import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 
 describeWithDb('accounts', () => {
@@ -221,5 +222,21 @@ describeWithDb('accounts', () => {
     const theirs = await other.client.accounts.list();
     expect(theirs.data.map((account) => account.token)).not.toContain(account_token);
     expect((await context.program.client.accounts.retrieve(account_token)).state).toBe('ACTIVE');
+  });
+});
+
+describeWithDb('account spend limits as time passes', () => {
+  const clock = frozenWallClock('2031-03-10T12:00:00.000Z');
+  const context = useTestServer({ wall: clock.wall });
+
+  it('gives back the spend of a hold that expired, before any sweep has released it', async () => {
+    const { client } = context.program;
+    const { account_token } = await enroll(client, kycBody());
+    await client.accounts.update(account_token, { lifetime_spend_limit: 10_000 });
+    const card = await newCard(client, account_token);
+    await client.transactions.simulateAuthorization({ amount: 4_000, descriptor: 'SHOP', pan: card.pan as string });
+    expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toMatchObject({ lifetime: 6_000 });
+    clock.advance(8 * 24 * 60 * 60 * 1000); // the wall clock passes the hold's expiry; no job has run
+    expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toMatchObject({ lifetime: 10_000 });
   });
 });

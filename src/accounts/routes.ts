@@ -31,7 +31,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AccountSpendLimits },
       },
     },
-    async (request) => service.spendLimits(db.kysely, request.scope, request.params.account_token),
+    async (request) => service.spendLimits(db, request.scope, request.params.account_token),
   );
 
   app.get(

@@ -20,6 +20,7 @@ import { insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { spentSince } from '../transactions/history.js';
+import { catchUpExpiries } from '../transactions/service.js';
 import type { Account, AccountSpendLimits, UpdateAccountBody } from './schemas.js';
 import { accountSpendWindows } from './spend.js';
 import { accountStateChangeRefusal, type AccountState } from './state.js';
@@ -163,9 +164,12 @@ const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
 
 /**
  * The account's limits, and for each one that is set, the approved spend in its window and what is
- * left: the same windows and sums the authorization engine checks (accounts/spend.ts).
+ * left: the same windows and sums the authorization engine checks (accounts/spend.ts), after the
+ * holds that have expired by now released their spend, as an authorization would see them.
  */
-export async function spendLimits(exec: Executor, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
+export async function spendLimits(db: Db, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
+  await catchUpExpiries(db, scope);
+  const exec = db.kysely;
   const row = await store.find(exec, scope.programId, token);
   if (!row) throw notFound('account', token);
   const windows = accountSpendWindows(row, scope.nowMs);
