@@ -24,6 +24,7 @@ import { invariant, InvalidRequestError, notFound, UnprocessableError } from '..
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
+import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -110,11 +111,15 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListCards
 
 // ---- create -------------------------------------------------------------------------------------
 
+/** SDK `ShippingAddress`: an ISO 3166-1 country; the state is an ISO 3166-2 code in the US and Canada only. */
 function checkShippingAddress(address: NonNullable<CreateCardBody['shipping_address']>): void {
-  if (!/^[A-Z]{3}$/.test(address.country)) {
+  if (!ISO_3166_ALPHA3.has(address.country)) {
     throw new InvalidRequestError('shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA');
   }
   if (address.country === 'USA') checkUsPostalFields('shipping_address', address);
+  if (address.country === 'CAN' && !CANADIAN_PROVINCE_CODES.has(address.state)) {
+    throw new InvalidRequestError('shipping_address.state: must be an uppercase two-letter Canadian province or territory code (ISO 3166-2, e.g. ON)');
+  }
   if (address.first_name.length + address.last_name.length > MAX_EMBOSSED_NAME_LENGTH) {
     throw new InvalidRequestError(`shipping_address.last_name: first_name and last_name together must not exceed ${MAX_EMBOSSED_NAME_LENGTH} characters`);
   }
