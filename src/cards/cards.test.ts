@@ -199,6 +199,26 @@ describeWithDb('cards', () => {
       expect(moved.account_token).toBe(elsewhere);
     });
 
+    it('replaces a PHYSICAL card with a PHYSICAL card and a VIRTUAL one with a VIRTUAL card only (422 otherwise)', async () => {
+      const physical = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING });
+      const virtual = await createCard({ type: 'VIRTUAL' });
+      const before = await cardCount();
+      for (const [replaced, type, extra] of [
+        [physical, 'VIRTUAL', {}],
+        [physical, 'SINGLE_USE', {}],
+        [virtual, 'PHYSICAL', { shipping_address: SHIPPING }],
+      ] as const) {
+        expect(await apiFailure(context.program.client.cards.create({ type, replacement_for: replaced.token, replacement_substatus: 'LOST', ...extra }))).toEqual({
+          status: 422,
+          message: `type: card '${replaced.token}' is ${replaced.type}, so its replacement must be ${replaced.type} too`,
+        });
+      }
+      expect(await cardCount()).toBe(before);
+      expect(await context.program.client.cards.retrieve(physical.token)).not.toHaveProperty('substatus');
+      expect((await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, replacement_for: physical.token })).replacement_for).toBe(physical.token);
+      expect((await createCard({ type: 'VIRTUAL', replacement_for: virtual.token })).replacement_for).toBe(virtual.token);
+    });
+
     const invalid: Array<[string, Record<string, unknown>, string]> = [
       ['no type', {}, 'type: is required'],
       ['unknown type', { type: 'PLASTIC' }, 'type: must be one of MERCHANT_LOCKED, PHYSICAL, SINGLE_USE, VIRTUAL, UNLOCKED, DIGITAL_WALLET'],

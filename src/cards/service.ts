@@ -37,6 +37,8 @@ const EXP_YEAR = /^\d{4}$/;
 /** The combined length of the names printed on a physical card. */
 const MAX_EMBOSSED_NAME_LENGTH = 25;
 const DEFAULT_SPEND_LIMIT_DURATION = 'TRANSACTION';
+/** Card types whose replacement keeps the type (SDK `replacement_for`). */
+const SAME_TYPE_REPLACEMENTS: readonly string[] = ['PHYSICAL', 'VIRTUAL'];
 
 /** Lithic's funding states for a financial account status. */
 function fundingState(status: string): Funding['state'] {
@@ -243,6 +245,13 @@ async function takeCardNumber(exec: Executor, secrets: Secrets, programId: strin
   }
 }
 
+/** SDK `replacement_for`: a PHYSICAL card is replaced by a PHYSICAL card, a VIRTUAL card by a VIRTUAL card. */
+function checkReplacementType(replaced: store.CardRow, type: CreateCardBody['type']): void {
+  if (SAME_TYPE_REPLACEMENTS.includes(replaced.type) && type !== replaced.type) {
+    throw new UnprocessableError(`type: card '${replaced.token}' is ${replaced.type}, so its replacement must be ${replaced.type} too`);
+  }
+}
+
 /** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
 async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
   const changes: store.CardChanges = {};
@@ -264,6 +273,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   const pin = body.pin === undefined ? undefined : parsePinBlock('pin', body.pin);
   const replaced = body.replacement_for === undefined ? undefined : await store.find(tx, scope.programId, body.replacement_for);
   if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
+  if (replaced) checkReplacementType(replaced, body.type);
   const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
   await checkAccountIssues(tx, scope.programId, account, field);
   const { card_program_token, pan } = await takeCardNumber(tx, secrets, scope.programId, body, scope.nowMs);
