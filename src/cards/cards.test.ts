@@ -197,6 +197,11 @@ describeWithDb('cards', () => {
       const elsewhere = await acceptedAccountToken(context.program.client);
       const moved = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_account_token: elsewhere });
       expect(moved.account_token).toBe(elsewhere);
+
+      // A token in upper case names the same card, as everywhere else.
+      const spelled = await createCard({ type: 'VIRTUAL', replacement_for: lost.token.toUpperCase(), replacement_substatus: 'DAMAGED' });
+      expect(spelled).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
+      expect((await context.program.client.cards.retrieve(lost.token)).substatus).toBe('DAMAGED');
     });
 
     it('replaces a PHYSICAL card with a PHYSICAL card and a VIRTUAL one with a VIRTUAL card only (422 otherwise)', async () => {
