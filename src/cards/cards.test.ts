@@ -172,6 +172,16 @@ describeWithDb('cards', () => {
       expect(JSON.parse(row.shipping as string)).toMatchObject({ shipping_method: 'EXPEDITED', shipping_address: { first_name: 'Janet', address2: 'Unit 5A' } });
     });
 
+    it('ships abroad: a Canadian province code, and an empty state outside the US and Canada', async () => {
+      const canada = { ...SHIPPING, country: 'CAN', state: 'ON', postal_code: 'K1A 0B1' };
+      expect((await createCard({ type: 'PHYSICAL', shipping_address: canada })).state).toBe('PENDING_FULFILLMENT');
+      const british = { ...SHIPPING, country: 'GBR', postal_code: 'SW1A 1AA' };
+      for (const shipping_address of [{ ...british, state: '' }, { ...british, state: 'Greater London' }]) {
+        const card = await createCard({ type: 'PHYSICAL', shipping_address });
+        expect(JSON.parse((await cardRow(card.token)).shipping as string).shipping_address).toEqual(shipping_address);
+      }
+    });
+
     it('replaces a card: the new one names it and the old one records why', async () => {
       const accountToken = await acceptedAccountToken(context.program.client);
       const lost = await createCard({ type: 'VIRTUAL', account_token: accountToken });
@@ -187,6 +197,31 @@ describeWithDb('cards', () => {
       const elsewhere = await acceptedAccountToken(context.program.client);
       const moved = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_account_token: elsewhere });
       expect(moved.account_token).toBe(elsewhere);
+
+      // A token in upper case names the same card, as everywhere else.
+      const spelled = await createCard({ type: 'VIRTUAL', replacement_for: lost.token.toUpperCase(), replacement_substatus: 'DAMAGED' });
+      expect(spelled).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
+      expect((await context.program.client.cards.retrieve(lost.token)).substatus).toBe('DAMAGED');
+    });
+
+    it('replaces a PHYSICAL card with a PHYSICAL card and a VIRTUAL one with a VIRTUAL card only (422 otherwise)', async () => {
+      const physical = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING });
+      const virtual = await createCard({ type: 'VIRTUAL' });
+      const before = await cardCount();
+      for (const [replaced, type, extra] of [
+        [physical, 'VIRTUAL', {}],
+        [physical, 'SINGLE_USE', {}],
+        [virtual, 'PHYSICAL', { shipping_address: SHIPPING }],
+      ] as const) {
+        expect(await apiFailure(context.program.client.cards.create({ type, replacement_for: replaced.token, replacement_substatus: 'LOST', ...extra }))).toEqual({
+          status: 422,
+          message: `type: card '${replaced.token}' is ${replaced.type}, so its replacement must be ${replaced.type} too`,
+        });
+      }
+      expect(await cardCount()).toBe(before);
+      expect(await context.program.client.cards.retrieve(physical.token)).not.toHaveProperty('substatus');
+      expect((await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING, replacement_for: physical.token })).replacement_for).toBe(physical.token);
+      expect((await createCard({ type: 'VIRTUAL', replacement_for: virtual.token })).replacement_for).toBe(virtual.token);
     });
 
     const invalid: Array<[string, Record<string, unknown>, string]> = [
@@ -212,6 +247,11 @@ describeWithDb('cards', () => {
       ['PHYSICAL unshipped', { type: 'PHYSICAL' }, 'shipping_address: is required for cards of type PHYSICAL'],
       ['shipping ZIP', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, postal_code: '123' } }, 'shipping_address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
       ['shipping country', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'usa' } }, 'shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA'],
+      ['shipping country not ISO 3166-1', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'ZZZ' } }, 'shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA'],
+      ['Canadian province by name', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'CAN', state: 'Ontario', postal_code: 'K1A 0B1' } }, 'shipping_address.state: must be an uppercase two-letter Canadian province or territory code (ISO 3166-2, e.g. ON)'],
+      ['Canadian province in lower case', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'CAN', state: 'on', postal_code: 'K1A 0B1' } }, 'shipping_address.state: must be an uppercase two-letter Canadian province or territory code (ISO 3166-2, e.g. ON)'],
+      ['Canadian address without province', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, country: 'CAN', state: '', postal_code: 'K1A 0B1' } }, 'shipping_address.state: must be an uppercase two-letter Canadian province or territory code (ISO 3166-2, e.g. ON)'],
+      ['US address without state', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, state: '' } }, 'shipping_address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
       ['embossed name', { type: 'PHYSICAL', shipping_address: { ...SHIPPING, first_name: 'Maximiliana', last_name: 'Featherstonehaugh' } }, 'shipping_address.last_name: first_name and last_name together must not exceed 25 characters'],
       ['expedited without contact', { type: 'PHYSICAL', shipping_address: SHIPPING, shipping_method: 'EXPEDITED' }, 'shipping_address: email and phone_number are required for shipping_method EXPEDITED'],
       ['shipping method', { type: 'PHYSICAL', shipping_address: SHIPPING, shipping_method: 'PIGEON' }, 'shipping_method: must be one of 2_DAY, EXPEDITED, EXPRESS, PRIORITY, STANDARD, STANDARD_WITH_TRACKING'],

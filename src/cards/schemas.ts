@@ -82,7 +82,7 @@ export const ShippingAddressInput = StrictObject({
   first_name: Text,
   last_name: Text,
   postal_code: Type.String({ minLength: 1, maxLength: 12 }),
-  state: Type.String({ minLength: 1, maxLength: 24 }),
+  state: Type.String({ maxLength: 24, description: 'Uppercase ISO 3166-2 code in USA and CAN; elsewhere free text, may be empty' }),
   email: Type.Optional(Type.String({ format: 'email', maxLength: TEXT_MAX })),
   line2_text: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
   phone_number: Type.Optional(Type.String({ maxLength: 16 })),

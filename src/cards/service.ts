@@ -24,6 +24,7 @@ import { invariant, InvalidRequestError, notFound, UnprocessableError } from '..
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
+import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -36,6 +37,8 @@ const EXP_YEAR = /^\d{4}$/;
 /** The combined length of the names printed on a physical card. */
 const MAX_EMBOSSED_NAME_LENGTH = 25;
 const DEFAULT_SPEND_LIMIT_DURATION = 'TRANSACTION';
+/** Card types whose replacement keeps the type (SDK `replacement_for`). */
+const SAME_TYPE_REPLACEMENTS: readonly string[] = ['PHYSICAL', 'VIRTUAL'];
 
 /** Lithic's funding states for a financial account status. */
 function fundingState(status: string): Funding['state'] {
@@ -110,11 +113,15 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListCards
 
 // ---- create -------------------------------------------------------------------------------------
 
+/** SDK `ShippingAddress`: an ISO 3166-1 country; the state is an ISO 3166-2 code in the US and Canada only. */
 function checkShippingAddress(address: NonNullable<CreateCardBody['shipping_address']>): void {
-  if (!/^[A-Z]{3}$/.test(address.country)) {
+  if (!ISO_3166_ALPHA3.has(address.country)) {
     throw new InvalidRequestError('shipping_address.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA');
   }
   if (address.country === 'USA') checkUsPostalFields('shipping_address', address);
+  if (address.country === 'CAN' && !CANADIAN_PROVINCE_CODES.has(address.state)) {
+    throw new InvalidRequestError('shipping_address.state: must be an uppercase two-letter Canadian province or territory code (ISO 3166-2, e.g. ON)');
+  }
   if (address.first_name.length + address.last_name.length > MAX_EMBOSSED_NAME_LENGTH) {
     throw new InvalidRequestError(`shipping_address.last_name: first_name and last_name together must not exceed ${MAX_EMBOSSED_NAME_LENGTH} characters`);
   }
@@ -238,6 +245,13 @@ async function takeCardNumber(exec: Executor, secrets: Secrets, programId: strin
   }
 }
 
+/** SDK `replacement_for`: a PHYSICAL card is replaced by a PHYSICAL card, a VIRTUAL card by a VIRTUAL card. */
+function checkReplacementType(replaced: store.CardRow, type: CreateCardBody['type']): void {
+  if (SAME_TYPE_REPLACEMENTS.includes(replaced.type) && type !== replaced.type) {
+    throw new UnprocessableError(`type: card '${replaced.token}' is ${replaced.type}, so its replacement must be ${replaced.type} too`);
+  }
+}
+
 /** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
 async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
   const changes: store.CardChanges = {};
@@ -259,6 +273,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   const pin = body.pin === undefined ? undefined : parsePinBlock('pin', body.pin);
   const replaced = body.replacement_for === undefined ? undefined : await store.find(tx, scope.programId, body.replacement_for);
   if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
+  if (replaced) checkReplacementType(replaced, body.type);
   const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
   await checkAccountIssues(tx, scope.programId, account, field);
   const { card_program_token, pan } = await takeCardNumber(tx, secrets, scope.programId, body, scope.nowMs);

@@ -144,9 +144,12 @@ export function inputProblem(value: unknown): InputProblem | undefined {
   return undefined;
 }
 
-/** Fields that carry tokens: `token`, `*_token`, `*_tokens`, and the list cursors. */
+/** Token fields whose names do not say so: the list cursors and a card's `replacement_for`. */
+const OTHER_TOKEN_FIELDS: readonly string[] = ['starting_after', 'ending_before', 'replacement_for'];
+
+/** Fields that carry tokens: `token`, `*_token`, `*_tokens`, and OTHER_TOKEN_FIELDS. */
 function holdsTokens(key: string): boolean {
-  return key === 'token' || key.endsWith('_token') || key.endsWith('_tokens') || key === 'starting_after' || key === 'ending_before';
+  return key === 'token' || key.endsWith('_token') || key.endsWith('_tokens') || OTHER_TOKEN_FIELDS.includes(key);
 }
 
 const lowerIfUuid = (value: unknown) => (typeof value === 'string' && UUID_TEXT.test(value) ? value.toLowerCase() : value);
