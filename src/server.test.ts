@@ -12,7 +12,8 @@ import { AUTH_CACHE_TTL_MS } from './programs/auth-cache.js';
 import { SHUTDOWN_DEADLINE_MS } from './server.js';
 import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
 
-describeWithDb('server process', () => {
+// Each test starts processes (some several, some wait out a 10 s deadline): on a loaded machine that overruns the default 30 s.
+describeWithDb('server process', { timeout: 90_000 }, () => {
   let database: TestDatabase;
   let env: Record<string, string>;
   const running: ServerProcess[] = [];
@@ -315,5 +316,5 @@ describeWithDb('server process', () => {
     const again = sdkClient((await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' })).url, 'stuck-key-1');
     await expect(again.bookTransfers.list({ financial_account_token: from })).resolves.toMatchObject({ data: [] });
     expect((await again.financialAccounts.balances.list(from)).data[0]).toMatchObject({ available_amount: 0, total_amount: 0 });
-  }, 90_000); // the deadline alone is 10 to 16 s, and two process starts on a loaded machine can take as long again
+  });
 });
