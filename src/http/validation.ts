@@ -110,13 +110,24 @@ export const MAX_INPUT_DEPTH = 32;
 /** Keys JavaScript gives a meaning of their own (prototype pollution): never allowed in a body. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor']);
 
-export type InputProblem = { path: string; problem: 'nul' | 'reserved' | 'depth' };
+export type InputProblem = { path: string; problem: 'nul' | 'surrogate' | 'reserved' | 'depth' };
+
+/** A UTF-16 surrogate not in a pair (JSON can spell one, `"\\ud800"`): no Unicode text, so no database stores it as sent. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** What is wrong with a string (value or key) as text, if anything. */
+function textProblem(text: string): 'nul' | 'surrogate' | undefined {
+  if (text.includes('\u0000')) return 'nul';
+  return LONE_SURROGATE.test(text) ? 'surrogate' : undefined;
+}
 
 /**
  * The first problem in `value` that its schema cannot catch, walked without recursion (a body of
  * 1 MiB can nest half a million levels deep):
  *   - a string (value or key) that contains U+0000: JSON and query strings can carry it, but
  *     PostgreSQL text cannot store it (without this check such input failed there, a 500);
+ *   - a string (value or key) with a lone UTF-16 surrogate: it is not Unicode text, and each
+ *     engine stored it altered (as one or three U+FFFD), so what was read back was not what was sent;
  *   - a `__proto__` or `constructor` key, at any depth;
  *   - an object or array nested more than MAX_INPUT_DEPTH levels deep.
  */
@@ -124,10 +135,12 @@ export function inputProblem(value: unknown): InputProblem | undefined {
   const stack: Array<{ item: unknown; path: string; depth: number; key: string | undefined }> = [{ item: value, path: '', depth: 0, key: undefined }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { item, path, depth, key } = next;
-    if (key !== undefined && key.includes('\u0000')) return { path, problem: 'nul' };
+    const keyProblem = key === undefined ? undefined : textProblem(key);
+    if (keyProblem !== undefined) return { path, problem: keyProblem };
     if (key !== undefined && RESERVED_KEYS.has(key)) return { path, problem: 'reserved' };
     if (typeof item === 'string') {
-      if (item.includes('\u0000')) return { path, problem: 'nul' };
+      const problem = textProblem(item);
+      if (problem !== undefined) return { path, problem };
       continue;
     }
     if (item === null || typeof item !== 'object') continue;
@@ -187,6 +200,7 @@ export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply,
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
     const found = inputProblem(value);
     if (found?.problem === 'nul') return done(new InvalidRequestError(`${found.path || part}: must not contain the NUL character (U+0000)`));
+    if (found?.problem === 'surrogate') return done(new InvalidRequestError(`${found.path || part}: must be valid Unicode text (it contains a lone UTF-16 surrogate)`));
     if (found?.problem === 'reserved') return done(new InvalidRequestError(`${found.path}: is not an allowed key`));
     if (found?.problem === 'depth') return done(new InvalidRequestError(`${found.path || part}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
   }

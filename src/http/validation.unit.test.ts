@@ -38,8 +38,15 @@ describe('NUL characters', () => {
     expect(inputProblem([{ memo: '\u0000' }])).toEqual(nul('[0].memo'));
   });
 
+  it('finds a lone UTF-16 surrogate, high or low, in a string or a key', () => {
+    expect(inputProblem({ a: ['ok', 'x\ud800'] })).toEqual({ path: 'a[1]', problem: 'surrogate' });
+    expect(inputProblem({ a: '\udfff' })).toEqual({ path: 'a', problem: 'surrogate' });
+    expect(inputProblem({ 'k\udc00': 1 })).toEqual({ path: 'k\udc00', problem: 'surrogate' });
+    expect(inputProblem('\udc00\ud800')).toEqual({ path: '', problem: 'surrogate' });
+  });
+
   it('passes everything else', () => {
-    for (const value of [undefined, null, 0, true, 'text', { a: ['b', { c: 'd' }] }, 'escaped \\u0000 text']) {
+    for (const value of [undefined, null, 0, true, 'text', { a: ['b', { c: 'd' }] }, 'escaped \\u0000 text', 'pair 💳 \ud83d\udcb3']) {
       expect(inputProblem(value)).toBeUndefined();
     }
   });
