@@ -80,8 +80,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, response: { ...(route.schema?.response as object), '4xx': ErrorBody, '5xx': ErrorBody } };
     if (bodyIsOptional(route.schema?.body)) {
+      // No body at all is an empty one; a JSON `null` is a body, and not an object: a 400.
       const defaultBody = async (request: { body: unknown }) => {
-        request.body ??= {};
+        if (request.body === undefined) request.body = {};
       };
       route.preValidation = [...[route.preValidation ?? []].flat(), defaultBody];
     }

@@ -61,6 +61,17 @@ describeWithDb('HTTP layer', () => {
     }
   });
 
+  it('answers a body that is not an object with 400 where the body is optional too (no body at all is an empty one)', async () => {
+    const { token } = await context.program.client.financialAccounts.create({ nickname: 'kept', type: 'OPERATING' });
+    for (const body of ['null', '[]', '7']) {
+      const response = await context.server.request('PATCH', `/v1/financial_accounts/${token}`, { apiKey: context.program.apiKey, body });
+      await expectError(response, 400, /body: must be object/);
+    }
+    const empty = await context.server.request('PATCH', `/v1/financial_accounts/${token}`, { apiKey: context.program.apiKey, body: '', headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(200);
+    expect((await context.program.client.financialAccounts.retrieve(token)).nickname).toBe('kept');
+  });
+
   it('answers an empty JSON body where a body is required with 400', async () => {
     const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '' , headers: { 'content-type': 'application/json' } });
     await expectError(response, 400, /body/);
