@@ -4,6 +4,17 @@ import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static }
 export const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
 export const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
 export const DECISION_MAKERS = ['LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN'] as const;
+export const CHALLENGE_STATUSES = [
+  'SUCCESS',
+  'PENDING',
+  'SMS_DELIVERY_FAILED',
+  'CARDHOLDER_TIMEOUT',
+  'CANCELED_VIA_CHALLENGE_UI',
+  'CANCELED_OOB',
+  'ATTEMPTS_EXCEEDED',
+  'ABORTED',
+  'ERROR',
+] as const;
 
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
@@ -46,7 +57,7 @@ export const ThreeDsAuthentication = Type.Object(
     three_ds_requestor_challenge_indicator: Type.String(),
     authentication_request_type: Nullable(Type.String()),
     challenge_metadata: Type.Union([
-      Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: Type.String(), phone_number: Nullable(Type.String()) }),
+      Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: StringEnum(CHALLENGE_STATUSES), phone_number: Nullable(Type.String()) }),
       Nothing,
     ]),
     challenge_orchestrated_by: Nullable(StringEnum(['LITHIC', 'CUSTOMER', 'NO_CHALLENGE'])),

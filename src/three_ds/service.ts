@@ -29,6 +29,8 @@ const MESSAGE_CATEGORY = 'PAYMENT_AUTHENTICATION';
 const CHALLENGE_KEYWORD = 'CHALLENGE';
 const CARDHOLDER_CURRENCY = 'USD';
 
+type ChallengeStatus = NonNullable<ThreeDsAuthentication['challenge_metadata']>['status'];
+
 interface Decision {
   authentication_result: 'DECLINE' | 'SUCCESS' | 'PENDING_CHALLENGE';
   decision_made_by: 'CUSTOMER_RULES' | 'LITHIC_DEFAULT';
@@ -91,6 +93,7 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
     card_token: card.token,
     account_token: card.account_token,
     ...decision,
+    challenge_status: decision.authentication_result === 'PENDING_CHALLENGE' ? 'PENDING' : null,
     card_expiry_check: body.card_expiry_check ?? 'MATCH',
     message_category: MESSAGE_CATEGORY,
     merchant_id: body.merchant.id,
@@ -105,7 +108,7 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
 }
 
 function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
-  const challenged = row.authentication_result === 'PENDING_CHALLENGE';
+  const challenged = row.challenge_status !== null;
   const created = isoTimestamp(row.created_ms);
   return {
     token: row.token,
@@ -120,7 +123,7 @@ function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
     message_category: row.message_category as ThreeDsAuthentication['message_category'],
     three_ds_requestor_challenge_indicator: 'NO_PREFERENCE',
     authentication_request_type: 'PAYMENT_TRANSACTION',
-    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: 'PENDING', phone_number: null } : null,
+    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: row.challenge_status as ChallengeStatus, phone_number: null } : null,
     challenge_orchestrated_by: challenged ? 'LITHIC' : 'NO_CHALLENGE',
     decision_made_by: row.decision_made_by as ThreeDsAuthentication['decision_made_by'],
     transaction: {

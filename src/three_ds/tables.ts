@@ -10,6 +10,8 @@ export interface ThreeDsAuthenticationsTable {
   account_token: string;
   /** DECLINE, SUCCESS or PENDING_CHALLENGE. */
   authentication_result: string;
+  /** The challenge's status (challenge_metadata.status): PENDING until resolved; null when no challenge was triggered. */
+  challenge_status: string | null;
   /** CUSTOMER_RULES when an Auth Rule decided, else LITHIC_DEFAULT. */
   decision_made_by: string;
   card_expiry_check: string;
