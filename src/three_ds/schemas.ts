@@ -15,6 +15,7 @@ export const CHALLENGE_STATUSES = [
   'ABORTED',
   'ERROR',
 ] as const;
+export const CHALLENGE_RESULTS = ['APPROVE', 'DECLINE_BY_CUSTOMER'] as const;
 
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
@@ -33,6 +34,23 @@ export const SimulateAuthenticationBody = StrictObject({
 export type SimulateAuthenticationBody = Static<typeof SimulateAuthenticationBody>;
 
 export const SimulateAuthenticationResponse = Type.Object({ token: Uuid });
+
+/** SDK 0.119's DecisioningChallengeResponseParams. */
+export const ChallengeResponseBody = StrictObject({
+  token: Uuid,
+  challenge_response: StringEnum(CHALLENGE_RESULTS, { description: 'APPROVE → SUCCESS; DECLINE_BY_CUSTOMER → DECLINE' }),
+});
+export type ChallengeResponseBody = Static<typeof ChallengeResponseBody>;
+
+/** SDK 0.119's AuthenticationSimulateOtpEntryParams. */
+export const SimulateOtpEntryBody = StrictObject({
+  token: Uuid,
+  otp: Type.String({ pattern: '^[0-9]{4,8}$', description: 'The OTP the cardholder entered: 4 to 8 digits' }),
+});
+export type SimulateOtpEntryBody = Static<typeof SimulateOtpEntryBody>;
+
+/** The answer of a call the SDK declares void: a 200 with no body. */
+export const EmptyBody = Type.Null({ description: 'No body' });
 
 const Nothing = Type.Null();
 

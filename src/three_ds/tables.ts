@@ -1,7 +1,8 @@
 /**
  * 3DS authentications (reference 03): one row per simulated authentication, with the merchant and
  * transaction it was asked for and the decision taken (card checks, Auth Rules of the
- * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword).
+ * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword). A PENDING_CHALLENGE one is
+ * resolved once, to SUCCESS or DECLINE, by a challenge response or the simulated OTP entry.
  */
 export interface ThreeDsAuthenticationsTable {
   program_id: string;
