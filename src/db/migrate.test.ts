@@ -135,6 +135,25 @@ describeWithDb('migration 0011 (spend hours)', () => {
   });
 });
 
+describeWithDb('migration 0016 (3DS challenge status)', () => {
+  it('shows the challenges pending so far as PENDING, and no challenge on the others', async () => {
+    await withDatabaseAt('0015_card_network_program', async (db) => {
+      const row = {
+        program_id: 'p', token: 't1', card_token: 'c', account_token: 'a', authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'LITHIC_DEFAULT',
+        card_expiry_check: 'MATCH', message_category: 'PAYMENT_AUTHENTICATION', merchant_id: 'm', merchant_country: 'USA', merchant_mcc: '5411',
+        merchant_name: 'SHOP CHALLENGE', amount_cents: 100, currency: 'USD', created_ms: 1,
+      };
+      await db.kysely.insertInto('three_ds_authentications').values([row, { ...row, token: 't2', authentication_result: 'SUCCESS' }]).execute();
+      await migrateToLatest(db);
+      const rows = await db.kysely.selectFrom('three_ds_authentications').select(['token', 'authentication_result', 'challenge_status']).orderBy('token').execute();
+      expect(rows).toEqual([
+        { token: 't1', authentication_result: 'PENDING_CHALLENGE', challenge_status: 'PENDING' },
+        { token: 't2', authentication_result: 'SUCCESS', challenge_status: null },
+      ]);
+    });
+  });
+});
+
 describeWithDb('migrations beside a changing database', () => {
   it.skipIf(engine !== 'postgres')('migrate while another schema of the database is created and dropped (it failed with: schema "…" does not exist)', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });

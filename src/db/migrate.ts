@@ -21,6 +21,7 @@ import * as m0012 from './migrations/0012_credit_in_suspense.js';
 import * as m0013 from './migrations/0013_encryption_key_check.js';
 import * as m0014 from './migrations/0014_account_notes.js';
 import * as m0015 from './migrations/0015_card_network_program.js';
+import * as m0016 from './migrations/0016_three_ds_challenge_status.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0013_encryption_key_check': m0013,
   '0014_account_notes': m0014,
   '0015_card_network_program': m0015,
+  '0016_three_ds_challenge_status': m0016,
 };
 
 /**

@@ -124,11 +124,7 @@ export async function claimIdempotencyKey(request: FastifyRequest, reply: Fastif
       // A replay is the original answer: its header names the request its body names (a refusal, a simulation).
       const originalRequestId = body.includes('"debugging_request_id"') ? (JSON.parse(body) as { debugging_request_id?: unknown }).debugging_request_id : undefined;
       if (typeof originalRequestId === 'string') reply.header(REQUEST_ID_HEADER, originalRequestId);
-      return reply
-        .code(replay.response_status ?? 200)
-        .header(REPLAY_HEADER, 'true')
-        .type('application/json; charset=utf-8')
-        .send(body);
+      return sendBody(reply.code(replay.response_status ?? 200).header(REPLAY_HEADER, 'true'), body);
     }
     claim.keys.push(named.key);
   }
@@ -190,16 +186,22 @@ export async function releaseUnfinishedClaim(request: FastifyRequest, reply: Fas
   return payload;
 }
 
+/** Sends a serialised answer: JSON, or nothing at all (no content type) for an empty one. */
+function sendBody(reply: FastifyReply, payload: string): FastifyReply {
+  return payload === '' ? reply.send() : reply.type('application/json; charset=utf-8').send(payload);
+}
+
 /**
  * Runs a write in one database transaction and answers with its result. Every POST, PATCH and
  * DELETE handler goes through here. The response is serialised with the route's schema inside the
- * transaction and, when the request holds an idempotency claim, stored with the effect.
+ * transaction and, when the request holds an idempotency claim, stored with the effect. A 204, or
+ * work that returns nothing (a call the SDK declares void), answers an empty body.
  */
 export async function commit<T>(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx) => Promise<T>): Promise<FastifyReply> {
   const claim = request.idempotency;
   const payload = await request.server.deps.db.transaction(async (tx) => {
     const result = await work(tx);
-    const body = reply.statusCode === 204 ? '' : String(reply.serialize(result));
+    const body = reply.statusCode === 204 || result === undefined ? '' : String(reply.serialize(result));
     if (claim && claim.keys.length > 0) {
       const encrypted = request.server.deps.secrets.encrypt(body);
       const stored = await store.complete(tx, request.scope.programId, claim.keys, claim.owner, reply.statusCode, encrypted);
@@ -208,7 +210,7 @@ export async function commit<T>(request: FastifyRequest, reply: FastifyReply, wo
     return body;
   });
   if (claim) claim.completed = true;
-  return reply.type('application/json; charset=utf-8').send(payload);
+  return sendBody(reply, payload);
 }
 
 /** The sweep's share: deletes the records older than RETENTION_MS, in batches. Returns how many. */

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { TokenParams } from '../http/schemas.js';
-import { SimulateAuthenticationBody, SimulateAuthenticationResponse, ThreeDsAuthentication } from './schemas.js';
+import { ChallengeResponseBody, EmptyBody, SimulateAuthenticationBody, SimulateAuthenticationResponse, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
 import * as service from './service.js';
 
 const tags = ['3DS'];
+const resolvesOnce =
+  'Only a PENDING_CHALLENGE authentication of the calling program can be resolved, once (a SUCCESS or DECLINE one, or one already resolved, is a 422 naming ' +
+  'its authentication_result). The challenge stays in challenge_metadata with its outcome as status; decision_made_by and the Auth Rules report (which counted ' +
+  "the rule's CHALLENGE when it was evaluated) do not change. Answers 200 with an empty body.";
 
 export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, secrets } = app.deps;
@@ -23,6 +27,36 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => commit(request, reply, (tx) => service.simulate(tx, request.scope, secrets, request.body)),
+  );
+
+  app.post(
+    '/v1/three_ds_decisioning/challenge_response',
+    {
+      schema: {
+        summary: 'Respond to a 3DS challenge',
+        description: `The program relays the cardholder's answer: APPROVE → SUCCESS (challenge status SUCCESS), DECLINE_BY_CUSTOMER → DECLINE (CANCELED_OOB). An unknown token is a 404. ${resolvesOnce}`,
+        tags,
+        body: ChallengeResponseBody,
+        response: { 200: EmptyBody },
+      },
+    },
+    async (request, reply) => commit(request, reply, (tx) => service.respondToChallenge(db, tx, request.scope, request.body)),
+  );
+
+  app.post(
+    '/v1/three_ds_decisioning/simulate/enter_otp',
+    {
+      schema: {
+        summary: 'Simulate entering the OTP of a 3DS challenge',
+        description:
+          `The cardholder's single attempt: the sandbox's OTP is ${service.SANDBOX_OTP} → SUCCESS (challenge status SUCCESS); any other 4 to 8 digits → DECLINE (ATTEMPTS_EXCEEDED). ` +
+          `An unknown token is a 422 (the message cannot be processed), as in the other simulations. ${resolvesOnce}`,
+        tags,
+        body: SimulateOtpEntryBody,
+        response: { 200: EmptyBody },
+      },
+    },
+    async (request, reply) => commit(request, reply, (tx) => service.simulateOtpEntry(db, tx, request.scope, request.body)),
   );
 
   app.get(

@@ -4,6 +4,18 @@ import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static }
 export const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
 export const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
 export const DECISION_MAKERS = ['LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN'] as const;
+export const CHALLENGE_STATUSES = [
+  'SUCCESS',
+  'PENDING',
+  'SMS_DELIVERY_FAILED',
+  'CARDHOLDER_TIMEOUT',
+  'CANCELED_VIA_CHALLENGE_UI',
+  'CANCELED_OOB',
+  'ATTEMPTS_EXCEEDED',
+  'ABORTED',
+  'ERROR',
+] as const;
+export const CHALLENGE_RESULTS = ['APPROVE', 'DECLINE_BY_CUSTOMER'] as const;
 
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
@@ -22,6 +34,23 @@ export const SimulateAuthenticationBody = StrictObject({
 export type SimulateAuthenticationBody = Static<typeof SimulateAuthenticationBody>;
 
 export const SimulateAuthenticationResponse = Type.Object({ token: Uuid });
+
+/** SDK 0.119's DecisioningChallengeResponseParams. */
+export const ChallengeResponseBody = StrictObject({
+  token: Uuid,
+  challenge_response: StringEnum(CHALLENGE_RESULTS, { description: 'APPROVE → SUCCESS; DECLINE_BY_CUSTOMER → DECLINE' }),
+});
+export type ChallengeResponseBody = Static<typeof ChallengeResponseBody>;
+
+/** SDK 0.119's AuthenticationSimulateOtpEntryParams. */
+export const SimulateOtpEntryBody = StrictObject({
+  token: Uuid,
+  otp: Type.String({ pattern: '^[0-9]{4,8}$', description: 'The OTP the cardholder entered: 4 to 8 digits' }),
+});
+export type SimulateOtpEntryBody = Static<typeof SimulateOtpEntryBody>;
+
+/** The answer of a call the SDK declares void: a 200 with no body. */
+export const EmptyBody = Type.Null({ description: 'No body' });
 
 const Nothing = Type.Null();
 
@@ -46,7 +75,7 @@ export const ThreeDsAuthentication = Type.Object(
     three_ds_requestor_challenge_indicator: Type.String(),
     authentication_request_type: Nullable(Type.String()),
     challenge_metadata: Type.Union([
-      Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: Type.String(), phone_number: Nullable(Type.String()) }),
+      Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: StringEnum(CHALLENGE_STATUSES), phone_number: Nullable(Type.String()) }),
       Nothing,
     ]),
     challenge_orchestrated_by: Nullable(StringEnum(['LITHIC', 'CUSTOMER', 'NO_CHALLENGE'])),

@@ -10,24 +10,34 @@
  *  3. a merchant name containing CHALLENGE → PENDING_CHALLENGE (the simulator's keyword);
  *  4. otherwise SUCCESS.
  * The card is found by its PAN within the calling program only.
+ *
+ * A PENDING_CHALLENGE authentication is resolved once, by the first of a challenge response
+ * (APPROVE → SUCCESS, DECLINE_BY_CUSTOMER → DECLINE) or the simulated OTP entry (SANDBOX_OTP →
+ * SUCCESS, any other code → DECLINE: a single attempt). The challenge stays shown, with its outcome
+ * as challenge_metadata.status; who decided to challenge (decision_made_by) does not change, nor
+ * does the Auth Rules report, which counts the rule's CHALLENGE when it was evaluated.
  */
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import { cardUsability } from '../cards/spend.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
-import type { Executor, Tx } from '../db/database.js';
-import { NotFoundError, notFound } from '../errors.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import { NotFoundError, UnprocessableError, notFound } from '../errors.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { ruleEngine, type RuleEvaluation } from '../auth_rules/evaluator.js';
 import type { RuleInput } from '../auth_rules/rules.js';
 import { findCardForAuthorization, type CardForAuthorizationRow } from '../transactions/store.js';
-import type { SimulateAuthenticationBody, ThreeDsAuthentication } from './schemas.js';
+import type { ChallengeResponseBody, SimulateAuthenticationBody, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
 import * as store from './store.js';
 
 const MESSAGE_CATEGORY = 'PAYMENT_AUTHENTICATION';
 const CHALLENGE_KEYWORD = 'CHALLENGE';
 const CARDHOLDER_CURRENCY = 'USD';
+/** The one right code of the sandbox's simulated OTP entry (the SDK's own example). */
+export const SANDBOX_OTP = '123456';
+
+type ChallengeStatus = NonNullable<ThreeDsAuthentication['challenge_metadata']>['status'];
 
 interface Decision {
   authentication_result: 'DECLINE' | 'SUCCESS' | 'PENDING_CHALLENGE';
@@ -91,6 +101,7 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
     card_token: card.token,
     account_token: card.account_token,
     ...decision,
+    challenge_status: decision.authentication_result === 'PENDING_CHALLENGE' ? 'PENDING' : null,
     card_expiry_check: body.card_expiry_check ?? 'MATCH',
     message_category: MESSAGE_CATEGORY,
     merchant_id: body.merchant.id,
@@ -104,8 +115,43 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
   return { token };
 }
 
+type ChallengeOutcome = { authentication_result: 'SUCCESS' | 'DECLINE'; challenge_status: 'SUCCESS' | 'CANCELED_OOB' | 'ATTEMPTS_EXCEEDED' };
+
+const PASSED: ChallengeOutcome = { authentication_result: 'SUCCESS', challenge_status: 'SUCCESS' };
+
+/** The cardholder's answer relayed by the program: approved, or declined out of band. */
+function challengeResponseOutcome(response: ChallengeResponseBody['challenge_response']): ChallengeOutcome {
+  return response === 'APPROVE' ? PASSED : { authentication_result: 'DECLINE', challenge_status: 'CANCELED_OOB' };
+}
+
+/** The single OTP attempt: the sandbox's code passes, any other fails the challenge. */
+function otpOutcome(otp: string): ChallengeOutcome {
+  return otp === SANDBOX_OTP ? PASSED : { authentication_result: 'DECLINE', challenge_status: 'ATTEMPTS_EXCEEDED' };
+}
+
+/** Resolves a pending challenge once: the row is locked, so of concurrent resolutions the first wins and the others find it resolved (422). */
+async function resolveChallenge(db: Db, tx: Tx, scope: ProgramScope, token: string, outcome: ChallengeOutcome, missing: (token: string) => Error): Promise<void> {
+  const row = await store.lock(db, tx, scope.programId, token);
+  if (!row) throw missing(token);
+  if (row.authentication_result !== 'PENDING_CHALLENGE') {
+    throw new UnprocessableError(`token: 3DS authentication '${token}' is not awaiting a challenge: its authentication_result is ${row.authentication_result}`);
+  }
+  await store.resolveChallenge(tx, scope.programId, token, outcome);
+}
+
+export function respondToChallenge(db: Db, tx: Tx, scope: ProgramScope, body: ChallengeResponseBody): Promise<void> {
+  return resolveChallenge(db, tx, scope, body.token, challengeResponseOutcome(body.challenge_response), (token) => notFound('3DS authentication', token, 'token'));
+}
+
+/** A simulated network message naming an authentication the program does not have cannot be processed: 422, as the other simulations. */
+const unprocessable = (token: string) => new UnprocessableError(`token: no 3DS authentication '${token}' in this program; the message cannot be processed`);
+
+export function simulateOtpEntry(db: Db, tx: Tx, scope: ProgramScope, body: SimulateOtpEntryBody): Promise<void> {
+  return resolveChallenge(db, tx, scope, body.token, otpOutcome(body.otp), unprocessable);
+}
+
 function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
-  const challenged = row.authentication_result === 'PENDING_CHALLENGE';
+  const challenged = row.challenge_status !== null;
   const created = isoTimestamp(row.created_ms);
   return {
     token: row.token,
@@ -120,7 +166,7 @@ function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
     message_category: row.message_category as ThreeDsAuthentication['message_category'],
     three_ds_requestor_challenge_indicator: 'NO_PREFERENCE',
     authentication_request_type: 'PAYMENT_TRANSACTION',
-    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: 'PENDING', phone_number: null } : null,
+    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: row.challenge_status as ChallengeStatus, phone_number: null } : null,
     challenge_orchestrated_by: challenged ? 'LITHIC' : 'NO_CHALLENGE',
     decision_made_by: row.decision_made_by as ThreeDsAuthentication['decision_made_by'],
     transaction: {

@@ -1,5 +1,5 @@
 /** SQL for 3DS authentications. */
-import type { Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import type { ThreeDsAuthenticationsTable } from './tables.js';
 
 export type AuthenticationRow = ThreeDsAuthenticationsTable;
@@ -10,4 +10,14 @@ export async function insert(exec: Executor, row: AuthenticationRow): Promise<vo
 
 export function find(exec: Executor, programId: string, token: string): Promise<AuthenticationRow | undefined> {
   return exec.selectFrom('three_ds_authentications').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+}
+
+/** The authentication, locked for the rest of the database transaction: resolutions of one challenge apply one at a time. */
+export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<AuthenticationRow | undefined> {
+  return db.forUpdate(tx.selectFrom('three_ds_authentications').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
+/** Records the outcome of a pending challenge (locked by `lock`). */
+export async function resolveChallenge(tx: Tx, programId: string, token: string, outcome: Pick<AuthenticationRow, 'authentication_result' | 'challenge_status'>): Promise<void> {
+  await tx.updateTable('three_ds_authentications').set(outcome).where('program_id', '=', programId).where('token', '=', token).execute();
 }

@@ -1,7 +1,8 @@
 /**
  * 3DS authentications (reference 03): one row per simulated authentication, with the merchant and
  * transaction it was asked for and the decision taken (card checks, Auth Rules of the
- * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword).
+ * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword). A PENDING_CHALLENGE one is
+ * resolved once, to SUCCESS or DECLINE, by a challenge response or the simulated OTP entry.
  */
 export interface ThreeDsAuthenticationsTable {
   program_id: string;
@@ -10,6 +11,8 @@ export interface ThreeDsAuthenticationsTable {
   account_token: string;
   /** DECLINE, SUCCESS or PENDING_CHALLENGE. */
   authentication_result: string;
+  /** The challenge's status (challenge_metadata.status): PENDING until resolved; null when no challenge was triggered. */
+  challenge_status: string | null;
   /** CUSTOMER_RULES when an Auth Rule decided, else LITHIC_DEFAULT. */
   decision_made_by: string;
   card_expiry_check: string;

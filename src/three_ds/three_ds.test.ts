@@ -1,11 +1,15 @@
-/** 3DS authentications end to end over HTTP: the simulator, retrieval, CONDITIONAL_3DS_ACTION rules and their report. */
+/**
+ * 3DS authentications end to end over HTTP: the simulator, retrieval, CONDITIONAL_3DS_ACTION rules and their report,
+ * and the resolution of a pending challenge (challenge_response, the simulated OTP entry).
+ */
 import crypto from 'node:crypto';
-import type Lithic from 'lithic';
+import Lithic from 'lithic';
 import { beforeAll, expect, it } from 'vitest';
 import { addDays } from '../auth_rules/report.js';
 import { conditionalBlock, createRule, enforcedRule, moveClock, newCard, threeDsAction } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
+import * as service from './service.js';
 
 type SimulateParams = Lithic.ThreeDS.AuthenticationSimulateParams;
 
@@ -149,5 +153,216 @@ describeWithDb('3DS authentications', () => {
     expect(day?.current_version_statistics?.examples?.every((example) => example.approved === (example.decision === 'APPROVED'))).toBe(true);
     const declines = (await fresh.client.authRules.v2.retrieveReport(decline.token, { begin: START, end: START })).daily_statistics[0];
     expect(declines?.current_version_statistics).toMatchObject({ challenged: 0, declined: 2, approved: 3 });
+  });
+
+  // ---- resolving a pending challenge ------------------------------------------------------------
+
+  const CHALLENGE_MERCHANT = { id: 'M-1', country: 'USA', mcc: '5411', name: 'SHOP CHALLENGE' };
+
+  async function challenged(program: { client: Lithic } = { client }, pan = card.pan as string): Promise<string> {
+    const { token } = await program.client.threeDS.authentication.simulate({ ...body({}, pan), merchant: CHALLENGE_MERCHANT });
+    expect((await program.client.threeDS.authentication.retrieve(token as string)).authentication_result).toBe('PENDING_CHALLENGE');
+    return token as string;
+  }
+
+  it('resolves a pending challenge with challenge_response: APPROVE is SUCCESS, DECLINE_BY_CUSTOMER is DECLINE, nothing else changes', async () => {
+    const approved = await challenged();
+    const before = await client.threeDS.authentication.retrieve(approved);
+    await moveClock(client, `${START}T12:05:00.000Z`);
+    expect(await client.threeDS.decisioning.challengeResponse({ token: approved, challenge_response: 'APPROVE' })).toBeFalsy();
+    expect(await client.threeDS.authentication.retrieve(approved)).toEqual({
+      ...before,
+      authentication_result: 'SUCCESS',
+      challenge_metadata: { method_type: 'SMS_OTP', status: 'SUCCESS', phone_number: null },
+      challenge_orchestrated_by: 'LITHIC',
+      decision_made_by: 'LITHIC_DEFAULT',
+    });
+
+    const declined = await challenged();
+    const pending = await client.threeDS.authentication.retrieve(declined);
+    await client.threeDS.decisioning.challengeResponse({ token: declined, challenge_response: 'DECLINE_BY_CUSTOMER' });
+    expect(await client.threeDS.authentication.retrieve(declined)).toEqual({
+      ...pending,
+      authentication_result: 'DECLINE',
+      challenge_metadata: { method_type: 'SMS_OTP', status: 'CANCELED_OOB', phone_number: null },
+    });
+  });
+
+  it('answers a resolution with an empty 200 (the SDK reads it as void), upper-case tokens included', async () => {
+    const token = await challenged();
+    const response = await context.server.request('POST', '/v1/three_ds_decisioning/challenge_response', {
+      apiKey: context.program.apiKey,
+      body: { token: token.toUpperCase(), challenge_response: 'APPROVE' },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+    expect(response.headers.get('content-type')).toBeNull();
+    const otp = await context.server.request('POST', '/v1/three_ds_decisioning/simulate/enter_otp', { apiKey: context.program.apiKey, body: { token: await challenged(), otp: '123456' } });
+    expect([otp.status, await otp.text(), otp.headers.get('content-type')]).toEqual([200, '', null]);
+  });
+
+  it('simulates the OTP entry: 123456 is the right code (SUCCESS), any other declines; one attempt only', async () => {
+    const right = await challenged();
+    expect(await client.threeDS.authentication.simulateOtpEntry({ token: right, otp: '123456' })).toBeFalsy();
+    expect(await client.threeDS.authentication.retrieve(right)).toMatchObject({
+      authentication_result: 'SUCCESS',
+      challenge_metadata: { method_type: 'SMS_OTP', status: 'SUCCESS', phone_number: null },
+      challenge_orchestrated_by: 'LITHIC',
+    });
+
+    const wrong = await challenged();
+    await client.threeDS.authentication.simulateOtpEntry({ token: wrong, otp: '654321' });
+    expect(await client.threeDS.authentication.retrieve(wrong)).toMatchObject({
+      authentication_result: 'DECLINE',
+      challenge_metadata: { method_type: 'SMS_OTP', status: 'ATTEMPTS_EXCEEDED', phone_number: null },
+      challenge_orchestrated_by: 'LITHIC',
+    });
+    expect(await expectError(client.threeDS.authentication.simulateOtpEntry({ token: wrong, otp: '123456' }), 422)).toBe(
+      `token: 3DS authentication '${wrong}' is not awaiting a challenge: its authentication_result is DECLINE`,
+    );
+    expect((await client.threeDS.authentication.retrieve(wrong)).authentication_result).toBe('DECLINE');
+  });
+
+  it('resolves only a pending challenge: a second resolution, or one of a SUCCESS or DECLINE authentication, is a 422 naming its result', async () => {
+    const succeeded = (await simulate()).token;
+    const declined = (await simulate({ card_expiry_check: 'MISMATCH' })).token;
+    const resolved = await challenged();
+    await client.threeDS.decisioning.challengeResponse({ token: resolved, challenge_response: 'DECLINE_BY_CUSTOMER' });
+    for (const [token, result] of [[succeeded, 'SUCCESS'], [declined, 'DECLINE'], [resolved, 'DECLINE']] as const) {
+      const message = `token: 3DS authentication '${token}' is not awaiting a challenge: its authentication_result is ${result}`;
+      expect(await expectError(client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }), 422)).toBe(message);
+      expect(await expectError(client.threeDS.authentication.simulateOtpEntry({ token, otp: '123456' }), 422)).toBe(message);
+      expect((await client.threeDS.authentication.retrieve(token)).authentication_result).toBe(result);
+    }
+    expect((await client.threeDS.authentication.retrieve(succeeded)).challenge_metadata).toBeNull();
+  });
+
+  it("answers an unknown or another program's token: 404 for challenge_response, 422 for the simulated OTP entry", async () => {
+    const stranger = await context.server.newProgram('stranger challenge');
+    await moveClock(stranger.client, `${START}T12:00:00.000Z`);
+    const theirs = await challenged(stranger, (await newCard(stranger.client)).pan);
+    for (const token of [theirs, crypto.randomUUID()]) {
+      expect(await expectError(client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }), 404)).toBe(`token: 3DS authentication '${token}' not found`);
+      expect(await expectError(client.threeDS.authentication.simulateOtpEntry({ token, otp: '123456' }), 422)).toBe(
+        `token: no 3DS authentication '${token}' in this program; the message cannot be processed`,
+      );
+    }
+    expect((await stranger.client.threeDS.authentication.retrieve(theirs)).authentication_result).toBe('PENDING_CHALLENGE');
+  });
+
+  it.each([
+    [{ otp: '123' }, 'otp: must match pattern'],
+    [{ otp: '123456789' }, 'otp: must match pattern'],
+    [{ otp: '12a456' }, 'otp: must match pattern'],
+    [{ otp: 123456 }, 'otp: must be string'],
+    [{ otp: undefined }, 'otp: is required'],
+    [{ token: 'not-a-token' }, 'token: must be a valid uuid'],
+    [{ extra: 1 }, 'extra'],
+  ])('refuses a bad OTP entry with 400 and leaves the challenge pending (%#)', async (overrides, message) => {
+    const token = await challenged();
+    const params = { token, otp: '123456', ...overrides } as Lithic.ThreeDS.AuthenticationSimulateOtpEntryParams;
+    expect(await expectError(client.threeDS.authentication.simulateOtpEntry(params), 400)).toContain(message);
+    expect((await client.threeDS.authentication.retrieve(token)).authentication_result).toBe('PENDING_CHALLENGE');
+  });
+
+  it.each([
+    [{ challenge_response: 'MAYBE' }, 'challenge_response: must be one of APPROVE, DECLINE_BY_CUSTOMER'],
+    [{ challenge_response: undefined }, 'challenge_response: is required'],
+    [{ token: undefined }, 'token: is required'],
+    [{ token: 'not-a-token' }, 'token: must be a valid uuid'],
+  ])('refuses a bad challenge response with 400 (%#)', async (overrides, message) => {
+    const token = await challenged();
+    const params = { token, challenge_response: 'APPROVE', ...overrides } as Lithic.ThreeDS.DecisioningChallengeResponseParams;
+    expect(await expectError(client.threeDS.decisioning.challengeResponse(params), 400)).toContain(message);
+    expect((await client.threeDS.authentication.retrieve(token)).authentication_result).toBe('PENDING_CHALLENGE');
+  });
+
+  it('replays a resolution repeated with the same Idempotency-Key; another key is the 422', async () => {
+    // The SDK does not send Idempotency-Key by itself: pass the header.
+    const keyed = () => ({ headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    const token = await challenged();
+    const options = keyed();
+    await client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }, options);
+    expect(await client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }, options)).toBeFalsy();
+    const replay = await client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }, options).asResponse();
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.headers.get('content-type'), await replay.text()]).toEqual([200, 'true', null, '']);
+    expect(await expectError(client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'DECLINE_BY_CUSTOMER' }, options), 400)).toContain('Idempotency-Key');
+    await expectError(client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'APPROVE' }, keyed()), 422);
+    expect((await client.threeDS.authentication.retrieve(token)).authentication_result).toBe('SUCCESS');
+
+    const otpToken = await challenged();
+    const otpOptions = keyed();
+    await client.threeDS.authentication.simulateOtpEntry({ token: otpToken, otp: '000000' }, otpOptions);
+    expect(await client.threeDS.authentication.simulateOtpEntry({ token: otpToken, otp: '000000' }, otpOptions)).toBeFalsy();
+    expect((await client.threeDS.authentication.retrieve(otpToken)).authentication_result).toBe('DECLINE');
+  });
+
+  it('of concurrent resolutions of one challenge, exactly one wins; the others get the 422', async () => {
+    const token = await challenged();
+    const calls = Array.from({ length: 12 }, (_, index) => {
+      if (index % 3 === 0) return client.threeDS.authentication.simulateOtpEntry({ token, otp: index % 2 === 0 ? '123456' : '111111' });
+      return client.threeDS.decisioning.challengeResponse({ token, challenge_response: index % 2 === 0 ? 'APPROVE' : 'DECLINE_BY_CUSTOMER' });
+    });
+    const outcomes = await Promise.allSettled(calls);
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(lost.map((outcome) => (outcome.reason as InstanceType<typeof Lithic.APIError>).status)).toEqual(Array(11).fill(422));
+    const result = (await client.threeDS.authentication.retrieve(token)).authentication_result;
+    expect(['SUCCESS', 'DECLINE']).toContain(result);
+    for (const outcome of lost) expect((outcome.reason as InstanceType<typeof Lithic.APIError>).message).toContain(`its authentication_result is ${result}`);
+  });
+
+  it('a resolution arriving while another is in progress waits for it, then finds the challenge resolved (the row is locked)', async () => {
+    const token = await challenged();
+    const { db } = context.server.server;
+    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: Date.parse(`${START}T13:00:00.000Z`) };
+    let second: Promise<unknown> | undefined;
+    await db.transaction(async (tx) => {
+      await service.respondToChallenge(db, tx, scope, { token, challenge_response: 'APPROVE' });
+      second = client.threeDS.decisioning.challengeResponse({ token, challenge_response: 'DECLINE_BY_CUSTOMER' });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    });
+    expect(await expectError(second as Promise<unknown>, 422)).toContain('its authentication_result is SUCCESS');
+    expect(await client.threeDS.authentication.retrieve(token)).toMatchObject({ authentication_result: 'SUCCESS', challenge_metadata: { status: 'SUCCESS' } });
+  });
+
+  it("keeps the CHALLENGE rule's evaluation counted as challenged after the challenge is resolved", async () => {
+    const fresh = await context.server.newProgram('challenge report');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const freshCard = await newCard(fresh.client);
+    const rule = await enforcedRule(fresh.client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 1_000 }]));
+    const run = async () => {
+      const { token } = await fresh.client.threeDS.authentication.simulate(body({}, freshCard.pan));
+      const authentication = await fresh.client.threeDS.authentication.retrieve(token as string);
+      expect(authentication).toMatchObject({ authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES' });
+      return token as string;
+    };
+    const approved = await run();
+    const declined = await run();
+    await fresh.client.threeDS.decisioning.challengeResponse({ token: approved, challenge_response: 'APPROVE' });
+    await fresh.client.threeDS.authentication.simulateOtpEntry({ token: declined, otp: '999999' });
+    expect(await fresh.client.threeDS.authentication.retrieve(approved)).toMatchObject({ authentication_result: 'SUCCESS', decision_made_by: 'CUSTOMER_RULES' });
+    expect(await fresh.client.threeDS.authentication.retrieve(declined)).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'CUSTOMER_RULES' });
+
+    await moveClock(fresh.client, `${addDays(START, 1)}T12:00:00.000Z`);
+    const day = (await fresh.client.authRules.v2.retrieveReport(rule.token, { begin: START, end: START })).daily_statistics[0];
+    expect(day?.current_version_statistics).toMatchObject({ challenged: 2, declined: 0, approved: 0 });
+    expect(day?.current_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([approved, declined].sort());
+    expect(day?.current_version_statistics?.examples?.every((example) => example.decision === 'CHALLENGED')).toBe(true);
+  });
+
+  it('documents both resolutions in /openapi.json, with the sandbox OTP', async () => {
+    type Operation = { description?: string; requestBody?: object; responses: Record<string, { content?: object }> };
+    const document = (await (await context.server.request('GET', '/openapi.json')).json()) as { paths: Record<string, { post?: Operation }> };
+    const respond = document.paths['/v1/three_ds_decisioning/challenge_response']?.post;
+    const otp = document.paths['/v1/three_ds_decisioning/simulate/enter_otp']?.post;
+    for (const operation of [respond, otp]) {
+      expect(operation?.requestBody).toBeDefined();
+      expect(operation?.responses['200']).toBeDefined();
+      expect(operation?.responses['200']?.content).toBeUndefined();
+      expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['400', '404', '409', '422']));
+    }
+    expect(JSON.stringify(respond?.requestBody)).toContain('DECLINE_BY_CUSTOMER');
+    expect(otp?.description).toContain('123456');
   });
 });
