@@ -28,6 +28,20 @@ describeWithDb('HTTP layer', () => {
     await expectError(await context.server.request('GET', '/v1/nothing-here/4111111111111111'), 404, /No route for GET \/v1\/nothing-here\/\*{12}1111$/);
   });
 
+  it('masks a card number a client used as a field name in the 400 naming it', async () => {
+    const { apiKey } = context.program;
+    const cases: Array<[string, string, string | undefined, string]> = [
+      ['POST', '/v1/financial_accounts', '{"type":"OPERATING","nickname":"x","4111111111111111":1}', '[************1111]: is not a recognised field'],
+      ['GET', '/v1/financial_accounts?4111111111111111=1', undefined, '[************1111]: is not a recognised field'],
+      ['POST', '/v1/financial_accounts', '{"type":"OPERATING","nickname":"x","card 4111111111111111":"\\u0000"}', 'card ************1111: must not contain the NUL character (U+0000)'],
+    ];
+    for (const [method, path, body, message] of cases) {
+      const response = await context.server.request(method, path, { apiKey, ...(body ? { body } : {}) });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { message: string }).message).toBe(message);
+    }
+  });
+
   it('reads tokens case-insensitively in paths, queries and token fields of a body, and leaves other text alone', async () => {
     const { client } = context.program;
     const from = await client.financialAccounts.create({ nickname: 'UPPER FROM', type: 'OPERATING' });

@@ -12,6 +12,7 @@ import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
+import { maskCardNumbers } from '../logger.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -52,7 +53,10 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<FastifySchema>>;
 };
 
-/** `/parameters/conditions/1/value` → `parameters.conditions[1].value`. */
+/**
+ * `/parameters/conditions/1/value` → `parameters.conditions[1].value`. A client's own key can be
+ * anything, a card number too: error messages show it masked, as logs do.
+ */
 export function fieldPath(instancePath: string, extra?: string): string {
   const parts = instancePath.split('/').filter((part) => part !== '');
   if (extra !== undefined) parts.push(extra);
@@ -61,7 +65,7 @@ export function fieldPath(instancePath: string, extra?: string): string {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     path += /^\d+$/.test(part) ? `[${part}]` : path === '' ? part : `.${part}`;
   }
-  return path;
+  return maskCardNumbers(path);
 }
 
 export function describeValidationError(error: ErrorObject, context: string | undefined): string {
@@ -199,10 +203,12 @@ export function lowerCaseTokens(request: FastifyRequest, _reply: FastifyReply, d
 export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
     const found = inputProblem(value);
-    if (found?.problem === 'nul') return done(new InvalidRequestError(`${found.path || part}: must not contain the NUL character (U+0000)`));
-    if (found?.problem === 'surrogate') return done(new InvalidRequestError(`${found.path || part}: must be valid Unicode text (it contains a lone UTF-16 surrogate)`));
-    if (found?.problem === 'reserved') return done(new InvalidRequestError(`${found.path}: is not an allowed key`));
-    if (found?.problem === 'depth') return done(new InvalidRequestError(`${found.path || part}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
+    if (found === undefined) continue;
+    const where = maskCardNumbers(found.path || part);
+    if (found.problem === 'nul') return done(new InvalidRequestError(`${where}: must not contain the NUL character (U+0000)`));
+    if (found.problem === 'surrogate') return done(new InvalidRequestError(`${where}: must be valid Unicode text (it contains a lone UTF-16 surrogate)`));
+    if (found.problem === 'reserved') return done(new InvalidRequestError(`${where}: is not an allowed key`));
+    if (found.problem === 'depth') return done(new InvalidRequestError(`${where}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
   }
   return done();
 }
