@@ -3,6 +3,7 @@ import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
+import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { isLuhnValid, luhnCheckDigit, numberingKey, panForSequence } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
@@ -684,5 +685,25 @@ describeWithDb('cards', () => {
     }
     expect(logs).not.toMatch(/"(pan|cvv)"\s*:\s*"\d/);
     expect(logs).toContain(`${'*'.repeat(12)}${card.pan?.slice(-4)}`);
+  });
+});
+
+describeWithDb('PHYSICAL card fulfilment as time passes', () => {
+  const clock = frozenWallClock('2031-03-10T12:00:00.000Z');
+  const context = useTestServer({ wall: clock.wall });
+
+  it('shows a card fulfilled from the midnight after its creation, before any sweep has run the batch', async () => {
+    const { client } = context.program;
+    const card = await client.cards.create({ type: 'PHYSICAL', shipping_address: SHIPPING });
+    expect((await client.cards.retrieve(card.token)).state).toBe('PENDING_FULFILLMENT');
+    clock.advance(11 * 60 * 60 * 1000); // 23:00 the same day: not yet
+    expect((await client.cards.retrieve(card.token)).state).toBe('PENDING_FULFILLMENT');
+    clock.advance(2 * 60 * 60 * 1000); // 01:00 the next day; no job has run
+    expect((await client.cards.retrieve(card.token)).state).toBe('PENDING_ACTIVATION');
+    const later = await client.cards.create({ type: 'PHYSICAL', shipping_address: SHIPPING });
+    const listed = await client.cards.list({ state: 'PENDING_FULFILLMENT' });
+    expect(listed.data.map((item) => item.token)).toEqual([later.token]);
+    clock.advance(24 * 60 * 60 * 1000);
+    expect((await client.cards.list({ state: 'PENDING_ACTIVATION' })).data.map((item) => item.token).sort()).toEqual([card.token, later.token].sort());
   });
 });

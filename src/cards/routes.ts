@@ -28,7 +28,7 @@ export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/cards/:card_token',
     { schema: { summary: 'Get a card', tags, params: TokenParams('card_token'), response: { 200: Card } } },
-    async (request) => service.get(db.kysely, request.scope, secrets, request.params.card_token),
+    async (request) => service.retrieve(db, request.scope, secrets, request.params.card_token),
   );
 
   app.get(
@@ -42,7 +42,7 @@ export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(CardListItem) },
       },
     },
-    async (request) => service.list(db.kysely, request.scope, request.query),
+    async (request) => service.list(db, request.scope, request.query),
   );
 
   app.patch(

@@ -15,6 +15,7 @@ import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
 import * as financialAccountStore from '../financial_accounts/store.js';
 import { lockBalances } from '../ledger/ledger.js';
+import { catchUp } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
@@ -25,6 +26,7 @@ import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
 import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
+import { dueFulfilment } from './jobs.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -95,7 +97,13 @@ async function render(exec: Executor, programId: string, rows: store.CardWithFun
   return rows.map((row) => toApi(row, ruleTokens.get(row.token) ?? [], secrets));
 }
 
-/** Retrieve: the card with its PAN and CVV. */
+/** `GET /v1/cards/{token}`: the card with its PAN and CVV, after the fulfilment that has fallen due by the program clock. */
+export async function retrieve(db: Db, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
+  await catchUp(db, scope, dueFulfilment);
+  return get(db.kysely, scope, secrets, token);
+}
+
+/** The card with its PAN and CVV, as this executor (a transaction) sees it. */
 export async function get(exec: Executor, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
   const row = await store.findWithFunding(exec, scope.programId, token);
   if (!row) throw notFound('card', token);
@@ -103,8 +111,10 @@ export async function get(exec: Executor, scope: ProgramScope, secrets: Secrets,
   return card as Card;
 }
 
-/** List: newest first, without PAN and CVV. An unknown account_token simply matches nothing. */
-export async function list(exec: Executor, scope: ProgramScope, query: ListCardsQuery): Promise<ListResponse<Card>> {
+/** List: newest first, without PAN and CVV, fulfilment caught up. An unknown account_token simply matches nothing. */
+export async function list(db: Db, scope: ProgramScope, query: ListCardsQuery): Promise<ListResponse<Card>> {
+  await catchUp(db, scope, dueFulfilment);
+  const exec = db.kysely;
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
   const { rows, has_more } = await store.listWithFunding(exec, scope.programId, filters, page);

@@ -129,6 +129,20 @@ export async function update(exec: Executor, programId: string, token: string, c
 }
 
 /** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on. */
+/** Whether a PHYSICAL card created before `createdBeforeMs` is still in `state` (cards_by_state). */
+export async function awaitsFulfilment(exec: Executor, programId: string, state: string, createdBeforeMs: number): Promise<boolean> {
+  const found = await exec
+    .selectFrom('cards')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('state', '=', state)
+    .where('created_ms', '<', createdBeforeMs)
+    .where('type', '=', 'PHYSICAL')
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
 export async function fulfilPhysicalCards(
   exec: Executor,
   programId: string,
