@@ -538,3 +538,339 @@ describeWithDb('account holders', () => {
     expect((await mine.client.accountHolders.retrieve(created.token)).status).toBe('PENDING_REVIEW');
   });
 });
+
+describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () => {
+  const context = useTestServer();
+  type Holder = Lithic.AccountHolder;
+  type UpdateBody = Lithic.AccountHolderUpdateParams;
+
+  const update = (token: string, body: Body, client = context.program.client) =>
+    client.accountHolders.update(token, body as UpdateBody) as Promise<Lithic.AccountHolderUpdateResponse.KYBKYCPatchResponse & Lithic.AccountHolderUpdateResponse.PatchResponse>;
+  const retrieve = (token: string) => context.program.client.accountHolders.retrieve(token);
+
+  /** Moves the program's clock a day ahead and returns the instant, so `updated` stamps are recognisable. */
+  async function clockMovedAhead(program: TestProgram): Promise<string> {
+    const current = (await (await context.server.request('GET', '/v1/simulate/clock', { apiKey: program.apiKey })).json()) as { now: string };
+    const later = new Date(Date.parse(current.now) + 86_400_000).toISOString();
+    await context.server.request('POST', '/v1/simulate/clock', { apiKey: program.apiKey, body: { now: later } });
+    return later;
+  }
+
+  function expectStampedAt(stamp: string | undefined, instant: string) {
+    const ms = Date.parse(stamp ?? '');
+    expect(ms).toBeGreaterThanOrEqual(Date.parse(instant));
+    expect(ms).toBeLessThan(Date.parse(instant) + 60_000);
+  }
+
+  async function governmentIds(token: string): Promise<Record<string, string>> {
+    const row = await context.server.server.db.kysely
+      .selectFrom('account_holders')
+      .select('government_ids_encrypted')
+      .where('program_id', '=', context.program.programId)
+      .where('token', '=', token)
+      .executeTakeFirstOrThrow();
+    return JSON.parse(context.server.server.app.deps.secrets.decrypt(row.government_ids_encrypted as string)) as Record<string, string>;
+  }
+
+  it('KYC patch: changes only the given fields of the individual, merges its address, keeps the status, answers the whole holder', async () => {
+    const program = await context.server.newProgram('kyc update');
+    const created = await enroll(program.client, kycBody());
+    const before = await program.client.accountHolders.retrieve(created.token);
+    const individual = before.individual as NonNullable<Holder['individual']>;
+    const later = await clockMovedAhead(program);
+
+    const updated = await update(
+      created.token,
+      {
+        individual: { entity_token: individual.entity_token, first_name: 'Janet', phone_number: '+15555550199', address: { postal_code: '10002', address2: 'Apt 4' } },
+        external_id: 'kyc-ext-1',
+      },
+      program.client,
+    );
+    const expected = {
+      ...before,
+      external_id: 'kyc-ext-1',
+      phone_number: '+15555550199',
+      individual: { ...individual, first_name: 'Janet', phone_number: '+15555550199', address: { ...US_ADDRESS, postal_code: '10002', address2: 'Apt 4' } },
+      verification_application: { ...before.verification_application, updated: expect.any(String) },
+    };
+    expect(updated).toEqual(expected);
+    expectStampedAt(updated.verification_application?.updated, later);
+    expect(await program.client.accountHolders.retrieve(created.token)).toEqual(updated);
+    expect(updated.status).toBe('ACCEPTED');
+
+    const account = await program.client.accounts.retrieve(created.account_token);
+    expect(account.account_holder?.phone_number).toBe('+15555550199');
+    expect(account.verification_address).toEqual({ ...US_ADDRESS, postal_code: '10002', address2: 'Apt 4' });
+  });
+
+  it('KYC patch: a new government id is stored encrypted, never shown, and runs no verification', async () => {
+    const created = await enroll(context.program.client, kycBody());
+    const entityToken = (await retrieve(created.token)).individual?.entity_token as string;
+    // 000-00-0001 would be REJECTED at enrollment; an update changes the information only.
+    const updated = await update(created.token, { individual: { entity_token: entityToken, government_id: '000-00-0001', dob: '1985-01-02' } });
+    expect(updated).toMatchObject({ status: 'ACCEPTED', individual: { dob: '1985-01-02' } });
+    expect(updated.individual).not.toHaveProperty('government_id');
+    expect(JSON.stringify(updated)).not.toMatch(/000000001|000-00-0001/);
+    expect(await governmentIds(created.token)).toEqual({ [entityToken]: '000000001' });
+    expect((await context.program.client.accounts.retrieve(created.account_token)).state).toBe('ACTIVE');
+  });
+
+  it('KYB patch: business entity, control person and a beneficial owner by entity token, with the business fields; PENDING_REVIEW stays pending', async () => {
+    const body = { ...kybBody(), beneficial_owner_individuals: [kybBody().beneficial_owner_individuals[0], { ...person('ann'), first_name: 'Ann', government_id: '333-44-5555' }] };
+    const created = await enroll(context.program.client, body);
+    const before = await retrieve(created.token);
+    const [tim, ann] = before.beneficial_owner_individuals ?? [];
+    const business = before.business_entity as NonNullable<Holder['business_entity']>;
+    const control = before.control_person as NonNullable<Holder['control_person']>;
+
+    const updated = await update(created.token, {
+      business_entity: { entity_token: business.entity_token, legal_business_name: 'Renamed Co', government_id: '98-7654321', address: { city: 'Oakland' }, dba_business_name: 'Renamed' },
+      control_person: { entity_token: control.entity_token, email: 'Boss@Example.com', phone_number: '+15555550777' },
+      beneficial_owner_individuals: [{ entity_token: ann?.entity_token, last_name: 'Smith' }],
+      nature_of_business: 'Restaurant software and hardware',
+      website_url: 'https://renamed.example.com',
+      external_id: 'kyb-ext-1',
+    });
+    expect(updated).toEqual({
+      ...before,
+      external_id: 'kyb-ext-1',
+      email: 'Boss@Example.com',
+      phone_number: '+15555550777',
+      nature_of_business: 'Restaurant software and hardware',
+      website_url: 'https://renamed.example.com',
+      business_entity: { ...business, legal_business_name: 'Renamed Co', dba_business_name: 'Renamed', government_id: '*****4321', address: { ...business.address, city: 'Oakland' } },
+      control_person: { ...control, email: 'Boss@Example.com', phone_number: '+15555550777' },
+      beneficial_owner_individuals: [tim, { ...ann, last_name: 'Smith' }],
+      verification_application: { ...before.verification_application, updated: expect.any(String) },
+    });
+    expect(updated).toMatchObject({ status: 'PENDING_REVIEW', verification_application: { status: 'PENDING_REVIEW' } });
+    expect(await retrieve(created.token)).toEqual(updated);
+    const ids = await governmentIds(created.token);
+    expect(ids[business.entity_token]).toBe('987654321');
+    expect(ids[control.entity_token]).toBe('111223333');
+  });
+
+  it('KYB patch: the deprecated beneficial owner entities are patched by entity token too', async () => {
+    const created = await enroll(context.program.client, { ...kybBody('KYB_BYO'), beneficial_owner_entities: [{ ...kybBody().business_entity, legal_business_name: 'Holding 1' }] });
+    const owner = (await retrieve(created.token)).beneficial_owner_entities?.[0] as NonNullable<Holder['beneficial_owner_entities']>[number] & { entity_token: string };
+    const updated = await update(created.token, { beneficial_owner_entities: [{ entity_token: owner.entity_token, phone_numbers: ['+15555550303'] }] });
+    expect(updated.beneficial_owner_entities).toEqual([{ ...owner, phone_numbers: ['+15555550303'] }]);
+  });
+
+  it('legacy patch of a KYC_EXEMPT holder: contact details, names and address; answers the PatchResponse shape', async () => {
+    const program = await context.server.newProgram('exempt update');
+    const created = await enroll(program.client, kycExemptBody());
+    const before = await program.client.accountHolders.retrieve(created.token);
+    const later = await clockMovedAhead(program);
+    const patched = await update(created.token, { email: 'Pat.New@Example.com', phone_number: '+15555550404', last_name: 'Lee-Park', address: { address1: '7 Wall Street' } }, program.client);
+    const address = { ...US_ADDRESS, address1: '7 Wall Street' };
+    expect(patched).toEqual({ token: created.token, email: 'Pat.New@Example.com', phone_number: '+15555550404', first_name: 'Pat', last_name: 'Lee-Park', address });
+
+    const after = await program.client.accountHolders.retrieve(created.token);
+    expect(after).toEqual({
+      ...before,
+      email: 'Pat.New@Example.com',
+      phone_number: '+15555550404',
+      individual: { ...before.individual, email: 'Pat.New@Example.com', phone_number: '+15555550404', last_name: 'Lee-Park', address },
+      verification_application: { ...before.verification_application, updated: expect.any(String) },
+    });
+    expectStampedAt(after.verification_application?.updated, later);
+    const account = await program.client.accounts.retrieve(created.account_token);
+    expect(account.account_holder).toMatchObject({ email: 'Pat.New@Example.com', phone_number: '+15555550404' });
+    expect(account.verification_address).toEqual(address);
+  });
+
+  it('legacy patch: business_account_token follows the create rules (enrolled business, AUTHORIZED_USER only)', async () => {
+    const client = context.program.client;
+    const user = await enroll(client, kycExemptBody('AUTHORIZED_USER'));
+    const business = await enroll(client, kybBody('KYB_BYO'));
+    const patched = await update(user.token, { business_account_token: business.account_token });
+    expect(patched).toMatchObject({ token: user.token, business_account_token: business.account_token });
+    expect((await client.accounts.retrieve(user.account_token)).account_holder?.business_account_token).toBe(business.account_token);
+
+    const pending = await enroll(client, kybBody('KYB_BASIC'));
+    const individual = await enroll(client, kycBody());
+    const prepaid = await enroll(client, kycExemptBody('PREPAID_CARD_USER'));
+    const refusals: Array<[string, string, number, RegExp]> = [
+      [user.token, crypto.randomUUID(), 404, /^business_account_token: account '.*' not found$/],
+      [user.token, pending.account_token, 422, /^business_account_token: .*PENDING_REVIEW/],
+      [user.token, individual.account_token, 422, /^business_account_token: .*not the account of a BUSINESS/],
+      [prepaid.token, business.account_token, 400, /^business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER$/],
+    ];
+    for (const [holder, accountToken, status, message] of refusals) {
+      const failure = await apiFailure(update(holder, { business_account_token: accountToken }));
+      expect(failure.status, accountToken).toBe(status);
+      expect(failure.message).toMatch(message);
+    }
+    expect((await retrieve(user.token)).business_account_token).toBe(business.account_token);
+    expect((await retrieve(prepaid.token)).business_account_token).toBeUndefined();
+  });
+
+  it('an empty patch changes nothing, not even the updated stamp', async () => {
+    const created = await enroll(context.program.client, kycBody());
+    const before = await retrieve(created.token);
+    expect(await update(created.token, {})).toEqual(before);
+    const entityToken = before.individual?.entity_token as string;
+    expect(await update(created.token, { individual: { entity_token: entityToken, first_name: 'Jane' } })).toEqual(before);
+  });
+
+  describe('refusals: the holder is left as it was', () => {
+    let kyc: Holder;
+    let kyb: Holder;
+    let exempt: Holder;
+    let other: Holder;
+
+    beforeAll(async () => {
+      kyc = await retrieve((await enroll(context.program.client, kycBody('KYC_BYO'))).token);
+      kyb = await retrieve((await enroll(context.program.client, kybBody('KYB_BYO'))).token);
+      exempt = await retrieve((await enroll(context.program.client, kycExemptBody())).token);
+      other = await retrieve((await enroll(context.program.client, kybBody('KYB_BYO'))).token);
+    });
+
+    const individual = (patch: Body) => ({ individual: { entity_token: kyc.individual?.entity_token, ...patch } });
+    const businessEntity = (patch: Body) => ({ business_entity: { entity_token: kyb.business_entity?.entity_token, ...patch } });
+    const control = (patch: Body) => ({ control_person: { entity_token: kyb.control_person?.entity_token, ...patch } });
+    const owner = (patch: Body) => ({ beneficial_owner_individuals: [{ entity_token: kyb.beneficial_owner_individuals?.[0]?.entity_token, ...patch }] });
+
+    const badValues: Array<[string, () => Holder, () => Body, string | RegExp]> = [
+      ['individual email', () => kyc, () => individual({ email: 'nope' }), 'individual.email: must be a valid email'],
+      ['individual phone', () => kyc, () => individual({ phone_number: '5555550100' }), 'individual.phone_number: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['individual SSN', () => kyc, () => individual({ government_id: '12-3456789' }), 'individual.government_id: must be a nine-digit SSN or ITIN, with or without hyphens (123-45-6789)'],
+      ['individual dob', () => kyc, () => individual({ dob: '2999-01-01' }), 'individual.dob: must not be in the future'],
+      ['individual empty name', () => kyc, () => individual({ first_name: '' }), 'individual.first_name: must NOT have fewer than 1 characters'],
+      ['individual PO box', () => kyc, () => individual({ address: { address1: 'PO Box 12' } }), 'individual.address.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
+      ['individual ZIP', () => kyc, () => individual({ address: { postal_code: '123' } }), 'individual.address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+      ['individual state', () => kyc, () => individual({ address: { state: 'ny' } }), 'individual.address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+      ['individual country', () => kyc, () => individual({ address: { country: 'CAN' } }), 'individual.address.country: must be "USA"'],
+      ['individual unknown field', () => kyc, () => individual({ middle_name: 'Q' }), 'individual.middle_name: is not a recognised field'],
+      ['individual without entity token', () => kyc, () => ({ individual: { first_name: 'X' } }), 'individual.entity_token: is required'],
+      ['entity token not a uuid', () => kyc, () => ({ individual: { entity_token: 'nope' } }), 'individual.entity_token: must be a valid uuid'],
+      ['external_id empty', () => kyc, () => ({ external_id: '' }), 'external_id: must NOT have fewer than 1 characters'],
+      ['EIN', () => kyb, () => businessEntity({ government_id: '123-45-6789' }), 'business_entity.government_id: must be a nine-digit EIN, with or without hyphen (12-3456789)'],
+      ['business phone', () => kyb, () => businessEntity({ phone_numbers: ['+15555550101', '555'] }), 'business_entity.phone_numbers[1]: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['no business phones', () => kyb, () => businessEntity({ phone_numbers: [] }), 'business_entity.phone_numbers: must NOT have fewer than 1 items'],
+      ['control person dob', () => kyb, () => control({ dob: '1990-13-01' }), 'control_person.dob: must be an RFC 3339 date such as 1990-04-12'],
+      ['owner state', () => kyb, () => owner({ address: { state: 'XX' } }), 'beneficial_owner_individuals[0].address.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+      ['website', () => kyb, () => ({ website_url: 'not a url' }), 'website_url: must be a valid uri'],
+      ['nature of business empty', () => kyb, () => ({ nature_of_business: '' }), 'nature_of_business: must NOT have fewer than 1 characters'],
+      ['same entity twice', () => kyb, () => ({ beneficial_owner_individuals: [owner({}).beneficial_owner_individuals[0], owner({ first_name: 'X' }).beneficial_owner_individuals[0]] }), /^beneficial_owner_individuals\[1\]\.entity_token: entity '[0-9a-f-]{36}' is already patched by beneficial_owner_individuals\[0\]$/],
+      ['exempt email', () => exempt, () => ({ email: 'x@' }), 'email: must be a valid email'],
+      ['exempt phone', () => exempt, () => ({ phone_number: '+0' }), 'phone_number: must be an E.164 phone number: + and up to 15 digits, e.g. +15555555555'],
+      ['exempt address', () => exempt, () => ({ address: { address2: 'FedEx Office 12' } }), 'address.address2: UPS and FedEx drop locations are not accepted; give a street address'],
+      ['exempt business token', () => exempt, () => ({ business_account_token: 'nope' }), 'business_account_token: must be a valid uuid'],
+      ['unknown field', () => exempt, () => ({ nickname: 'x' }), 'nickname: is not a recognised field'],
+    ];
+
+    const wrongVariant: Array<[string, () => Holder, () => Body, RegExp]> = [
+      ['KYC holder given email', () => kyc, () => ({ email: 'a@example.com' }), /^email: does not apply to a KYC_BYO account holder; it takes the KYC patch \(individual, external_id\)$/],
+      ['KYC holder given business_entity', () => kyc, () => businessEntity({ legal_business_name: 'X' }), /^business_entity: does not apply to a KYC_BYO account holder/],
+      ['KYB holder given individual', () => kyb, () => individual({ first_name: 'X' }), /^individual: does not apply to a KYB_BYO account holder; it takes the KYB patch \(/],
+      ['KYB holder given legal_business_name', () => kyb, () => ({ legal_business_name: 'X' }), /^legal_business_name: does not apply to a KYB_BYO account holder/],
+      ['KYB holder given phone_number', () => kyb, () => ({ phone_number: '+15555550100' }), /^phone_number: does not apply/],
+      ['exempt holder given individual', () => exempt, () => individual({ first_name: 'X' }), /^individual: does not apply to a KYC_EXEMPT account holder; it takes the legacy patch \(/],
+      ['exempt holder given external_id', () => exempt, () => ({ external_id: 'x' }), /^external_id: does not apply to a KYC_EXEMPT account holder/],
+      ['exempt holder given legal_business_name', () => exempt, () => ({ legal_business_name: 'X' }), /^legal_business_name: does not apply to a KYC_EXEMPT account holder/],
+    ];
+
+    async function expectRefused(holder: Holder, body: Body, status: number, message: string | RegExp) {
+      const failure = await apiFailure(update(holder.token, body));
+      expect(failure.status).toBe(status);
+      if (typeof message === 'string') expect(failure.message).toBe(message);
+      else expect(failure.message).toMatch(message);
+      expect(await retrieve(holder.token)).toEqual(holder);
+    }
+
+    it.each(badValues)('bad value: %s is a 400 naming the path', async (_name, holder, body, message) => {
+      await expectRefused(holder(), body(), 400, message);
+    });
+
+    it.each(wrongVariant)('wrong variant: %s is a 400 naming the field', async (_name, holder, body, message) => {
+      await expectRefused(holder(), body(), 400, message);
+    });
+
+    it('an entity token that is not this holder’s (unknown, another holder’s, another role’s) is a 422 naming it', async () => {
+      const stranger = other.control_person?.entity_token as string;
+      const unknown = crypto.randomUUID();
+      const cases: Array<[Holder, Body, string]> = [
+        [kyc, { individual: { entity_token: unknown, first_name: 'X' } }, `individual.entity_token: entity '${unknown}' is not the individual of account holder '${kyc.token}'`],
+        [kyb, { control_person: { entity_token: stranger, first_name: 'X' } }, `control_person.entity_token: entity '${stranger}' is not the control person of account holder '${kyb.token}'`],
+        [kyb, { business_entity: { entity_token: kyb.control_person?.entity_token, legal_business_name: 'X' } }, `business_entity.entity_token: entity '${kyb.control_person?.entity_token}' is not the business entity of account holder '${kyb.token}'`],
+        [kyb, { nature_of_business: 'changed', beneficial_owner_individuals: [{ entity_token: kyb.control_person?.entity_token, first_name: 'X' }] }, `beneficial_owner_individuals[0].entity_token: entity '${kyb.control_person?.entity_token}' is not a beneficial owner individual of account holder '${kyb.token}'`],
+      ];
+      for (const [holder, body, message] of cases) await expectRefused(holder, body, 422, message);
+    });
+
+    it('a REJECTED holder is final: 422 naming its status', async () => {
+      const rejected = await enroll(context.program.client, withField(kycBody(), 'individual.government_id', '000-00-0004'));
+      const holder = await retrieve(rejected.token);
+      await expectRefused(holder, individual({ entity_token: holder.individual?.entity_token, first_name: 'Again' }), 422, `account holder '${rejected.token}' is REJECTED; only ACCEPTED and PENDING_REVIEW account holders can be updated`);
+      const rejectedBusiness = await enroll(context.program.client, kybBody());
+      await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: rejectedBusiness.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] });
+      await expectRefused(await retrieve(rejectedBusiness.token), { external_id: 'x' }, 422, /is REJECTED/);
+    });
+
+    it('an unknown holder, or another program’s, is a 404', async () => {
+      const unknown = await apiFailure(update(crypto.randomUUID(), { external_id: 'x' }));
+      expect(unknown.status).toBe(404);
+      const theirs = await context.server.newProgram('update theirs');
+      const failure = await apiFailure(update(kyb.token, { external_id: 'x' }, theirs.client));
+      expect(failure.status).toBe(404);
+      expect(failure.message).toBe(`account holder '${kyb.token}' not found`);
+      expect(await retrieve(kyb.token)).toEqual(kyb);
+    });
+  });
+
+  it('the list filters find holders by their updated values, and no longer by the old ones', async () => {
+    const program = await context.server.newProgram('update listing');
+    const jane = await enroll(program.client, kycBody());
+    const business = await enroll(program.client, kybBody('KYB_BYO'));
+    const pat = await enroll(program.client, kycExemptBody());
+    const janeHolder = await program.client.accountHolders.retrieve(jane.token);
+    const businessHolder = await program.client.accountHolders.retrieve(business.token);
+    await update(jane.token, { individual: { entity_token: janeHolder.individual?.entity_token, first_name: 'Josephine', last_name: 'Quark', email: 'Josie@Example.com' }, external_id: 'jo-1' }, program.client);
+    await update(
+      business.token,
+      {
+        business_entity: { entity_token: businessHolder.business_entity?.entity_token, legal_business_name: 'Zebra Holdings' },
+        control_person: { entity_token: businessHolder.control_person?.entity_token, phone_number: '+15555558888' },
+      },
+      program.client,
+    );
+    await update(pat.token, { first_name: 'Patricia', email: 'patricia@example.com', phone_number: '+15555557777' }, program.client);
+    const tokens = (query: Record<string, unknown>) => program.client.accountHolders.list(query as never).then((page) => page.data.map((holder) => holder.token));
+
+    expect(await tokens({ email: 'JOSIE@example.com' })).toEqual([jane.token]);
+    expect(await tokens({ email: janeHolder.email })).toEqual([]);
+    expect(await tokens({ first_name: 'sephi' })).toEqual([jane.token]);
+    expect(await tokens({ last_name: 'QUARK' })).toEqual([jane.token]);
+    expect(await tokens({ external_id: 'jo-1' })).toEqual([jane.token]);
+    expect(await tokens({ legal_business_name: 'zebra' })).toEqual([business.token]);
+    expect(await tokens({ legal_business_name: 'Busy' })).toEqual([]);
+    expect(await tokens({ phone_number: '+15555558888' })).toEqual([business.token]);
+    expect(await tokens({ first_name: 'patricia' })).toEqual([pat.token]);
+    expect(await tokens({ email: 'Patricia@Example.com' })).toEqual([pat.token]);
+    expect(await tokens({ phone_number: '+15555557777' })).toEqual([pat.token]);
+  });
+
+  it('concurrent updates of one holder serialize: every change is kept', async () => {
+    const body = { ...kybBody('KYB_BYO'), beneficial_owner_individuals: [1, 2, 3, 4].map((n) => ({ ...person(`owner${n}`), first_name: `Owner${n}` })) };
+    const created = await enroll(context.program.client, body);
+    const holder = await retrieve(created.token);
+    const owners = holder.beneficial_owner_individuals ?? [];
+    const patches: Body[] = [
+      ...owners.map((owner, index) => ({ beneficial_owner_individuals: [{ entity_token: owner.entity_token, last_name: `Renamed${index}`, government_id: `55566000${index}` }] })),
+      { control_person: { entity_token: holder.control_person?.entity_token, government_id: '777-88-9999', first_name: 'Boss' } },
+      { business_entity: { entity_token: holder.business_entity?.entity_token, address: { city: 'Oakland' } } },
+      { nature_of_business: 'Concurrent' },
+      { external_id: 'concurrent-1' },
+    ];
+    await Promise.all(patches.map((patch) => update(created.token, patch)));
+    const after = await retrieve(created.token);
+    expect(after.beneficial_owner_individuals?.map((owner) => owner.last_name)).toEqual(['Renamed0', 'Renamed1', 'Renamed2', 'Renamed3']);
+    expect(after).toMatchObject({ control_person: { first_name: 'Boss' }, business_entity: { address: { city: 'Oakland' } }, nature_of_business: 'Concurrent', external_id: 'concurrent-1' });
+    const ids = await governmentIds(created.token);
+    expect(owners.map((owner) => ids[owner.entity_token as string])).toEqual(['555660000', '555660001', '555660002', '555660003']);
+    expect(ids[holder.control_person?.entity_token as string]).toBe('777889999');
+  });
+});

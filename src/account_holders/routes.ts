@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListOf, TokenParams } from '../http/schemas.js';
+import { ListOf, TokenParams, Type } from '../http/schemas.js';
 import {
   AccountHolder,
   AccountHolderCreated,
+  AccountHolderPatched,
   CreateAccountHolderBody,
   EnrollmentReviewBody,
   ListAccountHoldersQuery,
+  UpdateAccountHolderBody,
 } from './schemas.js';
 import * as service from './service.js';
 
@@ -37,6 +39,33 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { summary: 'Get an account holder', tags, params: TokenParams('account_holder_token'), response: { 200: AccountHolder } },
     },
     async (request) => service.get(db.kysely, request.scope, request.params.account_holder_token),
+  );
+
+  app.patch(
+    '/v1/account_holders/:account_holder_token',
+    {
+      schema: {
+        summary: 'Update an account holder',
+        description:
+          'The holder decides which body applies: a BUSINESS holder (KYB workflows) takes the KYB patch ' +
+          '(business_entity, control_person, beneficial_owner_individuals, beneficial_owner_entities, each naming one of the ' +
+          'holder’s entity_token in that role; external_id, nature_of_business, website_url); a KYC_BASIC / KYC_BYO holder ' +
+          'the KYC patch (individual with its entity_token, external_id); a KYC_EXEMPT holder the legacy patch (address, ' +
+          'email, phone_number, first_name, last_name, business_account_token). A field of another variant is a 400 naming it. ' +
+          'Only the given fields change; a given address replaces the fields it gives and keeps the others. Every value is ' +
+          'checked as on create (400 naming the path, nothing changed); an entity_token that is not one of the holder’s in that ' +
+          'role is a 422. Only ACCEPTED and PENDING_REVIEW holders can be updated (a REJECTED one is final: 422). No ' +
+          'verification runs again: the information changes, the status stays; verification_application.updated moves to the ' +
+          'program clock when something changed. The KYB and KYC patches answer the whole holder (as retrieve), the legacy ' +
+          'patch the PatchResponse.',
+        tags,
+        params: TokenParams('account_holder_token'),
+        body: UpdateAccountHolderBody,
+        response: { 200: Type.Union([AccountHolder, AccountHolderPatched]) },
+      },
+    },
+    async (request, reply) =>
+      commit(request, reply, (tx) => service.update(db, tx, request.scope, secrets, request.params.account_holder_token, request.body)),
   );
 
   app.get(

@@ -38,25 +38,38 @@ export interface UsAddressFields {
   state: string;
 }
 
-/** ZIP and state code of a US address (country is checked by the schema). */
-export function checkUsPostalFields(path: string, address: Pick<UsAddressFields, 'postal_code' | 'state'>): void {
-  if (!ZIP.test(address.postal_code)) {
+/** ZIP and state code of a US address (country is checked by the schema); absent ones are not checked. */
+function checkGivenPostalFields(path: string, address: Partial<Pick<UsAddressFields, 'postal_code' | 'state'>>): void {
+  if (address.postal_code !== undefined && !ZIP.test(address.postal_code)) {
     fail(`${path}.postal_code`, 'must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)');
   }
-  if (!US_STATE_CODES.has(address.state)) {
+  if (address.state !== undefined && !US_STATE_CODES.has(address.state)) {
     fail(`${path}.state`, 'must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)');
   }
 }
 
-/** A deliverable US street address: postal fields plus no PO box or parcel drop. */
-export function checkUsAddress(path: string, address: UsAddressFields): void {
+/** ZIP and state code of a US address (country is checked by the schema). */
+export function checkUsPostalFields(path: string, address: Pick<UsAddressFields, 'postal_code' | 'state'>): void {
+  checkGivenPostalFields(path, address);
+}
+
+/**
+ * The given fields of a US address, each by the rules of a whole one: a partial update of a stored
+ * (valid) address is valid once every field it gives is.
+ */
+export function checkUsAddressFields(path: string, address: Partial<UsAddressFields>): void {
   for (const line of ['address1', 'address2'] as const) {
     const text = address[line];
     if (text === undefined) continue;
     if (PO_BOX.test(text)) fail(`${path}.${line}`, 'PO boxes are not accepted; give a street address (APO/FPO are accepted)');
     if (PARCEL_DROP.test(text)) fail(`${path}.${line}`, 'UPS and FedEx drop locations are not accepted; give a street address');
   }
-  checkUsPostalFields(path, address);
+  checkGivenPostalFields(path, address);
+}
+
+/** A deliverable US street address: postal fields plus no PO box or parcel drop. */
+export function checkUsAddress(path: string, address: UsAddressFields): void {
+  checkUsAddressFields(path, address);
 }
 
 export function checkPhoneNumber(path: string, phone: string): void {

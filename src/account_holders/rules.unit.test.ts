@@ -4,6 +4,7 @@ import {
   checkDateOfBirth,
   checkPhoneNumber,
   checkUsAddress,
+  checkUsAddressFields,
   maskId,
   normalizeBusinessId,
   normalizePersonalId,
@@ -99,5 +100,22 @@ describe('dates of birth', () => {
     ['2025-06-16', 'must not be in the future'],
   ])('refuses %j', (dob, message) => {
     expect(messageOf(() => checkDateOfBirth('individual.dob', dob, NOW_MS))).toBe(`individual.dob: ${message}${message.startsWith('must be an') ? ' such as 1990-04-12' : ''}`);
+  });
+});
+
+describe('address updates: only the given fields are checked, each by the whole-address rules', () => {
+  it('accepts any subset of valid fields, including none', () => {
+    for (const given of [{}, { state: 'CA' }, { postal_code: '94105-1234' }, { address2: 'Apt 4' }, { address1: 'PSC 1, Box 2' }]) {
+      expect(() => checkUsAddressFields('a', given)).not.toThrow();
+    }
+  });
+
+  it.each([
+    [{ postal_code: '123' }, 'a.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
+    [{ state: 'ZZ' }, 'a.state: must be an uppercase two-letter US state code (ISO 3166-2, e.g. NY)'],
+    [{ address1: 'P.O. Box 9' }, 'a.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
+    [{ address2: 'The UPS Store' }, 'a.address2: UPS and FedEx drop locations are not accepted; give a street address'],
+  ])('refuses %j', (given, message) => {
+    expect(messageOf(() => checkUsAddressFields('a', given))).toBe(message);
   });
 });

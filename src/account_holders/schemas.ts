@@ -275,3 +275,95 @@ export const EnrollmentReviewBody = StrictObject({
   status_reasons: Type.Optional(Type.Array(StringEnum(SIMULATION_STATUS_REASONS), { maxItems: SIMULATION_STATUS_REASONS.length })),
 });
 export type EnrollmentReviewBody = Static<typeof EnrollmentReviewBody>;
+
+/**
+ * The update body (SDK: KYBPatchRequest | KYCPatchRequest | PatchRequest). The three variants share
+ * no discriminating field: the holder decides which applies (update.ts), so the schema takes the
+ * fields of all three and the service refuses those of another variant. Every field is optional;
+ * a nested person or business names the holder's entity it patches by `entity_token`.
+ */
+export const AddressPatch = StrictObject(
+  {
+    address1: Type.Optional(AddressInput.properties.address1),
+    address2: Type.Optional(AddressInput.properties.address2),
+    city: Type.Optional(AddressInput.properties.city),
+    country: Type.Optional(AddressInput.properties.country),
+    postal_code: Type.Optional(AddressInput.properties.postal_code),
+    state: Type.Optional(AddressInput.properties.state),
+  },
+  { description: 'US address: the given fields replace the stored ones, the others are kept' },
+);
+export type AddressPatch = Static<typeof AddressPatch>;
+
+const EntityToken = Uuid;
+
+export const PersonPatch = StrictObject({
+  entity_token: EntityToken,
+  address: Type.Optional(AddressPatch),
+  dob: Type.Optional(DateOfBirth),
+  email: Type.Optional(Email),
+  first_name: Type.Optional(Text()),
+  last_name: Type.Optional(Text()),
+  government_id: Type.Optional(PersonalId),
+  phone_number: Type.Optional(Phone),
+});
+export type PersonPatch = Static<typeof PersonPatch>;
+
+export const BusinessEntityPatch = StrictObject({
+  entity_token: EntityToken,
+  address: Type.Optional(AddressPatch),
+  government_id: Type.Optional(BusinessId),
+  legal_business_name: Type.Optional(Text()),
+  phone_numbers: Type.Optional(Type.Array(Phone, { minItems: 1, maxItems: 10 })),
+  dba_business_name: Type.Optional(Text()),
+  parent_company: Type.Optional(Text()),
+});
+export type BusinessEntityPatch = Static<typeof BusinessEntityPatch>;
+
+/** The fields of each variant; `external_id` belongs to both the KYB and the KYC patch. */
+export const KYB_PATCH_FIELDS = ['business_entity', 'beneficial_owner_individuals', 'beneficial_owner_entities', 'control_person', 'external_id', 'nature_of_business', 'website_url'] as const;
+export const KYC_PATCH_FIELDS = ['individual', 'external_id'] as const;
+export const LEGACY_PATCH_FIELDS = ['address', 'business_account_token', 'email', 'first_name', 'last_name', 'legal_business_name', 'phone_number'] as const;
+
+export const UpdateAccountHolderBody = StrictObject(
+  {
+    // KYB patch (BUSINESS holders)
+    business_entity: Type.Optional(BusinessEntityPatch),
+    beneficial_owner_individuals: Type.Optional(Type.Array(PersonPatch, { maxItems: MAX_BENEFICIAL_OWNERS })),
+    beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityPatch, { maxItems: MAX_BENEFICIAL_OWNERS, description: 'Deprecated' })),
+    control_person: Type.Optional(PersonPatch),
+    nature_of_business: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    website_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    // KYB and KYC patch
+    external_id: ExternalId,
+    // KYC patch (KYC_BASIC, KYC_BYO holders)
+    individual: Type.Optional(PersonPatch),
+    // Legacy patch (KYC_EXEMPT holders)
+    address: Type.Optional(AddressPatch),
+    business_account_token: Type.Optional(Uuid),
+    email: Type.Optional(Email),
+    first_name: Type.Optional(Text()),
+    last_name: Type.Optional(Text()),
+    legal_business_name: Type.Optional(Text()),
+    phone_number: Type.Optional(Phone),
+  },
+  { description: 'KYB patch (BUSINESS holders), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT): the holder decides' },
+);
+export type UpdateAccountHolderBody = Static<typeof UpdateAccountHolderBody>;
+
+/** The legacy patch's answer (SDK: AccountHolderUpdateResponse.PatchResponse). */
+export const AccountHolderPatched = Type.Object(
+  {
+    token: Uuid,
+    address: Type.Optional(Address),
+    business_account_token: Type.Optional(Uuid),
+    email: Type.Optional(Type.String()),
+    first_name: Type.Optional(Type.String()),
+    last_name: Type.Optional(Type.String()),
+    legal_business_name: Type.Optional(Type.String()),
+    phone_number: Type.Optional(Type.String()),
+  },
+  { description: 'Legacy patch result' },
+);
+export type AccountHolderPatched = Static<typeof AccountHolderPatched>;
+

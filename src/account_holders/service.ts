@@ -4,7 +4,8 @@
  *
  * Enrolling validates every field (rules.ts), decides the initial verification (verification.ts),
  * and in one transaction stores the holder and opens its account with the account's ISSUING
- * financial account. Government ids are encrypted at rest and never returned: persons omit them,
+ * financial account. Updating (update.ts) changes the given information of an ACCEPTED or
+ * PENDING_REVIEW holder under a row lock and keeps its status: no verification runs again. Government ids are encrypted at rest and never returned: persons omit them,
  * business entities show the last four digits.
  */
 import { newToken } from '../ids.js';
@@ -13,7 +14,8 @@ import * as accounts from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
+import { changedColumns, isEmpty } from '../db/changes.js';
+import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { parseProfile, profileResponse, type Profile } from './profile.js';
@@ -28,6 +30,7 @@ import {
 import type {
   AccountHolder,
   AccountHolderCreated,
+  AccountHolderPatched,
   BusinessEntity,
   BusinessEntityInput,
   CreateAccountHolderBody,
@@ -40,8 +43,10 @@ import type {
   PersonInput,
   Status,
   StatusReason,
+  UpdateAccountHolderBody,
 } from './schemas.js';
 import * as store from './store.js';
+import { checkPatch, isUpdatable, patchProfile } from './update.js';
 import { initialVerification, isPendingReview, requestedReview } from './verification.js';
 
 /** Government ids of a holder's entities (entity token → nine digits), encrypted as one value. */
@@ -342,4 +347,76 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, scope: ProgramSco
   }
   if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope.programId, holder.account_token, scope.nowMs);
   return get(tx, scope, token);
+}
+
+/** The legacy patch's answer (SDK PatchResponse): the KYC-exempt individual's contact details. */
+function toPatched(row: store.AccountHolderRow): AccountHolderPatched {
+  const individual = parseProfile(row.profile).individual;
+  return {
+    token: row.token,
+    ...(individual ? { address: individual.address, first_name: individual.first_name, last_name: individual.last_name } : {}),
+    ...(row.business_account_token !== null ? { business_account_token: row.business_account_token } : {}),
+    ...(row.email !== null ? { email: row.email } : {}),
+    ...(row.phone_number !== null ? { phone_number: row.phone_number } : {}),
+    ...(row.legal_business_name !== null ? { legal_business_name: row.legal_business_name } : {}),
+  };
+}
+
+/** The list-filter columns of a profile: the individual's, or the control person's and the business's. */
+function profileColumns(userType: store.AccountHolderRow['user_type'], profile: Profile) {
+  if (userType === 'BUSINESS') {
+    invariant(profile.control_person && profile.business_entity, 'a business holder has a control person and a business entity');
+    return { ...contactColumns(profile.control_person.email, profile.control_person.phone_number), legal_business_name: profile.business_entity.legal_business_name };
+  }
+  invariant(profile.individual, 'an individual holder has an individual');
+  const { email, phone_number: phone, first_name: firstName, last_name: lastName } = profile.individual;
+  return { ...contactColumns(email, phone), first_name: firstName, last_name: lastName };
+}
+
+/** The stored government ids with `changes` applied, encrypted; unchanged: the stored value. */
+function patchedGovernmentIds(secrets: Secrets, stored: string | null, changes: GovernmentIds): string | null {
+  if (Object.keys(changes).length === 0) return stored;
+  const current = stored === null ? {} : (JSON.parse(secrets.decrypt(stored)) as GovernmentIds);
+  const patched = { ...current, ...changes };
+  return JSON.stringify(patched) === JSON.stringify(current) ? stored : secrets.encrypt(JSON.stringify(patched));
+}
+
+/**
+ * PATCH: changes the given information of the holder (update.ts decides which body applies and
+ * checks it) and keeps its status; `updated` stamps move to the program clock when something changed.
+ * The KYB and KYC patches answer the whole holder, the legacy patch its PatchResponse.
+ */
+export async function update(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  secrets: Secrets,
+  token: string,
+  body: UpdateAccountHolderBody,
+): Promise<AccountHolder | AccountHolderPatched> {
+  const holder = await store.lock(db, tx, scope.programId, token);
+  if (!holder) throw notFound('account holder', token);
+  const variant = checkPatch(holder, body, scope.nowMs);
+  if (!isUpdatable(holder.status)) {
+    throw new UnprocessableError(`account holder '${token}' is ${holder.status}; only ACCEPTED and PENDING_REVIEW account holders can be updated`);
+  }
+  const { profile, governmentIds } = patchProfile(token, parseProfile(holder.profile), body);
+  if (body.business_account_token !== undefined) await checkBusinessAccount(tx, scope.programId, body.business_account_token);
+  const changes = changedColumns(holder, {
+    ...profileColumns(holder.user_type, profile),
+    profile: JSON.stringify(profile),
+    government_ids_encrypted: patchedGovernmentIds(secrets, holder.government_ids_encrypted, governmentIds),
+    ...(body.external_id !== undefined ? { external_id: body.external_id } : {}),
+    ...(body.nature_of_business !== undefined ? { nature_of_business: body.nature_of_business } : {}),
+    ...(body.website_url !== undefined ? { website_url: body.website_url } : {}),
+    ...(body.business_account_token !== undefined ? { business_account_token: body.business_account_token } : {}),
+  });
+  let row = holder;
+  if (!isEmpty(changes)) {
+    const nowMs = Math.max(holder.verification_updated_ms, scope.nowMs);
+    const stamped = { ...changes, updated_ms: Math.max(holder.updated_ms, scope.nowMs), verification_updated_ms: nowMs };
+    await store.update(tx, scope.programId, token, stamped);
+    row = { ...holder, ...stamped };
+  }
+  return variant === 'LEGACY' ? toPatched(row) : toApi(row);
 }

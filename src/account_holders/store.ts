@@ -1,5 +1,5 @@
 /** SQL for account holders. */
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { AccountHoldersTable } from './tables.js';
@@ -10,13 +10,26 @@ export async function insert(exec: Executor, row: AccountHolderRow): Promise<voi
   await exec.insertInto('account_holders').values(row).execute();
 }
 
+function byToken(exec: Executor, programId: string, token: string) {
+  return exec.selectFrom('account_holders').selectAll().where('program_id', '=', programId).where('token', '=', token);
+}
+
 export function find(exec: Executor, programId: string, token: string): Promise<AccountHolderRow | undefined> {
-  return exec
-    .selectFrom('account_holders')
-    .selectAll()
-    .where('program_id', '=', programId)
-    .where('token', '=', token)
-    .executeTakeFirst();
+  return byToken(exec, programId, token).executeTakeFirst();
+}
+
+/**
+ * The holder, locked for the rest of the transaction: updates of one holder serialize on it
+ * (PostgreSQL `FOR UPDATE`; SQLite transactions hold the write lock).
+ */
+export function lock(db: Db, exec: Executor, programId: string, token: string): Promise<AccountHolderRow | undefined> {
+  return db.forUpdate(byToken(exec, programId, token)).executeTakeFirst();
+}
+
+export type AccountHolderChanges = Partial<Omit<AccountHolderRow, 'program_id' | 'token' | 'account_token' | 'created_ms'>>;
+
+export async function update(exec: Executor, programId: string, token: string, changes: AccountHolderChanges): Promise<void> {
+  await exec.updateTable('account_holders').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
 }
 
 export interface ListFilters {
