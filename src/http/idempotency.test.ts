@@ -55,6 +55,23 @@ describeWithDb('idempotency', () => {
       headers: { 'idempotency-key': key },
     });
     expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toMatch(/Idempotency-Key: this key was already used with a different request/);
+  });
+
+  it('refuses the same key with the same body on another path with 400, changing nothing there', async () => {
+    const key = crypto.randomUUID();
+    const [first, second] = [await context.program.client.financialAccounts.create({ nickname: 'path a', type: 'OPERATING' }), await context.program.client.financialAccounts.create({ nickname: 'path b', type: 'OPERATING' })];
+    const close = (token: string) =>
+      context.server.request('POST', `/v1/financial_accounts/${token}/update_status`, {
+        apiKey: context.program.apiKey,
+        body: { status: 'CLOSED', substatus: 'END_USER_REQUEST' },
+        headers: { 'idempotency-key': key },
+      });
+    expect((await close(first.token)).status).toBe(200);
+    const other = await close(second.token);
+    expect([other.status, other.headers.get('idempotent-replayed')]).toEqual([400, null]);
+    expect(((await other.json()) as { message: string }).message).toMatch(/Idempotency-Key: this key was already used with a different request/);
+    expect((await context.program.client.financialAccounts.retrieve(second.token)).status).toBe('OPEN');
   });
 
   it('reads tokens in the path case-insensitively, as the route does: the same request in another case is a replay', async () => {
@@ -172,9 +189,15 @@ describeWithDb('idempotency', () => {
   });
 
   it('does not apply to reads', async () => {
+    const key = crypto.randomUUID();
     const client = sdkClient(context.server.url, context.program.apiKey);
-    const first = await client.financialAccounts.list({}, { headers: { 'Idempotency-Key': crypto.randomUUID() } });
+    const first = await client.financialAccounts.list({ page_size: 100 } as never, { headers: { 'Idempotency-Key': key } });
     expect(first.data.length).toBeGreaterThan(0);
+    // The read claimed nothing: a write may take the key, and the same read again is answered afresh.
+    const created = await post(key, { nickname: 'after a read', type: 'OPERATING' });
+    expect([created.status, created.replayed]).toEqual([200, null]);
+    const again = await client.financialAccounts.list({ page_size: 100 } as never, { headers: { 'Idempotency-Key': key } });
+    expect(again.data.map((account) => account.token)).toContain(JSON.parse(created.text).token);
   });
 });
 
