@@ -116,7 +116,9 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
         expect((await page(path, { page_size: 100, begin: '2031-06-01T12:00:00.0005Z' })).data).toEqual([]);
       });
 
-      it('places a cursor whose item the filters leave out where that item stands', async () => {
+      // Only that such a cursor is not refused: every item is filtered out, so where the cursor stands
+      // cannot show here; transactions/list.test.ts checks the placement with filters that keep some.
+      it('accepts a cursor whose item the filters leave out (no 400, an empty page)', async () => {
         const noneMade = { '/v1/external_bank_accounts': { states: 'CLOSED' }, '/v2/auth_rules': { event_stream: 'THREE_DS_AUTHENTICATION' }, '/v1/financial_accounts': { type: 'SECURITY' } }[path];
         const filter = noneMade ?? { begin: new Date(Date.parse(NOW) + 1).toISOString() };
         for (const cursor of ['starting_after', 'ending_before']) {

@@ -130,8 +130,24 @@ describeWithDb('listing card transactions', () => {
     expect((await lister.client.transactions.list({ page_size: 100 })).data.map((t) => t.token)).toEqual(all);
   });
 
+  it('places a cursor whose transaction the filters leave out where it stands, both ways', async () => {
+    const all = made.map((t) => t.token);
+    const cursors = made.filter((t) => t.status !== 'SETTLED').map((t) => t.token);
+    let checked = 0;
+    for (const cursor of cursors) {
+      const index = all.indexOf(cursor);
+      const older = expected({ status: 'SETTLED' }).filter((token) => all.indexOf(token) > index);
+      const newer = expected({ status: 'SETTLED' }).filter((token) => all.indexOf(token) < index);
+      expect(await listAll({ status: 'SETTLED', starting_after: cursor }), `starting_after ${index}`).toEqual(older);
+      expect((await lister.client.transactions.list({ status: 'SETTLED', ending_before: cursor, page_size: 100 })).data.map((t) => t.token), `ending_before ${index}`).toEqual(newer);
+      if (older.length > 0 && newer.length > 0) checked++;
+    }
+    expect(checked).toBeGreaterThan(3);
+  });
+
   it('lists each transaction exactly as it is retrieved', async () => {
     const listed = await lister.client.transactions.list({ page_size: 100 });
+    expect(listed.data.map((t) => t.token)).toEqual(made.map((t) => t.token));
     for (const transaction of listed.data) expect(transaction).toEqual(made.find((t) => t.token === transaction.token));
   });
 
