@@ -160,6 +160,21 @@ describeWithDb('accounts', () => {
       const final = await context.program.client.accounts.retrieve(account_token);
       expect(results).toContainEqual(final);
     });
+
+    it('keeps every field of concurrent partial address updates (each merges into the address the one before it left)', async () => {
+      const { client } = context.program;
+      const { account_token } = await enroll(client, kycBody());
+      const parts = [{ address1: '1 Main Street' }, { address2: 'Suite 9' }, { city: 'Boston' }, { state: 'MA' }, { postal_code: '02110' }];
+      await Promise.all(parts.map((part) => client.accounts.update(account_token, { verification_address: part })));
+      expect((await client.accounts.retrieve(account_token)).verification_address).toEqual({
+        address1: '1 Main Street',
+        address2: 'Suite 9',
+        city: 'Boston',
+        state: 'MA',
+        postal_code: '02110',
+        country: 'USA',
+      });
+    });
   });
 
   describe('spend limits (SDK retrieveSpendLimits)', () => {

@@ -36,6 +36,7 @@ describeWithDb('API keys', () => {
 
   it('stores only hashes of keys', async () => {
     const rows = await context.server.server.db.kysely.selectFrom('api_keys').select(['key_hash', 'key_prefix']).execute();
+    expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(row.key_hash).not.toContain(context.program.apiKey);
