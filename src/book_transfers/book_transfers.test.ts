@@ -116,6 +116,19 @@ describeWithDb('book transfers', () => {
   });
 
   describe('reverse (seed 4.9)', () => {
+    it('never dates a reversal before the transfer it reverses (a transfer stamped by a request that saw a moved clock)', async () => {
+      const { client, programId } = context.program;
+      const [a, b] = [await newAccount(client, 'a'), await newAccount(client, 'b')];
+      await fund(client, a, 500);
+      const created = await bookTransfer(client, a, b, 200);
+      const laterMs = Date.parse(created.updated) + 3_600_000;
+      // As if the transfer had last changed at a clock moved an hour ahead by a request that committed first.
+      await context.server.server.db.kysely.updateTable('book_transfers').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+      const reversed = await client.bookTransfers.reverse(created.token, {});
+      expect(Date.parse(reversed.events[1]?.created as string)).toBe(laterMs);
+      expect(Date.parse(reversed.updated)).toBe(laterMs);
+    });
+
     it('moves the funds back, marks the transfer REVERSED and appends a reversal event', async () => {
       const { client } = context.program;
       const [from, to] = await pair(5_000);

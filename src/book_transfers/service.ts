@@ -27,7 +27,7 @@ import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import { APPROVED, append, creditedAccount, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type { BookTransfer, CreateBookTransferBody, ListBookTransfersQuery } from './schemas.js';
 import * as store from './store.js';
 
@@ -118,10 +118,11 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
   return toApi(row, [event]);
 }
 
-export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, memo: string | undefined): Promise<BookTransfer> {
-  const { programId, nowMs } = scope;
-  const row = await store.find(tx, programId, token);
+export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, memo: string | undefined): Promise<BookTransfer> {
+  const row = await store.find(tx, requestScope.programId, token);
   if (!row) throw notFound('book transfer', token);
+  const scope = actingOn(requestScope, row.updated_ms);
+  const { programId, nowMs } = scope;
   if ((await store.markReversed(tx, programId, token, nowMs)) === 0) {
     const current = await store.find(tx, programId, token);
     throw new UnprocessableError(`book transfer '${token}' is ${current?.status ?? row.status}; only a SETTLED transfer can be reversed`);

@@ -31,7 +31,7 @@ import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type {
   CreateExternalPaymentBody,
   ExternalPayment,
@@ -207,12 +207,13 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
 export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
 
 /** Runs one action on a payment (see the lifecycle at the top). */
-export async function act(db: Db, tx: Tx, scope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
+export async function act(db: Db, tx: Tx, requestScope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
   // Locked: each action decides on the payment as the last committed action left it (a settle
   // racing a release must not both append SETTLED). Then the due operations (no action checks
   // funds), their balances locked with the payment's.
-  const row = await store.lock(db, tx, scope.programId, token);
+  const row = await store.lock(db, tx, requestScope.programId, token);
   if (!row) throw notFound('external payment', token);
+  const scope = actingOn(requestScope, row.updated_ms);
   await applyDueOperations(db, tx, scope, [row.financial_account_token]);
   let updated: Row;
   switch (action) {

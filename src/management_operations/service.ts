@@ -46,7 +46,7 @@ import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { APPROVED, append, creditedAccount, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type {
   CreateManagementOperationBody,
   ListManagementOperationsQuery,
@@ -248,14 +248,15 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
   return catchUp(db, scope, dueOperations);
 }
 
-export async function reverse(db: Db, tx: Tx, scope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
-  const { programId, nowMs } = scope;
+export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
+  const { programId } = requestScope;
   const named = await store.find(tx, programId, token);
   if (!named) throw notFound('management operation', token);
-  await applyDueOperations(db, tx, scope, [named.financial_account_token]);
+  await applyDueOperations(db, tx, requestScope, [named.financial_account_token]);
   // Read again: the due job may have just settled or declined it.
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);
+  const { nowMs } = actingOn(requestScope, row.updated_ms);
   if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
     throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
   }

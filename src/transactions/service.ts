@@ -48,7 +48,7 @@ import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
@@ -254,14 +254,15 @@ async function recordMessage(op: Operation, token: string, apply: Apply, missing
   return applyMessage(op, row, apply);
 }
 
-/** Applies a message to a transaction this database transaction has locked, appending its event. */
-async function applyMessage(op: Operation, row: store.TransactionRow, apply: Apply): Promise<store.TransactionRow> {
+/** Applies a message to a transaction this database transaction has locked, appending its event (never dated before the transaction's last change). */
+async function applyMessage(requestOp: Operation, row: store.TransactionRow, apply: Apply): Promise<store.TransactionRow> {
+  const op: Operation = { ...requestOp, scope: actingOn(requestOp.scope, row.updated_ms) };
   const { tx, scope } = op;
   const effect = await apply(row);
   assertAmounts(row.kind, effect.amounts);
   const eventToken = newToken();
   await store.insertEvent(tx, eventRow(op, row.token, await store.nextEventSeq(tx, scope.programId, row.token), eventToken, effect.event));
-  const updated = { ...row, ...effect.amounts, updated_ms: Math.max(row.updated_ms, scope.nowMs) };
+  const updated = { ...row, ...effect.amounts, updated_ms: scope.nowMs };
   await store.updateAmounts(tx, scope.programId, row.token, {
     status: updated.status,
     authorization_amount_cents: updated.authorization_amount_cents,
