@@ -13,36 +13,9 @@ import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { AUTHORIZATION_ATTRIBUTES, OPERATIONS, PAN_ENTRY_MODES, THREE_DS_ATTRIBUTES } from '../auth_rules/attributes.js';
-import { conditionalBlock, createRule } from '../testing/auth_rules.js';
-import { enroll, kybBody, kycBody, kycExemptBody } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
-import { manualBankAccount, newAccount } from '../testing/money.js';
-import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
-
-interface OpenApiOperation {
-  requestBody?: { content?: { 'application/json'?: { schema?: JsonSchema } } };
-  parameters?: Array<{ in: string; name: string; schema?: JsonSchema }>;
-}
-interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  enum?: unknown[];
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  if?: JsonSchema;
-  then?: JsonSchema;
-  else?: JsonSchema;
-  format?: string;
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  minItems?: number;
-}
+import { bodySchema, openApiRoutes, type JsonSchema, type Route } from '../testing/openapi.js';
+import { ownedResources } from '../testing/owned.js';
 
 const NASTY_VALUES: unknown[] = [
   null,
@@ -146,11 +119,7 @@ function objectShape(schema: JsonSchema | undefined, name?: string): JsonSchema 
   return schema.type === 'object' && name !== undefined ? objectShape(UNDECLARED_OBJECTS[name]) : undefined;
 }
 
-function bodySchema(operation: OpenApiOperation): JsonSchema | undefined {
-  return operation.requestBody?.content?.['application/json']?.schema;
-}
-
-function withUndeclaredUnion(route: { method: string; path: string; operation: OpenApiOperation }): JsonSchema | undefined {
+function withUndeclaredUnion(route: Route): JsonSchema | undefined {
   const schema = bodySchema(route.operation);
   const union = UNDECLARED_UNIONS[`${route.method} ${route.path}`];
   return union === undefined || schema === undefined ? schema : { ...schema, anyOf: union };
@@ -236,13 +205,7 @@ function setPath(body: Record<string, unknown>, path: FieldPath, value: unknown)
 describeWithDb('robustness: no input is a 500', () => {
   const context = useTestServer();
 
-  async function routes(): Promise<Array<{ method: string; path: string; operation: OpenApiOperation }>> {
-    const response = await context.server.request('GET', '/openapi.json');
-    const document = (await response.json()) as { paths: Record<string, Record<string, OpenApiOperation>> };
-    return Object.entries(document.paths).flatMap(([path, operations]) =>
-      Object.entries(operations).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
-    );
-  }
+  const routes = () => openApiRoutes(context.server);
 
   async function expectNoServerError(method: string, url: string, body: string | undefined, apiKey = context.program.apiKey) {
     const response = await context.server.request(method, url, { apiKey, ...(body === undefined ? {} : { body }) });
@@ -255,28 +218,8 @@ describeWithDb('robustness: no input is a 500', () => {
     }
   }
 
-  /** Real tokens of the program by path parameter name: holders of each kind, their accounts, a card, its transaction, a rule, a bank account. */
-  async function ownedTokens(): Promise<Record<string, string[]>> {
-    const { client } = context.program;
-    const accounts = (await client.financialAccounts.list()).data;
-    const financialAccounts = accounts.map((account) => account.token);
-    const operating = accounts.find((account) => account.type === 'OPERATING')?.token ?? (await newAccount(client));
-    const holders = await Promise.all([kycBody(), kybBody(), kycExemptBody()].map((body) => enroll(client, body)));
-    const card = await cardOnOwnAccount(client);
-    const transaction = await authorize(client, card, 100);
-    const rule = await createRule(client, conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }], { card_tokens: [card.token] }));
-    const bankAccount = await client.externalBankAccounts.create(manualBankAccount(operating) as never);
-    return {
-      financial_account_token: financialAccounts,
-      account_holder_token: holders.map((holder) => holder.token),
-      account_token: [card.account_token, ...holders.map((holder) => holder.account_token)],
-      card_token: [card.token],
-      transaction_token: [transaction],
-      auth_rule_token: [rule.token],
-      external_bank_account_token: [bankAccount.token],
-      pan: [card.pan],
-    };
-  }
+  /** Real tokens of the program by path parameter name: holders of each kind, their accounts, a card, its transaction, a rule, money movements… */
+  const ownedTokens = async () => (await ownedResources(context.program.client)).tokens;
 
   function fillPath(path: string, value: string): string {
     return path.replace(/\{[^}]+\}/g, encodeURIComponent(value));
