@@ -532,6 +532,14 @@ describeWithDb('account holders', () => {
       Lithic.NotFoundError,
     );
     expect((await theirs.client.accountHolders.list()).data).toEqual([]);
+    // Every filter is scoped to the caller's program, whatever values of another program's holder it names.
+    const mineListed = await mine.client.accountHolders.list({ legal_business_name: 'Busy Business' });
+    expect(mineListed.data.map((holder) => holder.token)).toContain(created.token);
+    const full = await mine.client.accountHolders.retrieve(created.token);
+    expect((await mine.client.accountHolders.list({ email: full.control_person?.email as string })).data.map((holder) => holder.token)).toEqual([created.token]);
+    for (const filter of [{ legal_business_name: 'Busy Business' }, { email: full.control_person?.email as string }, { external_id: full.external_id ?? 'none' }, { first_name: 'Tom' }]) {
+      expect((await theirs.client.accountHolders.list(filter)).data, JSON.stringify(filter)).toEqual([]);
+    }
     await expect(
       enroll(theirs.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: created.account_token }),
     ).rejects.toBeInstanceOf(Lithic.NotFoundError);
