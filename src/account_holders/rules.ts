@@ -39,7 +39,7 @@ export interface UsAddressFields {
 }
 
 /** ZIP and state code of a US address (country is checked by the schema); absent ones are not checked. */
-function checkGivenPostalFields(path: string, address: Partial<Pick<UsAddressFields, 'postal_code' | 'state'>>): void {
+export function checkUsPostalFields(path: string, address: Partial<Pick<UsAddressFields, 'postal_code' | 'state'>>): void {
   if (address.postal_code !== undefined && !ZIP.test(address.postal_code)) {
     fail(`${path}.postal_code`, 'must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)');
   }
@@ -48,28 +48,18 @@ function checkGivenPostalFields(path: string, address: Partial<Pick<UsAddressFie
   }
 }
 
-/** ZIP and state code of a US address (country is checked by the schema). */
-export function checkUsPostalFields(path: string, address: Pick<UsAddressFields, 'postal_code' | 'state'>): void {
-  checkGivenPostalFields(path, address);
-}
-
 /**
- * The given fields of a US address, each by the rules of a whole one: a partial update of a stored
- * (valid) address is valid once every field it gives is.
+ * A deliverable US street address: postal fields plus no PO box or parcel drop. Each field given is
+ * checked, so a partial update of a stored (valid) address is valid once every field it gives is.
  */
-export function checkUsAddressFields(path: string, address: Partial<UsAddressFields>): void {
+export function checkUsAddress(path: string, address: Partial<UsAddressFields>): void {
   for (const line of ['address1', 'address2'] as const) {
     const text = address[line];
     if (text === undefined) continue;
     if (PO_BOX.test(text)) fail(`${path}.${line}`, 'PO boxes are not accepted; give a street address (APO/FPO are accepted)');
     if (PARCEL_DROP.test(text)) fail(`${path}.${line}`, 'UPS and FedEx drop locations are not accepted; give a street address');
   }
-  checkGivenPostalFields(path, address);
-}
-
-/** A deliverable US street address: postal fields plus no PO box or parcel drop. */
-export function checkUsAddress(path: string, address: UsAddressFields): void {
-  checkUsAddressFields(path, address);
+  checkUsPostalFields(path, address);
 }
 
 export function checkPhoneNumber(path: string, phone: string): void {

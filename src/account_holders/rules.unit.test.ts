@@ -4,7 +4,6 @@ import {
   checkDateOfBirth,
   checkPhoneNumber,
   checkUsAddress,
-  checkUsAddressFields,
   maskId,
   normalizeBusinessId,
   normalizePersonalId,
@@ -106,7 +105,7 @@ describe('dates of birth', () => {
 describe('address updates: only the given fields are checked, each by the whole-address rules', () => {
   it('accepts any subset of valid fields, including none', () => {
     for (const given of [{}, { state: 'CA' }, { postal_code: '94105-1234' }, { address2: 'Apt 4' }, { address1: 'PSC 1, Box 2' }]) {
-      expect(() => checkUsAddressFields('a', given)).not.toThrow();
+      expect(() => checkUsAddress('a', given)).not.toThrow();
     }
   });
 
@@ -116,6 +115,6 @@ describe('address updates: only the given fields are checked, each by the whole-
     [{ address1: 'P.O. Box 9' }, 'a.address1: PO boxes are not accepted; give a street address (APO/FPO are accepted)'],
     [{ address2: 'The UPS Store' }, 'a.address2: UPS and FedEx drop locations are not accepted; give a street address'],
   ])('refuses %j', (given, message) => {
-    expect(messageOf(() => checkUsAddressFields('a', given))).toBe(message);
+    expect(messageOf(() => checkUsAddress('a', given))).toBe(message);
   });
 });

@@ -276,23 +276,8 @@ export const EnrollmentReviewBody = StrictObject({
 });
 export type EnrollmentReviewBody = Static<typeof EnrollmentReviewBody>;
 
-/**
- * The update body (SDK: KYBPatchRequest | KYCPatchRequest | PatchRequest). The three variants share
- * no discriminating field: the holder decides which applies (update.ts), so the schema takes the
- * fields of all three and the service refuses those of another variant. Every field is optional;
- * a nested person or business names the holder's entity it patches by `entity_token`.
- */
-export const AddressPatch = StrictObject(
-  {
-    address1: Type.Optional(AddressInput.properties.address1),
-    address2: Type.Optional(AddressInput.properties.address2),
-    city: Type.Optional(AddressInput.properties.city),
-    country: Type.Optional(AddressInput.properties.country),
-    postal_code: Type.Optional(AddressInput.properties.postal_code),
-    state: Type.Optional(AddressInput.properties.state),
-  },
-  { description: 'US address: the given fields replace the stored ones, the others are kept' },
-);
+/** A US address in an update: the given fields replace the stored ones, the others are kept. */
+export const AddressPatch = StrictObject(Type.Partial(AddressInput).properties, { description: 'US address: the given fields replace the stored ones, the others are kept' });
 export type AddressPatch = Static<typeof AddressPatch>;
 
 const EntityToken = Uuid;
@@ -325,6 +310,12 @@ export const KYB_PATCH_FIELDS = ['business_entity', 'beneficial_owner_individual
 export const KYC_PATCH_FIELDS = ['individual', 'external_id'] as const;
 export const LEGACY_PATCH_FIELDS = ['address', 'business_account_token', 'email', 'first_name', 'last_name', 'legal_business_name', 'phone_number'] as const;
 
+/**
+ * The update body (SDK: KYBPatchRequest | KYCPatchRequest | PatchRequest). The three variants share
+ * no discriminating field: the holder decides which applies (update.ts), so the schema takes the
+ * fields of all three and the service refuses those of another variant. Every field is optional;
+ * a nested person or business names the holder's entity it patches by `entity_token`.
+ */
 export const UpdateAccountHolderBody = StrictObject(
   {
     // KYB patch (BUSINESS holders)
@@ -366,4 +357,3 @@ export const AccountHolderPatched = Type.Object(
   { description: 'Legacy patch result' },
 );
 export type AccountHolderPatched = Static<typeof AccountHolderPatched>;
-

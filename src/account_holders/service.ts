@@ -5,8 +5,9 @@
  * Enrolling validates every field (rules.ts), decides the initial verification (verification.ts),
  * and in one transaction stores the holder and opens its account with the account's ISSUING
  * financial account. Updating (update.ts) changes the given information of an ACCEPTED or
- * PENDING_REVIEW holder under a row lock and keeps its status: no verification runs again. Government ids are encrypted at rest and never returned: persons omit them,
- * business entities show the last four digits.
+ * PENDING_REVIEW holder under a row lock and keeps its status: no verification runs again.
+ * Government ids are encrypted at rest and never returned: persons omit them, business entities
+ * show the last four digits.
  */
 import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';

@@ -15,7 +15,7 @@ import type { Profile } from './profile.js';
 import {
   checkDateOfBirth,
   checkPhoneNumber,
-  checkUsAddressFields,
+  checkUsAddress,
   maskId,
   normalizeBusinessId,
   normalizePersonalId,
@@ -58,14 +58,14 @@ export function isUpdatable(status: string): boolean {
 }
 
 function checkPersonPatch(path: string, patch: PersonPatch, nowMs: number): void {
-  if (patch.address !== undefined) checkUsAddressFields(`${path}.address`, patch.address);
+  if (patch.address !== undefined) checkUsAddress(`${path}.address`, patch.address);
   if (patch.dob !== undefined) checkDateOfBirth(`${path}.dob`, patch.dob, nowMs);
   if (patch.phone_number !== undefined) checkPhoneNumber(`${path}.phone_number`, patch.phone_number);
   if (patch.government_id !== undefined) normalizePersonalId(`${path}.government_id`, patch.government_id);
 }
 
 function checkBusinessPatch(path: string, patch: BusinessEntityPatch): void {
-  if (patch.address !== undefined) checkUsAddressFields(`${path}.address`, patch.address);
+  if (patch.address !== undefined) checkUsAddress(`${path}.address`, patch.address);
   patch.phone_numbers?.forEach((phone, index) => checkPhoneNumber(`${path}.phone_numbers[${index}]`, phone));
   if (patch.government_id !== undefined) normalizeBusinessId(`${path}.government_id`, patch.government_id);
 }
@@ -113,7 +113,7 @@ export function checkPatch(holder: HolderKind, body: UpdateAccountHolderBody, no
   for (const [path, patch] of persons) checkPersonPatch(path, patch, nowMs);
   for (const [path, patch] of businesses) checkBusinessPatch(path, patch);
   checkEntitiesPatchedOnce([...persons, ...businesses].map(([path, patch]) => [path, patch.entity_token]));
-  if (body.address !== undefined) checkUsAddressFields('address', body.address);
+  if (body.address !== undefined) checkUsAddress('address', body.address);
   if (body.phone_number !== undefined) checkPhoneNumber('phone_number', body.phone_number);
   if (body.business_account_token !== undefined && holder.exemption_type !== 'AUTHORIZED_USER') {
     throw new InvalidRequestError('business_account_token: only applies to kyc_exemption_type AUTHORIZED_USER');

@@ -4,11 +4,11 @@
  *
  * A rule has exactly one scope: program-level (minus excluded cards), account-level (accounts
  * and, SDK 0.119, business accounts) or card-level (`NONE` once a program-level rule is given
- * `program_level: false`: it then applies to nothing until a scope is given again). Its parameters live in immutable versions numbered by
- * `latest_version`: a new rule holds version 1 as its draft (shadow) and no current version;
- * each new draft takes the next number; promoting makes the draft the current (enforced) version
- * and activates the rule. Every change locks the rule row first, so changes of one rule apply one
- * after another.
+ * `program_level: false`: it then applies to nothing until a scope is given again). Its
+ * parameters live in immutable versions numbered by `latest_version`: a new rule holds version 1
+ * as its draft (shadow) and no current version; each new draft takes the next number; promoting
+ * makes the draft the current (enforced) version and activates the rule. Every change locks the
+ * rule row first, so changes of one rule apply one after another.
  */
 import { isoDate } from '../clock.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
