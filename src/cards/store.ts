@@ -128,7 +128,6 @@ export async function update(exec: Executor, programId: string, token: string, c
   await exec.updateTable('cards').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
 }
 
-/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on. */
 /** Whether a PHYSICAL card created before `createdBeforeMs` is still in `state` (cards_by_state). */
 export async function awaitsFulfilment(exec: Executor, programId: string, state: string, createdBeforeMs: number): Promise<boolean> {
   const found = await exec
@@ -143,6 +142,7 @@ export async function awaitsFulfilment(exec: Executor, programId: string, state:
   return found !== undefined;
 }
 
+/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on. */
 export async function fulfilPhysicalCards(
   exec: Executor,
   programId: string,

@@ -8,13 +8,17 @@ export async function insert(exec: Executor, row: AuthenticationRow): Promise<vo
   await exec.insertInto('three_ds_authentications').values(row).execute();
 }
 
+function byToken(exec: Executor, programId: string, token: string) {
+  return exec.selectFrom('three_ds_authentications').selectAll().where('program_id', '=', programId).where('token', '=', token);
+}
+
 export function find(exec: Executor, programId: string, token: string): Promise<AuthenticationRow | undefined> {
-  return exec.selectFrom('three_ds_authentications').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+  return byToken(exec, programId, token).executeTakeFirst();
 }
 
 /** The authentication, locked for the rest of the database transaction: resolutions of one challenge apply one at a time. */
 export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<AuthenticationRow | undefined> {
-  return db.forUpdate(tx.selectFrom('three_ds_authentications').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+  return db.forUpdate(byToken(tx, programId, token)).executeTakeFirst();
 }
 
 /** Records the outcome of a pending challenge (locked by `lock`). */
