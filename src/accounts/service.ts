@@ -19,10 +19,9 @@ import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js'
 import { insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
-import { spentSince } from '../transactions/history.js';
+import { accountSpent } from '../transactions/history.js';
 import { catchUpExpiries } from '../transactions/service.js';
 import type { Account, AccountSpendLimits, UpdateAccountBody } from './schemas.js';
-import { accountSpendWindows } from './spend.js';
 import { accountStateChangeRefusal, type AccountState } from './state.js';
 import * as store from './store.js';
 
@@ -164,15 +163,14 @@ const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
 
 /**
  * The account's limits, and for each one that is set, the approved spend in its window and what is
- * left: the same windows and sums the authorization engine checks (accounts/spend.ts), after the
- * holds that have expired by now released their spend, as an authorization would see them.
+ * left: the sums the authorization engine checks (transactions/history.ts `accountSpent`), after
+ * the holds that have expired by now released their spend, as an authorization would see them.
  */
 export async function spendLimits(db: Db, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
   await catchUpExpiries(db, scope);
-  const exec = db.kysely;
-  const row = await store.find(exec, scope.programId, token);
+  const row = await store.find(db.kysely, scope.programId, token);
   if (!row) throw notFound('account', token);
-  const windows = accountSpendWindows(row, scope.nowMs);
+  const spent = await accountSpent(db.kysely, scope.programId, row, scope.nowMs);
   const result: AccountSpendLimits = {
     available_spend_limit: {},
     spend_limit: { daily: limitCents(row.daily_spend_limit_cents), monthly: limitCents(row.monthly_spend_limit_cents), lifetime: limitCents(row.lifetime_spend_limit_cents) },
@@ -181,10 +179,8 @@ export async function spendLimits(db: Db, scope: ProgramScope, token: string): P
   for (const period of LIMIT_PERIODS) {
     const limit = result.spend_limit[period];
     if (limit === 0) continue;
-    const since = { since_ms: windows[`${period}_start_ms`], scope_created_ms: row.created_ms, now_ms: scope.nowMs };
-    const spent = await spentSince(exec, scope.programId, 'ACCOUNT', token, since);
-    result.spend_velocity[period] = spent;
-    result.available_spend_limit[period] = Math.max(0, limit - spent);
+    result.spend_velocity[period] = spent[`${period}_cents`];
+    result.available_spend_limit[period] = Math.max(0, limit - spent[`${period}_cents`]);
   }
   return result;
 }

@@ -23,6 +23,8 @@
  * scan the card's or account's index over the window; counts of attempts (any result) likewise.
  */
 import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
+import { accountSpendWindows, type AccountSpent } from '../accounts/spend.js';
+import type { AccountsTable } from '../accounts/tables.js';
 import type { Executor } from '../db/database.js';
 import type { AuthorizationHistory, VelocityFilters } from '../engine/rules-seam.js';
 import * as store from './store.js';
@@ -124,6 +126,25 @@ export async function windowSpend(
  */
 export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
   return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;
+}
+
+/** What the windows of an account's spend need of it. */
+export type LimitedAccount = Pick<AccountsTable, 'token' | 'created_ms' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents'>;
+
+/**
+ * The account's approved spend in the window of each limit it has (accounts/spend.ts): what the
+ * engine checks an authorization against and what `spend_limits` shows. A window without a limit
+ * costs no query and reads 0.
+ */
+export async function accountSpent(exec: Executor, programId: string, account: LimitedAccount, nowMs: number): Promise<AccountSpent> {
+  const windows = accountSpendWindows(account, nowMs);
+  const since = (startMs: number, limitCents: number | null) =>
+    limitCents === null || limitCents === 0 ? Promise.resolve(0) : spentSince(exec, programId, 'ACCOUNT', account.token, { since_ms: startMs, scope_created_ms: account.created_ms, now_ms: nowMs });
+  return {
+    daily_cents: await since(windows.daily_start_ms, account.daily_spend_limit_cents),
+    monthly_cents: await since(windows.monthly_start_ms, account.monthly_spend_limit_cents),
+    lifetime_cents: await since(windows.lifetime_start_ms, account.lifetime_spend_limit_cents),
+  };
 }
 
 export interface SinceWindow {

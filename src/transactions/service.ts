@@ -33,7 +33,6 @@
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import * as accountStore from '../accounts/store.js';
-import type { AccountSpent } from '../accounts/spend.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import { cardSpendWindows } from '../cards/spend.js';
 import * as cardStore from '../cards/store.js';
@@ -49,7 +48,7 @@ import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
-import { authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
+import { accountSpent, authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
 import { toApi } from './render.js';
@@ -351,23 +350,14 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
 /** The engine's sums: only the windows that have a limit cost a query. */
 function spendSources(op: Operation, card: FoundCard) {
   const { tx, scope } = op;
-  const windows = cardSpendWindows(card, accountOf(card), scope.nowMs);
-  const scopes = {
-    CARD: { token: card.token, created_ms: card.created_ms },
-    ACCOUNT: { token: card.account_token, created_ms: card.account_created_ms },
-  };
-  const since = (scopeKind: 'CARD' | 'ACCOUNT', startMs: number | null, limit: number | null) => {
-    if (startMs === null || limit === null || limit === 0) return Promise.resolve(0);
-    const { token, created_ms } = scopes[scopeKind];
-    return spentSince(tx, scope.programId, scopeKind, token, { since_ms: startMs, scope_created_ms: created_ms, now_ms: scope.nowMs });
-  };
+  const cardStartMs = cardSpendWindows(card, accountOf(card), scope.nowMs).card_start_ms;
+  const cardWindowSpent = () =>
+    cardStartMs === null || card.spend_limit_cents === 0
+      ? Promise.resolve(0)
+      : spentSince(tx, scope.programId, 'CARD', card.token, { since_ms: cardStartMs, scope_created_ms: card.created_ms, now_ms: scope.nowMs });
   return {
-    accountSpent: async (): Promise<AccountSpent> => ({
-      daily_cents: await since('ACCOUNT', windows.account.daily_start_ms, card.account_daily_spend_limit_cents),
-      monthly_cents: await since('ACCOUNT', windows.account.monthly_start_ms, card.account_monthly_spend_limit_cents),
-      lifetime_cents: await since('ACCOUNT', windows.account.lifetime_start_ms, card.account_lifetime_spend_limit_cents),
-    }),
-    cardWindowSpent: () => since('CARD', windows.card_start_ms, card.spend_limit_cents),
+    accountSpent: () => accountSpent(tx, scope.programId, { ...accountOf(card), token: card.account_token }, scope.nowMs),
+    cardWindowSpent,
   };
 }
 
