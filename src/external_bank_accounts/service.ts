@@ -113,11 +113,12 @@ async function checkFundingAccount(exec: Executor, programId: string, token: str
 /**
  * One record per bank account and owner (Lithic answers a second link with the existing record's
  * token): the same routing and account number for the same account, or twice for the program
- * itself, is a 422 naming the record that has them. The owner is locked first, so of concurrent
- * creates of one bank account only the first succeeds.
+ * itself, is a 422 naming the record that has them. The owner is locked first (an account by
+ * `accountToOpenFor`, before this; the program here), so of concurrent creates of one bank account
+ * only the first succeeds.
  */
 async function refuseDuplicate(db: Db, tx: Tx, programId: string, secrets: Secrets, accountToken: string | null, bank: BankAccount): Promise<void> {
-  await store.lockOwner(db, tx, programId, accountToken);
+  if (accountToken === null) await store.lockProgram(db, tx, programId);
   const lastFour = bank.account_number.slice(-4);
   for (const candidate of await store.findByRoutingAndLastFour(tx, programId, accountToken, bank.routing_number, lastFour)) {
     if (secrets.decrypt(candidate.account_number_encrypted) === bank.account_number) {

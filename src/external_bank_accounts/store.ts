@@ -24,16 +24,11 @@ export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<
 }
 
 /**
- * Locks the owner of bank accounts being created: the account's row, or the program's when the
- * bank account is the program's own. Creates for one owner then run one at a time (PostgreSQL;
- * a SQLite write transaction already excludes every other writer).
+ * Locks the program's row: creates of the program's own bank accounts then run one at a time
+ * (PostgreSQL; a SQLite write transaction already excludes every other writer).
  */
-export async function lockOwner(db: Db, tx: Tx, programId: string, accountToken: string | null): Promise<void> {
-  const query =
-    accountToken === null
-      ? tx.selectFrom('programs').select('id').where('id', '=', programId)
-      : tx.selectFrom('accounts').select('token').where('program_id', '=', programId).where('token', '=', accountToken);
-  await db.forUpdate(query).execute();
+export async function lockProgram(db: Db, tx: Tx, programId: string): Promise<void> {
+  await db.forUpdate(tx.selectFrom('programs').select('id').where('id', '=', programId)).execute();
 }
 
 /** The owner's bank accounts with this routing number whose account number ends in `lastFour` (null owner: the program's own). */
