@@ -76,11 +76,14 @@ export async function connectDatabase(url: string | undefined, options: Database
     await db.close().catch(() => undefined);
     const { target } = describeDatabaseUrl(url, options.dataDir);
     const what = db.engine === 'postgres' ? `PostgreSQL at ${describePostgres(target)}` : `the SQLite database ${path.resolve(target)}`;
-    throw new ConfigError(`${url === undefined ? DEFAULT_FILE_VARIABLE : 'DATABASE_URL'}: cannot use ${what}: ${reasonOf(error)}`);
+    throw databaseConfigError(url, `cannot use ${what}`, reasonOf(error));
   }
 }
 
-const DEFAULT_FILE_VARIABLE = 'CARDWRIGHT_DATA_DIR (DATABASE_URL is unset)';
+/** A database that cannot be used, named by the variable that chose it: DATABASE_URL, or the data folder of the default file. */
+function databaseConfigError(url: string | undefined, what: string, reason: string): ConfigError {
+  return new ConfigError(`${url === undefined ? 'CARDWRIGHT_DATA_DIR (DATABASE_URL is unset)' : 'DATABASE_URL'}: ${what}: ${reason}`);
+}
 
 /** host:port/database of a PostgreSQL URL, without its user or password. */
 function describePostgres(url: string): string {
@@ -108,7 +111,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 export function openDatabase(url: string | undefined, options: DatabaseOptions): Db {
   const { engine, target } = describeDatabaseUrl(url, options.dataDir);
-  const sqlite = engine === 'sqlite' ? openSqliteOrExplain(target, url === undefined, options.sqliteCheckpoints) : undefined;
+  const sqlite = engine === 'sqlite' ? openSqliteOrExplain(url, target, options.sqliteCheckpoints) : undefined;
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
@@ -151,12 +154,11 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
 }
 
 /** openSqlite, with a failure to create its folder or open its file as a ConfigError naming the variable. */
-function openSqliteOrExplain(target: string, isDefault: boolean, checkpoints: CheckpointerOptions | undefined): ReturnType<typeof openSqlite> {
+function openSqliteOrExplain(url: string | undefined, target: string, checkpoints: CheckpointerOptions | undefined): ReturnType<typeof openSqlite> {
   try {
     return openSqlite(target, checkpoints);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(`${isDefault ? DEFAULT_FILE_VARIABLE : 'DATABASE_URL'}: cannot open the SQLite database ${path.resolve(target)}: ${reason}`);
+    throw databaseConfigError(url, `cannot open the SQLite database ${path.resolve(target)}`, error instanceof Error ? error.message : String(error));
   }
 }
 

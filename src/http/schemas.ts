@@ -61,7 +61,7 @@ const ERRORS = {
   409: errorBody('The same Idempotency-Key is still being processed (retry)'),
   422: errorBody('Well-formed, but the current state forbids it'),
   '4xx': errorBody('Another client error, e.g. 413 (body over 1 MiB)'),
-  '5xx': errorBody('A bug: never answered on purpose'),
+  '5xx': errorBody('503: the database cannot be reached now (retry; the same Idempotency-Key never applies a request twice); 500: a bug'),
 };
 
 interface DocumentedRoute {

@@ -199,16 +199,19 @@ export function lowerCaseTokens(request: FastifyRequest, _reply: FastifyReply, d
   done();
 }
 
+const INPUT_PROBLEMS: Record<InputProblem['problem'], string> = {
+  nul: 'must not contain the NUL character (U+0000)',
+  surrogate: 'must be valid Unicode text (it contains a lone UTF-16 surrogate)',
+  reserved: 'is not an allowed key',
+  depth: `is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+};
+
 /** preValidation for every route with a body or query: a 400 naming the field for an `inputProblem`. */
 export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   for (const [part, value] of [['body', request.body], ['querystring', request.query]] as const) {
     const found = inputProblem(value);
     if (found === undefined) continue;
-    const where = maskCardNumbers(found.path || part);
-    if (found.problem === 'nul') return done(new InvalidRequestError(`${where}: must not contain the NUL character (U+0000)`));
-    if (found.problem === 'surrogate') return done(new InvalidRequestError(`${where}: must be valid Unicode text (it contains a lone UTF-16 surrogate)`));
-    if (found.problem === 'reserved') return done(new InvalidRequestError(`${where}: is not an allowed key`));
-    if (found.problem === 'depth') return done(new InvalidRequestError(`${where}: is nested more than ${MAX_INPUT_DEPTH} levels deep`));
+    return done(new InvalidRequestError(`${maskCardNumbers(found.path || part)}: ${INPUT_PROBLEMS[found.problem]}`));
   }
   return done();
 }
