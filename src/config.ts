@@ -77,17 +77,23 @@ function parseApiKeys(raw: string | undefined): string[] {
 
 function parseEncryptionKey(raw: string | undefined): Buffer | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
-  // Node's base64 decoder skips characters outside the alphabet: check the text is base64 first.
-  const text = raw.trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
-    throw new ConfigError('CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 (it holds characters that are not base64)');
+  try {
+    return decodeEncryptionKey(raw);
+  } catch (error) {
+    throw new ConfigError(`CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 (${(error as Error).message})`);
   }
-  const key = Buffer.from(text, 'base64');
-  if (key.length !== 32) {
-    throw new ConfigError(
-      `CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 (got ${key.length} bytes)`,
-    );
-  }
+}
+
+/**
+ * An encryption key's text (the variable, or the key file): base64 of exactly 32 bytes, else an
+ * Error saying what is wrong. Node's base64 decoder skips characters outside the alphabet, so the
+ * text is checked first.
+ */
+export function decodeEncryptionKey(text: string): Buffer {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) throw new Error('it holds characters that are not base64');
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== 32) throw new Error(`got ${key.length} bytes`);
   return key;
 }
 

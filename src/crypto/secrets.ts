@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError, decodeEncryptionKey } from '../config.js';
 
 const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
@@ -93,7 +93,9 @@ function readOrCreateKeyFile(file: string, dataDir: string): Buffer {
 }
 
 function decodeKeyFile(content: string): Buffer {
-  const key = Buffer.from(content.trim(), 'base64');
-  if (key.length !== KEY_BYTES) throw new Error(`it does not hold a ${KEY_BYTES}-byte base64 key`);
-  return key;
+  try {
+    return decodeEncryptionKey(content);
+  } catch (error) {
+    throw new Error(`it does not hold a ${KEY_BYTES}-byte base64 key (${(error as Error).message})`);
+  }
 }
