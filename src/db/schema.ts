@@ -10,6 +10,7 @@ import type { ExternalBankAccountTables } from '../external_bank_accounts/tables
 import type { ExternalPaymentTables } from '../external_payments/tables.js';
 import type { CardTables } from '../cards/tables.js';
 import type { CryptoTables } from '../crypto/tables.js';
+import type { EventTables } from '../events/tables.js';
 import type { FinancialAccountTables } from '../financial_accounts/tables.js';
 import type { IdempotencyTables } from '../http/idempotency-tables.js';
 import type { LedgerTables } from '../ledger/tables.js';
@@ -35,4 +36,5 @@ export interface Database
     ExternalBankAccountTables,
     AuthRuleTables,
     ThreeDsTables,
-    CardTransactionTables {}
+    CardTransactionTables,
+    EventTables {}
