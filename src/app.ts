@@ -19,6 +19,7 @@ import { accountRoutes } from './accounts/routes.js';
 import { authRuleRoutes } from './auth_rules/routes.js';
 import { cardRoutes } from './cards/routes.js';
 import { bookTransferRoutes } from './book_transfers/routes.js';
+import { eventSubscriptionRoutes } from './event_subscriptions/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
@@ -51,6 +52,7 @@ const resources = [
   authRuleRoutes,
   threeDsRoutes,
   transactionRoutes,
+  eventSubscriptionRoutes,
 ];
 
 export interface AppOptions {

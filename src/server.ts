@@ -1,7 +1,8 @@
 /**
  * Starting and stopping a Cardwright server: open the database, apply migrations, provision keys,
- * listen. On SIGTERM/SIGINT it stops accepting connections, lets in-flight requests finish, then
- * closes the database.
+ * listen, and send webhooks (event_subscriptions/delivery.ts). On SIGTERM/SIGINT it stops accepting
+ * connections, lets in-flight requests finish, stops the webhook dispatcher (aborting its requests),
+ * then closes the database.
  */
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -13,6 +14,7 @@ import { ConfigError, type Config } from './config.js';
 import { verifyEncryptionKey } from './crypto/key-check.js';
 import { keyFile, loadEncryptionKey, Secrets } from './crypto/secrets.js';
 import { connectDatabase, type Db } from './db/database.js';
+import { Dispatcher, type DispatcherOptions } from './event_subscriptions/delivery.js';
 import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions, logsRequests } from './logger.js';
@@ -33,6 +35,8 @@ export interface StartOptions {
   logStream?: DestinationStream;
   /** Called with the key created on first start, before the server listens (the CLI prints it). */
   onKeyGenerated?: (created: CreatedKey) => void;
+  /** The webhook dispatcher's settings (tests use a retry schedule in milliseconds). */
+  delivery?: Partial<DispatcherOptions>;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -55,8 +59,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       expireIdempotencyRecords(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'idempotency retention sweep failed'));
     }, CLOCK_SWEEP_INTERVAL_MS);
     sweeper.unref();
+    const dispatcher = new Dispatcher(db, secrets, wall, app.log, options.delivery);
+    dispatcher.start();
     app.addHook('onClose', async () => {
       clearInterval(sweeper);
+      await dispatcher.stop();
       await db.close();
     });
     // While shutting down, answers close their connection so that keep-alive clients let go.

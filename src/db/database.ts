@@ -42,6 +42,21 @@ export interface Db {
 
 const MAX_TRANSACTION_ATTEMPTS = 8;
 
+/** The effects waiting for each open transaction of any Db (see `afterCommit`). */
+const commitEffects = new WeakMap<Tx, Array<() => void>>();
+
+/**
+ * `Db.afterCommit` for code that holds a transaction but not its Db (e.g. `emitEvent`): runs
+ * `effect` once `tx` committed. Returns false, and never runs it, when `tx` is not a transaction
+ * `Db.transaction` opened.
+ */
+export function afterCommitOf(tx: Tx, effect: () => void): boolean {
+  const effects = commitEffects.get(tx);
+  if (effects === undefined) return false;
+  effects.push(effect);
+  return true;
+}
+
 export interface DatabaseOptions {
   /** Folder for the default SQLite file. */
   dataDir: string;
@@ -115,7 +130,6 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
-  const commitEffects = new WeakMap<Tx, Array<() => void>>();
 
   return {
     engine,
@@ -138,9 +152,7 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
       }
     },
     afterCommit(tx, effect) {
-      const effects = commitEffects.get(tx);
-      if (effects === undefined) throw new Error('afterCommit: not a transaction opened by Db.transaction');
-      effects.push(effect);
+      if (!afterCommitOf(tx, effect)) throw new Error('afterCommit: not a transaction opened by Db.transaction');
     },
     forUpdate(query) {
       return engine === 'postgres' ? (query.forUpdate() as typeof query) : query;

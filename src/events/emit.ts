@@ -1,10 +1,12 @@
 /**
  * The one way anything in Cardwright records an event: `emitEvent`, called inside the database
  * transaction of the change it reports, so an event exists exactly when its change committed. The
- * payload is a snapshot taken then (an event never changes afterwards).
+ * payload is a snapshot taken then (an event never changes afterwards). Its webhook deliveries are
+ * queued in the same transaction (event_subscriptions/service.ts `queueDeliveries`).
  */
 import type { Tx } from '../db/database.js';
 import { preparedWrite } from '../db/prepared.js';
+import { queueDeliveries } from '../event_subscriptions/service.js';
 import { newToken } from '../ids.js';
 import type { EventType } from './types.js';
 
@@ -22,5 +24,6 @@ const insertEvent = preparedWrite((db, programId: string, token: string, eventTy
 export async function emitEvent(tx: Tx, programId: string, eventType: EventType, payload: object, nowMs: number): Promise<EmittedEvent> {
   const event: EmittedEvent = { token: newToken(), event_type: eventType, created_ms: nowMs };
   await insertEvent(tx, programId, event.token, eventType, JSON.stringify(payload), nowMs);
+  await queueDeliveries(tx, programId, event);
   return event;
 }

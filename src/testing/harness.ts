@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { systemClock, type WallClock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createProgramWithKey } from '../programs/service.js';
-import { startServer, type RunningServer } from '../server.js';
+import { startServer, type RunningServer, type StartOptions } from '../server.js';
 
 export const engine: 'sqlite' | 'postgres' = process.env.CW_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 const postgresUrl = process.env.TEST_DATABASE_URL;
@@ -95,7 +95,7 @@ export function sdkClient(url: string, apiKey: string): Lithic {
   return new Lithic({ apiKey, baseURL: url, maxRetries: 0 });
 }
 
-export async function startTestServer(options: { wall?: WallClock; config?: Partial<Config> } = {}): Promise<TestServer> {
+export async function startTestServer(options: { wall?: WallClock; config?: Partial<Config>; delivery?: StartOptions['delivery'] } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const lines: string[] = [];
   const logStream = new Writable({
@@ -105,7 +105,7 @@ export async function startTestServer(options: { wall?: WallClock; config?: Part
     },
   });
   const wall = options.wall ?? systemClock;
-  const server = await startServer(testConfig(database, options.config), { wall, logStream });
+  const server = await startServer(testConfig(database, options.config), { wall, logStream, ...(options.delivery && { delivery: options.delivery }) });
   const url = server.url;
   return {
     url,

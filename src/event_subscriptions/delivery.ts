@@ -1,0 +1,268 @@
+/**
+ * The webhook dispatcher: sends due delivery attempts to their subscription's URL and records the
+ * outcome. One runs in each server process (started and stopped by server.ts).
+ *
+ * Decisions:
+ * - Attempts are rows (`event_attempts`); a PENDING one is due at `due_wall_ms` (wall time: a
+ *   delivery happens in the real world, whatever a program's clock says; 0 means "at once"). The
+ *   dispatcher polls the due ones (`(status, due_wall_ms)` index) every `pollIntervalMs`, and at
+ *   once when a transaction that queued attempts in this process commits (`nudgeDispatchers`).
+ * - Before sending, it leases the attempt (SENDING, `lease_owner`, `lease_expires_wall_ms`) with a
+ *   conditional update, so that of several processes on one PostgreSQL exactly one sends it. A
+ *   lease outlives the request timeout; a lease left by a process that died expires and the attempt
+ *   is due again (delivery is at least once, as with every webhook sender; `webhook-id` lets a
+ *   receiver drop a repeat). On stop, in-flight requests are aborted and their leases given back.
+ * - The body is the event as `GET /v1/events/{token}` answers it; headers are Standard Webhooks'
+ *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
+ *   Redirects are not followed. 2xx is SUCCESS; anything else (a status, a timeout, a refused
+ *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
+ *   is queued after the next delay of the retry schedule, until the schedule runs out.
+ * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
+ *   FAILED and not retried (`recover` re-queues such events later).
+ * - Nothing escapes the loop: errors are logged (attempt and subscription tokens, never a secret
+ *   or a payload) and the attempt is retried when its lease expires.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { isoTimestamp, MS_PER_HOUR, MS_PER_SECOND, type WallClock } from '../clock.js';
+import type { Secrets } from '../crypto/secrets.js';
+import { afterCommitOf, type Db, type Tx } from '../db/database.js';
+import { newToken } from '../ids.js';
+import { signatureHeader } from './signature.js';
+import * as store from './store.js';
+
+const MINUTE_MS = 60 * MS_PER_SECOND;
+
+export interface DispatcherOptions {
+  /** Delays before each retry after a failed attempt (Lithic's / Svix's schedule); then it gives up. */
+  retryScheduleMs: readonly number[];
+  /** How often due attempts are looked for (at most 1 s, so a retry is never late by more). */
+  pollIntervalMs: number;
+  /** How long a receiver has to answer. */
+  requestTimeoutMs: number;
+  /** How long a lease holds an attempt: longer than a request can take. */
+  leaseMs: number;
+  /** Deliveries in flight at once, per process. */
+  maxInFlight: number;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  retryScheduleMs: [5 * MS_PER_SECOND, 5 * MINUTE_MS, 30 * MINUTE_MS, 2 * MS_PER_HOUR, 5 * MS_PER_HOUR, 10 * MS_PER_HOUR, 10 * MS_PER_HOUR],
+  pollIntervalMs: 500,
+  requestTimeoutMs: 10 * MS_PER_SECOND,
+  leaseMs: 60 * MS_PER_SECOND,
+  maxInFlight: 16,
+};
+
+/** The first characters of a receiver's answer kept on the attempt. */
+export const RESPONSE_KEPT_CHARS = 1024;
+/** How long the previous secret still signs after a rotation. */
+export const PREVIOUS_SECRET_VALID_MS = 24 * MS_PER_HOUR;
+
+/** The running dispatchers of this process, woken when a transaction that queued attempts commits. */
+const running = new Set<Dispatcher>();
+
+/** After `tx` commits, wakes this process's dispatchers (its attempts are then due at once). */
+export function nudgeAfterCommit(tx: Tx): void {
+  afterCommitOf(tx, () => {
+    for (const dispatcher of running) dispatcher.nudge();
+  });
+}
+
+/** The JSON an event is delivered as: the shape `GET /v1/events/{token}` answers. */
+export function eventBody(event: store.EventRow): string {
+  return JSON.stringify({ token: event.token, created: isoTimestamp(Number(event.created_ms)), event_type: event.event_type, payload: JSON.parse(event.payload) as unknown });
+}
+
+interface SendResult {
+  ok: boolean;
+  statusCode: number;
+  response: string;
+}
+
+type Delivery = NonNullable<Awaited<ReturnType<typeof store.leasedDelivery>>>;
+
+export class Dispatcher {
+  readonly #owner = newToken();
+  readonly #options: DispatcherOptions;
+  readonly #stopping = new AbortController();
+  readonly #inFlight = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #polling: Promise<void> | undefined;
+  #pollAgain = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly secrets: Secrets,
+    private readonly wall: WallClock,
+    private readonly log: FastifyBaseLogger,
+    options: Partial<DispatcherOptions> = {},
+  ) {
+    this.#options = { ...DEFAULT_DISPATCHER_OPTIONS, ...options };
+  }
+
+  start(): void {
+    running.add(this);
+    this.nudge();
+  }
+
+  /** Looks for due attempts now (or right after the poll under way). */
+  nudge(): void {
+    if (this.#stopping.signal.aborted) return;
+    if (this.#polling) {
+      this.#pollAgain = true;
+      return;
+    }
+    clearTimeout(this.#timer);
+    this.#polling = this.#poll().finally(() => {
+      this.#polling = undefined;
+      if (this.#stopping.signal.aborted) return;
+      if (this.#pollAgain) {
+        this.#pollAgain = false;
+        this.nudge();
+      } else {
+        this.#timer = setTimeout(() => this.nudge(), this.#options.pollIntervalMs);
+        this.#timer.unref();
+      }
+    });
+  }
+
+  /** Stops polling, aborts the requests in flight (their leases are given back) and waits for them. */
+  async stop(): Promise<void> {
+    running.delete(this);
+    this.#stopping.abort();
+    clearTimeout(this.#timer);
+    await this.#polling;
+    await Promise.all([...this.#inFlight]);
+  }
+
+  async #poll(): Promise<void> {
+    try {
+      const free = this.#options.maxInFlight - this.#inFlight.size;
+      if (free <= 0) return;
+      const due = await store.dueAttempts(this.db.kysely, this.wall.nowMs(), free);
+      for (const { program_id, token } of due) {
+        if (this.#stopping.signal.aborted) return;
+        const nowWallMs = this.wall.nowMs();
+        const leased = await store.leaseAttempt(this.db.kysely, program_id, token, this.#owner, nowWallMs, nowWallMs + this.#options.leaseMs);
+        if (leased === 1) this.#track(this.#deliver(program_id, token));
+      }
+      // A full batch may have left more due behind.
+      if (due.length === free) this.#pollAgain = true;
+    } catch (error) {
+      this.log.error({ err: error, component: 'webhook-dispatcher' }, 'looking for due webhook deliveries failed');
+    }
+  }
+
+  #track(delivery: Promise<void>): void {
+    this.#inFlight.add(delivery);
+    void delivery.finally(() => {
+      this.#inFlight.delete(delivery);
+      this.nudge();
+    });
+  }
+
+  /** Sends one leased attempt and records its outcome; never throws. */
+  async #deliver(programId: string, attemptToken: string): Promise<void> {
+    try {
+      const delivery = await store.leasedDelivery(this.db.kysely, programId, attemptToken);
+      if (!delivery) return;
+      const event = await store.findEventOrExample(this.db.kysely, programId, delivery.event_token);
+      const refusal = delivery.url === null ? 'event subscription deleted' : delivery.disabled ? 'event subscription disabled' : event ? undefined : 'event not found';
+      if (refusal !== undefined || !event) {
+        await this.#record(delivery, { ok: false, statusCode: 0, response: refusal ?? '' }, false);
+        return;
+      }
+      const result = await this.#send(delivery, eventBody(event), event.token);
+      if (this.#stopping.signal.aborted) {
+        await store.releaseLease(this.db.kysely, programId, attemptToken, this.#owner);
+        return;
+      }
+      await this.#record(delivery, result, true);
+    } catch (error) {
+      this.log.error({ err: error, component: 'webhook-dispatcher', attempt: attemptToken }, 'webhook delivery failed; it is retried when its lease expires');
+    }
+  }
+
+  /** POSTs the body, signed; the answer or the error as a SendResult. */
+  async #send(delivery: Delivery, body: string, eventToken: string): Promise<SendResult> {
+    const nowWallMs = this.wall.nowMs();
+    const timestampSeconds = Math.floor(nowWallMs / MS_PER_SECOND);
+    const secrets = [this.secrets.decrypt(delivery.secret_encrypted!)];
+    if (delivery.previous_secret_encrypted !== null && Number(delivery.previous_secret_until_ms) > nowWallMs) {
+      secrets.push(this.secrets.decrypt(delivery.previous_secret_encrypted));
+    }
+    const signal = AbortSignal.any([AbortSignal.timeout(this.#options.requestTimeoutMs), this.#stopping.signal]);
+    try {
+      const response = await fetch(delivery.url!, {
+        method: 'POST',
+        redirect: 'manual',
+        signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Cardwright-Webhooks',
+          'webhook-id': eventToken,
+          'webhook-timestamp': String(timestampSeconds),
+          'webhook-signature': signatureHeader(secrets, eventToken, timestampSeconds, body),
+        },
+        body,
+      });
+      const text = await response.text();
+      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status, response: text.slice(0, RESPONSE_KEPT_CHARS) };
+    } catch (error) {
+      return { ok: false, statusCode: 0, response: this.#describeFailure(error) };
+    }
+  }
+
+  #describeFailure(error: unknown): string {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+      return this.#stopping.signal.aborted ? 'aborted: the server is stopping' : `no answer within ${this.#options.requestTimeoutMs / MS_PER_SECOND} s`;
+    }
+    const cause = error instanceof Error ? (error.cause as { message?: unknown } | undefined) : undefined;
+    const message = typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
+    return message.slice(0, RESPONSE_KEPT_CHARS);
+  }
+
+  /** Records the outcome and, for a failure that may be retried, queues the next attempt, in one transaction. */
+  async #record(delivery: Delivery, result: SendResult, mayRetry: boolean): Promise<void> {
+    const nowMs = this.wall.nowMs() + Number(delivery.clock_offset_ms);
+    const delayMs = this.#options.retryScheduleMs[delivery.attempt_number - 1];
+    await this.db.transaction(async (tx) => {
+      const outcome: store.AttemptOutcome = {
+        status: result.ok ? 'SUCCESS' : 'FAILED',
+        url: delivery.url ?? delivery.attempt_url,
+        response: result.response,
+        response_status_code: result.statusCode,
+        updated_ms: nowMs,
+      };
+      const recorded = await store.completeAttempt(tx, delivery.program_id, delivery.token, this.#owner, outcome);
+      if (recorded !== 1 || result.ok || !mayRetry || delayMs === undefined) return;
+      await store.insertAttempts(tx, [
+        {
+          ...newAttempt(delivery.program_id, delivery.event_token, { token: delivery.subscription_token, url: outcome.url }, nowMs),
+          attempt_number: delivery.attempt_number + 1,
+          due_wall_ms: this.wall.nowMs() + delayMs,
+        },
+      ]);
+    });
+  }
+}
+
+/** A first attempt to deliver an event to a subscription, due at once, created at program time `createdMs`. */
+export function newAttempt(programId: string, eventToken: string, subscription: { token: string; url: string }, createdMs: number): store.AttemptRow {
+  return {
+    program_id: programId,
+    token: newToken(),
+    event_token: eventToken,
+    subscription_token: subscription.token,
+    status: 'PENDING',
+    url: subscription.url,
+    response: '',
+    response_status_code: 0,
+    attempt_number: 1,
+    due_wall_ms: 0,
+    lease_owner: null,
+    lease_expires_wall_ms: null,
+    created_ms: createdMs,
+    updated_ms: createdMs,
+  };
+}

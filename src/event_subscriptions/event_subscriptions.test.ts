@@ -1,0 +1,315 @@
+/**
+ * Event subscriptions and webhook delivery end to end: CRUD and validation through the SDK, and
+ * deliveries to a real HTTP receiver (signatures checked with the SDK's verifySignature), retries
+ * on a schedule in milliseconds, the attempts API, resend / recover / replay_missing /
+ * send_example, and isolation between programs. Events are emitted with `emitEvent` in a
+ * transaction of their own, as every resource does in the transaction of its change.
+ */
+import Lithic from 'lithic';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
+import { emitEvent } from '../events/emit.js';
+import type { EventType } from '../events/types.js';
+import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
+import { expectError } from '../testing/money.js';
+import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+
+const RETRY_SCHEDULE_MS = [100, 100, 100];
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+describeWithDb('event subscriptions and webhooks', () => {
+  const context = useTestServer({ delivery: { retryScheduleMs: RETRY_SCHEDULE_MS, pollIntervalMs: 50 } });
+  let receiver: WebhookReceiver;
+  // Each test has a program of its own, so that no test's subscriptions see another's events.
+  let program: TestProgram;
+  let client: Lithic;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  beforeEach(async () => {
+    program = await context.server.newProgram();
+    client = program.client;
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+  });
+  afterAll(async () => receiver?.close());
+
+  function subscribe(path: string, params: Partial<Lithic.Events.SubscriptionCreateParams> = {}, on: TestProgram = program) {
+    return on.client.events.subscriptions.create({ url: `${receiver.url}${path}`, ...params });
+  }
+
+  async function emit(eventType: EventType, payload: object = { token: crypto.randomUUID() }, on: TestProgram = program) {
+    return context.server.server.db.transaction((tx) => emitEvent(tx, on.programId, eventType, payload, systemClock.nowMs()));
+  }
+
+  async function attemptsOf(eventToken: string, query: Lithic.Events.EventListAttemptsParams = {}) {
+    return (await client.events.listAttempts(eventToken, query)).data;
+  }
+
+  it('creates, reads, updates, lists and deletes subscriptions', async () => {
+    const created = await subscribe('/crud');
+    expect(created).toEqual({ token: expect.any(String), url: `${receiver.url}/crud`, description: '', disabled: false, event_types: null });
+    expect(await client.events.subscriptions.retrieve(created.token)).toEqual(created);
+
+    const updated = await client.events.subscriptions.update(created.token, { url: 'https://example.com/hooks', description: 'ops', event_types: ['card.created', 'card.created'] });
+    expect(updated).toEqual({ ...created, url: 'https://example.com/hooks', description: 'ops', event_types: ['card.created'] });
+    // An omitted field keeps its value; [] means every type.
+    expect(await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', disabled: true })).toEqual({ ...updated, url: 'https://example.com/h2', disabled: true });
+    expect((await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', event_types: [] })).event_types).toBeNull();
+
+    const [second, third] = [await subscribe('/crud-2', { disabled: true, description: 'two' }), await subscribe('/crud-3', { event_types: null as never })];
+    const first = await client.events.subscriptions.list({ page_size: 2 });
+    expect(first.data.map((s) => s.token)).toEqual([third.token, second.token]);
+    expect(first.has_more).toBe(true);
+    const next = await client.events.subscriptions.list({ page_size: 2, starting_after: second.token });
+    expect(next.data.map((s) => s.token)).toContain(created.token);
+
+    const response = await context.server.request('DELETE', `/v1/event_subscriptions/${created.token}`, { apiKey: program.apiKey });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+    await expectError(client.events.subscriptions.retrieve(created.token), 404);
+    await expectError(client.events.subscriptions.del(created.token), 404);
+    for (const token of [second.token, third.token]) await client.events.subscriptions.del(token);
+  });
+
+  it('refuses bad input with a 400 naming the field, and unknown tokens with a 404, changing nothing', async () => {
+    const before = (await client.events.subscriptions.list()).data.length;
+    const badUrls = ['', 'not a url', '/relative', 'ftp://example.com/x', 'https://user:secret@example.com/x', `https://example.com/${'a'.repeat(2048)}`, 'mailto:a@example.com'];
+    for (const url of badUrls) expect(await expectError(client.events.subscriptions.create({ url }), 400)).toMatch(/url/);
+    const bodies: unknown[] = [
+      { url: 'https://example.com', event_types: ['card.nope'] },
+      { url: 'https://example.com', event_types: 'card.created' },
+      { url: 'https://example.com', disabled: 'yes' },
+      { url: 'https://example.com', description: 'x'.repeat(513) },
+      { url: 'https://example.com', unknown: 1 },
+      { url: 42 },
+      {},
+    ];
+    for (const body of bodies) {
+      const response = await context.server.request('POST', '/v1/event_subscriptions', { apiKey: program.apiKey, body: body as object });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+    }
+    const existing = await subscribe('/validation');
+    await expectError(client.events.subscriptions.update(existing.token, { url: 'javascript:alert(1)' }), 400);
+    const noUrl = await context.server.request('PATCH', `/v1/event_subscriptions/${existing.token}`, { apiKey: program.apiKey, body: { description: 'x' } });
+    expect(noUrl.status).toBe(400);
+    expect(await client.events.subscriptions.retrieve(existing.token)).toEqual(existing);
+    await expectError(client.events.subscriptions.update(UNKNOWN, { url: 'https://example.com' }), 404);
+    await expectError(client.events.subscriptions.retrieveSecret(UNKNOWN), 404);
+    await expectError(client.events.subscriptions.rotateSecret(UNKNOWN), 404);
+    await expectError(client.events.subscriptions.list({ page_size: 101 }), 400);
+    await expectError(client.events.subscriptions.listAttempts(existing.token, { status: 'DONE' as 'SUCCESS' }), 400);
+    await expectError(client.events.subscriptions.recover(existing.token, { begin: 'yesterday' }), 400);
+    await expectError(client.events.subscriptions.sendSimulatedExample(existing.token, { event_type: 'card.nope' as 'card.created' }), 400);
+    expect((await client.events.subscriptions.list()).data.length).toBe(before + 1);
+    await client.events.subscriptions.del(existing.token);
+  });
+
+  it('delivers an event signed with the secret, and records the attempt', async () => {
+    const subscription = await subscribe('/deliver');
+    const { secret } = await client.events.subscriptions.retrieveSecret(subscription.token);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const payload = { token: crypto.randomUUID(), nickname: 'Payroll', type: 'OPERATING' };
+    const event = await emit('financial_account.created', payload);
+
+    const [delivery] = await receivedAt(receiver, '/deliver', 1);
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    expect(delivery!.headers['webhook-id']).toBe(event.token);
+    expect(Math.abs(Number(delivery!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, secret)).not.toThrow();
+    expect(JSON.parse(delivery!.body)).toEqual({ token: event.token, created: new Date(event.created_ms).toISOString(), event_type: 'financial_account.created', payload });
+
+    const attempts = await eventually(async () => {
+      const listed = await attemptsOf(event.token);
+      expect(listed.map((attempt) => attempt.status)).toEqual(['SUCCESS']);
+      return listed;
+    });
+    expect(attempts[0]).toEqual({
+      token: expect.any(String),
+      created: new Date(event.created_ms).toISOString(),
+      event_subscription_token: subscription.token,
+      event_token: event.token,
+      response: 'ok',
+      response_status_code: 200,
+      status: 'SUCCESS',
+      url: `${receiver.url}/deliver`,
+    });
+    expect((await client.events.subscriptions.listAttempts(subscription.token)).data).toEqual(attempts);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('sends each subscription only its event types, and nothing to a disabled one', async () => {
+    const cards = await subscribe('/types-cards', { event_types: ['card.created'] });
+    const everything = await subscribe('/types-all');
+    const disabled = await subscribe('/types-disabled', { disabled: true });
+    const account = await emit('financial_account.created');
+    const card = await emit('card.created');
+
+    const all = await receivedAt(receiver, '/types-all', 2);
+    expect(all.map((request) => request.event.token).sort()).toEqual([account.token, card.token].sort());
+    expect((await receivedAt(receiver, '/types-cards', 1)).map((request) => request.event.token)).toEqual([card.token]);
+    await pause(300);
+    expect(receiver.at('/types-cards')).toHaveLength(1);
+    expect(receiver.at('/types-disabled')).toHaveLength(0);
+    expect((await client.events.subscriptions.listAttempts(disabled.token)).data).toEqual([]);
+    // Enabled again, it gets the events emitted from then on.
+    await client.events.subscriptions.update(disabled.token, { url: disabled.url, disabled: false });
+    const later = await emit('card.created');
+    expect((await receivedAt(receiver, '/types-disabled', 1)).map((request) => request.event.token)).toEqual([later.token]);
+    for (const subscription of [cards, everything, disabled]) await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('signs with the new and the previous secret after a rotation', async () => {
+    const subscription = await subscribe('/rotate');
+    const { secret: previous } = await client.events.subscriptions.retrieveSecret(subscription.token);
+    const rotated = await context.server.request('POST', `/v1/event_subscriptions/${subscription.token}/secret/rotate`, { apiKey: program.apiKey });
+    expect(rotated.status).toBe(200);
+    expect(await rotated.text()).toBe('');
+    const { secret: current } = await client.events.subscriptions.retrieveSecret(subscription.token);
+    expect(current).not.toBe(previous);
+
+    await emit('card.created');
+    const [delivery] = await receivedAt(receiver, '/rotate', 1);
+    expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, current!)).not.toThrow();
+    expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, previous!)).not.toThrow();
+    expect(context.server.logs()).not.toContain(current!.slice('whsec_'.length));
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('retries a failed delivery on the schedule until it succeeds', async () => {
+    const subscription = await subscribe('/flaky');
+    let calls = 0;
+    receiver.answer = (request) => (request.path === '/flaky' && ++calls <= 2 ? { status: 500, body: `boom ${calls}` } : { status: 200, body: 'ok' });
+    const event = await emit('card.created');
+    await receivedAt(receiver, '/flaky', 3);
+    const attempts = await eventually(async () => {
+      const listed = await attemptsOf(event.token);
+      expect(listed.map((attempt) => attempt.status)).toEqual(['SUCCESS', 'FAILED', 'FAILED']);
+      return listed;
+    });
+    expect(attempts.map((attempt) => [attempt.response_status_code, attempt.response])).toEqual([
+      [200, 'ok'],
+      [500, 'boom 2'],
+      [500, 'boom 1'],
+    ]);
+    expect(new Set(receiver.at('/flaky').map((request) => request.headers['webhook-id']))).toEqual(new Set([event.token]));
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('gives up after the schedule when the receiver refuses connections; recover sends them again', async () => {
+    const closed = await startWebhookReceiver();
+    const refusedUrl = `${closed.url}/refused`;
+    await closed.close();
+    const subscription = await client.events.subscriptions.create({ url: refusedUrl });
+    const event = await emit('card.created');
+    const attempts = await eventually(async () => {
+      const listed = await attemptsOf(event.token);
+      expect(listed).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
+      expect(listed.every((attempt) => attempt.status === 'FAILED')).toBe(true);
+      return listed;
+    });
+    for (const attempt of attempts) {
+      expect(attempt).toMatchObject({ response_status_code: 0, url: refusedUrl, event_subscription_token: subscription.token });
+      expect(attempt.response).toMatch(/ECONNREFUSED/);
+    }
+    await pause(400);
+    expect(await attemptsOf(event.token)).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
+    expect((await client.events.subscriptions.listAttempts(subscription.token, { status: 'FAILED', page_size: 2 })).data).toHaveLength(2);
+    expect((await client.events.subscriptions.listAttempts(subscription.token, { status: 'SUCCESS' })).data).toEqual([]);
+    expect((await client.events.subscriptions.listAttempts(subscription.token, { end: '2000-01-01T00:00:00Z' })).data).toEqual([]);
+
+    // The receiver is back: recover re-queues the event (once), the delivery goes to the new URL.
+    await client.events.subscriptions.update(subscription.token, { url: `${receiver.url}/recovered` });
+    await client.events.subscriptions.recover(subscription.token, { begin: new Date(event.created_ms - 1000).toISOString() });
+    const [delivery] = await receivedAt(receiver, '/recovered', 1);
+    expect(delivery!.event.token).toBe(event.token);
+    await eventually(async () => expect((await attemptsOf(event.token))[0]).toMatchObject({ status: 'SUCCESS', url: `${receiver.url}/recovered` }));
+    await client.events.subscriptions.recover(subscription.token);
+    await pause(300);
+    expect(receiver.at('/recovered')).toHaveLength(1);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('resends an event, and replays the events a subscription never got', async () => {
+    const early = await emit('card.created');
+    const other = await emit('financial_account.created');
+    const subscription = await subscribe('/replay', { event_types: ['card.created'] });
+    await client.events.subscriptions.replayMissing(subscription.token, { begin: new Date(early.created_ms - 1).toISOString() });
+    expect((await receivedAt(receiver, '/replay', 1)).map((request) => request.event.token)).toEqual([early.token]);
+    await client.events.subscriptions.replayMissing(subscription.token);
+    await pause(300);
+    expect(receiver.at('/replay')).toHaveLength(1);
+
+    await client.events.resend(other.token, { eventSubscriptionToken: subscription.token });
+    expect((await receivedAt(receiver, '/replay', 2))[1]!.event.token).toBe(other.token);
+    await expectError(client.events.resend(UNKNOWN, { eventSubscriptionToken: subscription.token }), 404);
+    await expectError(client.events.resend(early.token, { eventSubscriptionToken: UNKNOWN }), 404);
+    await expectError(client.events.listAttempts(UNKNOWN), 404);
+    await expectError(client.events.subscriptions.listAttempts(UNKNOWN), 404);
+
+    await client.events.subscriptions.update(subscription.token, { url: subscription.url, disabled: true });
+    await expectError(client.events.resend(early.token, { eventSubscriptionToken: subscription.token }), 422);
+    await expectError(client.events.subscriptions.replayMissing(subscription.token), 422);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('sends an example event to one subscription only, kept out of the events', async () => {
+    const target = await subscribe('/example', { event_types: ['balance.updated', 'card.created'] });
+    const bystander = await subscribe('/example-bystander');
+    await client.events.subscriptions.sendSimulatedExample(target.token);
+    await client.events.subscriptions.sendSimulatedExample(target.token, { event_type: 'card.created' });
+    const examples = await receivedAt(receiver, '/example', 2);
+    expect(examples.map((request) => request.event.event_type).sort()).toEqual(['balance.updated', 'card.created']);
+    const { secret } = await client.events.subscriptions.retrieveSecret(target.token);
+    expect(() => client.webhooks.verifySignature(examples[0]!.body, examples[0]!.headers, secret!)).not.toThrow();
+    const token = examples[0]!.event.token;
+    await eventually(async () => expect((await attemptsOf(token)).map((attempt) => attempt.status)).toEqual(['SUCCESS']));
+    await expectError(client.events.retrieve(token), 404);
+    await pause(200);
+    expect(receiver.at('/example-bystander')).toHaveLength(0);
+    await client.events.subscriptions.del(target.token);
+    await client.events.subscriptions.del(bystander.token);
+  });
+
+  it('stops delivering to a deleted subscription', async () => {
+    const subscription = await subscribe('/deleted');
+    // The receiver deletes the subscription, then fails: the retry is never sent.
+    receiver.answer = async (request) => {
+      if (request.path === '/deleted') await client.events.subscriptions.del(subscription.token);
+      return { status: 503 };
+    };
+    const event = await emit('card.created');
+    await eventually(async () => expect((await attemptsOf(event.token)).map((attempt) => [attempt.status, attempt.response])).toEqual([
+      ['FAILED', 'event subscription deleted'],
+      ['FAILED', ''],
+    ]));
+    await pause(300);
+    expect(receiver.at('/deleted')).toHaveLength(1);
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+  });
+
+  it("keeps programs apart: another program's subscriptions are 404 and never get its events", async () => {
+    const other = await context.server.newProgram('other');
+    const mine = await subscribe('/mine');
+    const theirs = await subscribe('/theirs', {}, other);
+    await expectError(other.client.events.subscriptions.retrieve(mine.token), 404);
+    await expectError(other.client.events.subscriptions.update(mine.token, { url: 'https://example.com' }), 404);
+    await expectError(other.client.events.subscriptions.retrieveSecret(mine.token), 404);
+    await expectError(other.client.events.subscriptions.listAttempts(mine.token), 404);
+    await expectError(other.client.events.subscriptions.sendSimulatedExample(mine.token), 404);
+    await expectError(other.client.events.subscriptions.del(mine.token), 404);
+    expect((await other.client.events.subscriptions.list()).data.map((s) => s.token)).toEqual([theirs.token]);
+
+    const event = await emit('card.created');
+    await receivedAt(receiver, '/mine', 1);
+    await expectError(other.client.events.listAttempts(event.token), 404);
+    await expectError(other.client.events.resend(event.token, { eventSubscriptionToken: theirs.token }), 404);
+    const theirEvent = await emit('card.created', { token: crypto.randomUUID() }, other);
+    expect((await receivedAt(receiver, '/theirs', 1)).map((request) => request.event.token)).toEqual([theirEvent.token]);
+    await pause(200);
+    expect(receiver.at('/mine').map((request) => request.event.token)).toEqual([event.token]);
+    await client.events.subscriptions.del(mine.token);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * A webhook receiver for tests: a real HTTP server on 127.0.0.1 that records every request (raw
+ * body and headers) and answers what the test tells it to (200 by default).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  event: { token: string; created: string; event_type: string; payload: Record<string, unknown> };
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  /** What to answer the next requests; the default answer is 200 "ok". */
+  answer: (request: ReceivedWebhook) => Promise<{ status: number; body?: string }> | { status: number; body?: string };
+  /** The requests whose path is `path`. */
+  at(path: string): ReceivedWebhook[];
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const receiver = {
+    url: '',
+    received: [] as ReceivedWebhook[],
+    answer: (() => ({ status: 200, body: 'ok' })) as WebhookReceiver['answer'],
+    at: (path: string) => receiver.received.filter((request) => request.path === path),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+      const received: ReceivedWebhook = { path: request.url ?? '', headers, body, event: JSON.parse(body) as ReceivedWebhook['event'] };
+      receiver.received.push(received);
+      void Promise.resolve(receiver.answer(received)).then(({ status, body: answer }) => response.writeHead(status).end(answer ?? ''));
+    });
+  });
+  server.keepAliveTimeout = 100;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}
+
+/** Waits (polling every 20 ms, at most `timeoutMs`) until `check` passes; fails with its last error. */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** Waits until `path` got `count` requests, and returns them. */
+export function receivedAt(receiver: WebhookReceiver, path: string, count: number): Promise<ReceivedWebhook[]> {
+  return eventually(() => {
+    const requests = receiver.at(path);
+    expect(requests.length, `requests to ${path}`).toBeGreaterThanOrEqual(count);
+    return requests;
+  });
+}
+
+/** Resolves after `ms`: to check that nothing more arrives. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
