@@ -159,6 +159,8 @@ const PATH_WRITE_BODIES: Record<string, Record<string, unknown>> = {
   'POST /v1/external_bank_accounts/{external_bank_account_token}/retry_prenote': {},
   'PATCH /v2/auth_rules/{auth_rule_token}': { name: 'b' },
   'POST /v2/auth_rules/{auth_rule_token}/draft': { parameters: { conditions: [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['5411'] }] } },
+  'PATCH /v1/event_subscriptions/{event_subscription_token}': { url: 'https://example.com/b' },
+  'POST /v1/simulate/event_subscriptions/{event_subscription_token}/send_example': {},
 };
 
 /** Bodies of money movement reversals and external payment actions: an effective date is all they need. */
@@ -173,6 +175,7 @@ const REQUIRED_QUERIES: Record<string, (yesterday: string) => string> = {
 const WRITES_WITHOUT_TOKENS: Record<string, (b: TestProgram) => Promise<Record<string, unknown>>> = {
   'POST /v1/simulate/clock': async (b) => ({ now: new Date(Date.parse((await b.client.get<unknown, { now: string }>('/v1/simulate/clock')).now) + 60_000).toISOString() }),
   'POST /v1/simulate/program': async () => ({ require_funds: false }),
+  'POST /v1/event_subscriptions': async () => ({ url: 'https://example.com/b', disabled: true }),
 };
 
 const CURSORS = new Set(['starting_after', 'ending_before']);

@@ -2,6 +2,8 @@
  * Real resources of one program, of every kind the API serves, and their tokens by the name of the
  * path parameter (or body field) that takes them: what the robustness and isolation tests send.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type Lithic from 'lithic';
 import { conditionalBlock, createRule } from './auth_rules.js';
 import { enroll, kybBody, kycBody, kycExemptBody } from './enrollment.js';
@@ -22,11 +24,37 @@ export function threeDsBody(pan: string, merchantName = 'GROCER') {
   return { pan, merchant: { id: 'M-1', country: 'USA', mcc: '5411', name: merchantName }, transaction: { amount: 2_500, currency: 'USD' } };
 }
 
+/** A webhook receiver that accepts everything, for the process's lifetime (it keeps no test alive). */
+let acceptingReceiver: Promise<string> | undefined;
+function acceptingReceiverUrl(): Promise<string> {
+  acceptingReceiver ??= new Promise((resolve) => {
+    const server = http.createServer((request, response) => request.resume().on('end', () => response.end('ok')));
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/owned`));
+    server.unref();
+  });
+  return acceptingReceiver;
+}
+
+/**
+ * An event subscription and an (example) event delivered to it, once its attempt succeeded, so
+ * that nothing of them changes afterwards.
+ */
+async function deliveredEvent(client: Lithic): Promise<{ subscription: string; event: string }> {
+  const subscription = await client.events.subscriptions.create({ url: await acceptingReceiverUrl() });
+  await client.events.subscriptions.sendSimulatedExample(subscription.token);
+  for (;;) {
+    const [attempt] = (await client.events.subscriptions.listAttempts(subscription.token)).data;
+    if (attempt?.status === 'SUCCESS') return { subscription: subscription.token, event: attempt.event_token };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /**
  * Creates, in the client's program, account holders of each workflow family (KYC, KYB, KYC_EXEMPT),
  * a card on its own account with a transaction, an Auth Rule on it, money moved on the operating
  * account (management operation, book transfer, external payment), an external bank account and
- * two 3DS authentications (one PENDING_CHALLENGE), and returns their tokens.
+ * two 3DS authentications (one PENDING_CHALLENGE), an event subscription and an event delivered to
+ * it, and returns their tokens.
  */
 export async function ownedResources(client: Lithic): Promise<Owned> {
   const existing = (await client.financialAccounts.list()).data;
@@ -46,6 +74,7 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
   const authenticated = await client.threeDS.authentication.simulate(threeDsBody(card.pan));
   const challenged = await client.threeDS.authentication.simulate(threeDsBody(card.pan, 'SHOP CHALLENGE'));
   const financialAccounts = (await client.financialAccounts.list()).data.map((account) => account.token);
+  const delivered = await deliveredEvent(client);
   return {
     operating,
     card,
@@ -65,6 +94,8 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
       book_transfer_token: [transfer.token],
       external_payment_token: [payment.token],
       three_ds_authentication_token: [authenticated.token as string, challenged.token as string],
+      event_subscription_token: [delivered.subscription],
+      event_token: [delivered.event],
       pan: [card.pan],
     },
   };

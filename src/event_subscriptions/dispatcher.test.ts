@@ -1,0 +1,125 @@
+/**
+ * The dispatcher as a process: two servers on one PostgreSQL deliver each attempt exactly once; a
+ * server stops within its deadline while a receiver hangs, and gives the attempt back for another
+ * to send; the previous secret stops signing 24 hours (wall time) after a rotation.
+ */
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../clock.js';
+import { emitEvent } from '../events/emit.js';
+import { describeWithDb, engine, sdkClient, startTestServer, testConfig, type TestServer } from '../testing/harness.js';
+import { movableWallClock } from '../testing/clock.js';
+import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+import { startServer, type RunningServer } from '../server.js';
+import { webhookSignature } from './signature.js';
+
+const FAST = { retryScheduleMs: [50], pollIntervalMs: 20 };
+
+function emitCards(server: { db: RunningServer['db'] }, programId: string, count: number) {
+  return server.db.transaction(async (tx) => {
+    const tokens: string[] = [];
+    for (let index = 0; index < count; index++) tokens.push((await emitEvent(tx, programId, 'card.created', { index }, systemClock.nowMs())).token);
+    return tokens;
+  });
+}
+
+describe.skipIf(engine !== 'postgres' || !process.env.TEST_DATABASE_URL)('two servers on one PostgreSQL', () => {
+  const encryptionKey = crypto.randomBytes(32);
+  let first: TestServer;
+  let second: RunningServer;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    first = await startTestServer({ config: { encryptionKey }, delivery: FAST });
+    second = await startServer(testConfig(first.database, { encryptionKey }), { delivery: FAST });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await receiver?.close();
+  });
+
+  it('deliver each attempt exactly once', async () => {
+    const program = await first.newProgram();
+    const subscription = await program.client.events.subscriptions.create({ url: `${receiver.url}/both` });
+    const count = 60;
+    // Half the events committed by each server, so that both dispatchers are woken at once.
+    const tokens = (await Promise.all([emitCards(first.server, program.programId, count / 2), emitCards(second, program.programId, count / 2)])).flat();
+    await receivedAt(receiver, '/both', count);
+    await pause(300);
+    const ids = receiver.at('/both').map((request) => request.headers['webhook-id']);
+    expect(ids.sort()).toEqual([...tokens].sort());
+    const attempts = await program.client.events.subscriptions.listAttempts(subscription.token, { page_size: 100 });
+    expect(attempts.data).toHaveLength(count);
+    expect(attempts.data.every((attempt) => attempt.status === 'SUCCESS')).toBe(true);
+  });
+});
+
+describeWithDb('the dispatcher', () => {
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => receiver?.close());
+
+  it('stops within the shutdown deadline while a receiver hangs, and gives the attempt back', async () => {
+    const encryptionKey = crypto.randomBytes(32);
+    const server = await startTestServer({ config: { encryptionKey }, delivery: FAST });
+    let release = () => {};
+    receiver.answer = (request) =>
+      request.path === '/hang' ? new Promise((resolve) => (release = () => resolve({ status: 200 }))) : { status: 200, body: 'ok' };
+    try {
+      const program = await server.newProgram();
+      await program.client.events.subscriptions.create({ url: `${receiver.url}/hang` });
+      const [eventToken] = await emitCards(server.server, program.programId, 1);
+      await receivedAt(receiver, '/hang', 1);
+      const startedMs = performance.now();
+      await server.server.close();
+      expect(performance.now() - startedMs).toBeLessThan(2_000);
+
+      // Another server on the same database sends it again (the receiver now answers).
+      receiver.answer = () => ({ status: 200, body: 'ok' });
+      const again = await startServer(testConfig(server.database, { encryptionKey }), { delivery: FAST });
+      try {
+        const client = sdkClient(again.url, program.apiKey);
+        await receivedAt(receiver, '/hang', 2);
+        await eventually(async () => expect((await client.events.listAttempts(eventToken!)).data.map((attempt) => attempt.status)).toEqual(['SUCCESS']));
+      } finally {
+        await again.close();
+      }
+    } finally {
+      release();
+      await server.database.drop();
+    }
+  });
+
+  it('signs with the previous secret for 24 hours of wall time after a rotation, then only with the current one', async () => {
+    const clock = movableWallClock('2031-03-01T12:00:00.000Z');
+    const server = await startTestServer({ wall: clock.wall, delivery: FAST });
+    try {
+      const program = await server.newProgram();
+      const subscription = await program.client.events.subscriptions.create({ url: `${receiver.url}/overlap` });
+      const { secret: previous } = await program.client.events.subscriptions.retrieveSecret(subscription.token);
+      await program.client.events.subscriptions.rotateSecret(subscription.token);
+      const { secret: current } = await program.client.events.subscriptions.retrieveSecret(subscription.token);
+
+      const signaturesOf = (request: { headers: Record<string, string>; body: string }) => request.headers['webhook-signature']!.split(' ');
+      const expected = (secret: string, request: { headers: Record<string, string>; body: string }) =>
+        webhookSignature(secret, request.headers['webhook-id']!, Number(request.headers['webhook-timestamp']), request.body);
+
+      clock.advance(23 * 3_600_000);
+      await emitCards(server.server, program.programId, 1);
+      const [during] = await receivedAt(receiver, '/overlap', 1);
+      expect(signaturesOf(during!)).toEqual([expected(current!, during!), expected(previous!, during!)]);
+      expect(Number(during!.headers['webhook-timestamp'])).toBe(Math.floor(clock.wall.nowMs() / 1000));
+
+      clock.advance(2 * 3_600_000);
+      await emitCards(server.server, program.programId, 1);
+      const [, after] = await receivedAt(receiver, '/overlap', 2);
+      expect(signaturesOf(after!)).toEqual([expected(current!, after!)]);
+    } finally {
+      await server.close();
+    }
+  });
+});
