@@ -58,6 +58,8 @@ export const RESPONSE_KEPT_CHARS = 1024;
 /** How long the previous secret still signs after a rotation. */
 export const PREVIOUS_SECRET_VALID_MS = 24 * MS_PER_HOUR;
 
+const POLL_ERROR_LOG_INTERVAL_MS = 30 * MS_PER_SECOND;
+
 /** The running dispatchers of this process, woken when a transaction that queued attempts commits. */
 const running = new Set<Dispatcher>();
 
@@ -89,6 +91,8 @@ export class Dispatcher {
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   #pollAgain = false;
+  /** When a failed poll was last logged (wall ms): a database that is down is reported every POLL_ERROR_LOG_INTERVAL_MS, not every poll. */
+  #pollErrorLoggedMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Db,
@@ -149,6 +153,9 @@ export class Dispatcher {
       // A full batch may have left more due behind.
       if (due.length === free) this.#pollAgain = true;
     } catch (error) {
+      const nowWallMs = this.wall.nowMs();
+      if (nowWallMs - this.#pollErrorLoggedMs < POLL_ERROR_LOG_INTERVAL_MS) return;
+      this.#pollErrorLoggedMs = nowWallMs;
       this.log.error({ err: error, component: 'webhook-dispatcher' }, 'looking for due webhook deliveries failed');
     }
   }
