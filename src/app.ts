@@ -21,6 +21,7 @@ import { cardRoutes } from './cards/routes.js';
 import { bookTransferRoutes } from './book_transfers/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
@@ -51,6 +52,7 @@ const resources = [
   authRuleRoutes,
   threeDsRoutes,
   transactionRoutes,
+  eventRoutes,
 ];
 
 export interface AppOptions {

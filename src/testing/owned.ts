@@ -26,7 +26,8 @@ export function threeDsBody(pan: string, merchantName = 'GROCER') {
  * Creates, in the client's program, account holders of each workflow family (KYC, KYB, KYC_EXEMPT),
  * a card on its own account with a transaction, an Auth Rule on it, money moved on the operating
  * account (management operation, book transfer, external payment), an external bank account and
- * two 3DS authentications (one PENDING_CHALLENGE), and returns their tokens.
+ * two 3DS authentications (one PENDING_CHALLENGE), and returns their tokens (with a few of the events
+ * all that recorded).
  */
 export async function ownedResources(client: Lithic): Promise<Owned> {
   const existing = (await client.financialAccounts.list()).data;
@@ -46,6 +47,7 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
   const authenticated = await client.threeDS.authentication.simulate(threeDsBody(card.pan));
   const challenged = await client.threeDS.authentication.simulate(threeDsBody(card.pan, 'SHOP CHALLENGE'));
   const financialAccounts = (await client.financialAccounts.list()).data.map((account) => account.token);
+  const events = (await client.events.list({ page_size: 3 })).data.map((event) => event.token);
   return {
     operating,
     card,
@@ -65,6 +67,7 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
       book_transfer_token: [transfer.token],
       external_payment_token: [payment.token],
       three_ds_authentication_token: [authenticated.token as string, challenged.token as string],
+      event_token: events,
       pan: [card.pan],
     },
   };
