@@ -16,11 +16,12 @@
  *     updated in the same transaction as the entries are written (`verifyBalances` re-derives it).
  *  5. total = available + pending; total is derived, never stored.
  *
- * Events. `post` records `balance.updated` for each financial account whose balance it changed, in
- * the movement's transaction (Lithic's payload: `data`, the account's FinancialAccountBalance as
- * `GET /v1/financial_accounts/{token}/balances` answers it right after the movement). The updated
- * balance and the account's type come back from the balance UPDATE itself (RETURNING): the event
- * costs one insert per account and no extra read.
+ * Events. `post` records one `balance.updated` per movement that changed financial accounts'
+ * balances, in the movement's transaction. Lithic's payload is `data`, a list of
+ * FinancialAccountBalance: here the balance of each account the movement changed (a book transfer
+ * lists both sides), as `GET /v1/financial_accounts/{token}/balances` answers it right after the
+ * movement. The updated balances and the accounts' types come back from the balance UPDATEs
+ * themselves (RETURNING): the event costs one insert per movement and no extra read.
  *
  * Concurrency. `lockBalances` locks balance rows in sorted token order (PostgreSQL `FOR UPDATE`;
  * SQLite transactions hold the write lock), so two movements over the same accounts serialize
@@ -190,12 +191,12 @@ export async function post(tx: Tx, programId: string, movement: Movement, nowMs:
     // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
     else if (!isZero(deltas.get(token) as BalanceDelta)) changed.push(updated);
   }
-  for (const balance of changed) await emitBalanceUpdated(tx, programId, balance, nowMs);
+  if (changed.length > 0) await emitBalancesUpdated(tx, programId, changed, nowMs);
   return journalToken;
 }
 
-async function emitBalanceUpdated(tx: Tx, programId: string, balance: store.UpdatedBalance, nowMs: number): Promise<void> {
-  const data = [{ token: balance.financial_account_token, type: balance.financial_account_type, ...balanceAmounts(balance) }];
+async function emitBalancesUpdated(tx: Tx, programId: string, balances: readonly store.UpdatedBalance[], nowMs: number): Promise<void> {
+  const data = balances.map((balance) => ({ token: balance.financial_account_token, type: balance.financial_account_type, ...balanceAmounts(balance) }));
   await emitEvent(tx, programId, 'balance.updated', { data }, nowMs);
 }
 
