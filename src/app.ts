@@ -49,10 +49,10 @@ const resources = [
   managementOperationRoutes,
   externalPaymentRoutes,
   externalBankAccountRoutes,
+  eventRoutes,
   authRuleRoutes,
   threeDsRoutes,
   transactionRoutes,
-  eventRoutes,
 ];
 
 export interface AppOptions {
