@@ -22,6 +22,7 @@ import { bookTransferRoutes } from './book_transfers/routes.js';
 import { eventSubscriptionRoutes } from './event_subscriptions/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
@@ -49,6 +50,7 @@ const resources = [
   managementOperationRoutes,
   externalPaymentRoutes,
   externalBankAccountRoutes,
+  eventRoutes,
   authRuleRoutes,
   threeDsRoutes,
   transactionRoutes,

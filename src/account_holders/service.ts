@@ -18,6 +18,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
+import { emitEvent } from '../events/emit.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { parseProfile, profileResponse, type Profile } from './profile.js';
 import {
@@ -314,7 +315,30 @@ export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body
     scope.nowMs,
   );
   await store.insert(tx, row);
+  await emitCreated(tx, scope, row);
   return toCreated(row);
+}
+
+/**
+ * Events of a new holder (Lithic's webhook types): `account_holder.created` unless it was rejected
+ * ("created and was not rejected"), and `account_holder.verification` when its verification was
+ * decided at once (ACCEPTED or REJECTED; PENDING_REVIEW waits for the review).
+ */
+async function emitCreated(tx: Tx, scope: ProgramScope, row: store.AccountHolderRow): Promise<void> {
+  const holder = toApi(row);
+  if (holder.status !== 'REJECTED') {
+    const { token, account_token, created, status, status_reasons } = holder;
+    const payload = { token, account_token, created, status, status_reason: status_reasons, required_documents: holder.required_documents ?? [] };
+    await emitEvent(tx, scope.programId, 'account_holder.created', payload, scope.nowMs);
+  }
+  if (!isPendingReview(holder.status)) await emitVerification(tx, scope, holder);
+}
+
+/** `account_holder.verification`: the decided status and reasons, `created` being when they were decided. */
+async function emitVerification(tx: Tx, scope: ProgramScope, holder: AccountHolder): Promise<void> {
+  const { token, account_token, status, status_reasons, verification_application: application } = holder;
+  const payload = { token, account_token, created: application?.updated ?? holder.created, status, status_reasons };
+  await emitEvent(tx, scope.programId, 'account_holder.verification', payload, scope.nowMs);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<AccountHolder> {
@@ -347,7 +371,9 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, scope: ProgramSco
     throw new UnprocessableError(`account_holder_token: account holder '${token}' is ${current.status}, not pending review`);
   }
   if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope.programId, holder.account_token, scope.nowMs);
-  return get(tx, scope, token);
+  const decidedHolder = await get(tx, scope, token);
+  await emitVerification(tx, scope, decidedHolder);
+  return decidedHolder;
 }
 
 /** The legacy patch's answer (SDK PatchResponse): the KYC-exempt individual's contact details. */
@@ -418,6 +444,7 @@ export async function update(
     const stamped = { ...changes, updated_ms: Math.max(holder.updated_ms, scope.nowMs), verification_updated_ms: nowMs };
     await store.update(tx, scope.programId, token, stamped);
     row = { ...holder, ...stamped };
+    await emitEvent(tx, scope.programId, 'account_holder.updated', toApi(row), scope.nowMs);
   }
   return variant === 'LEGACY' ? toPatched(row) : toApi(row);
 }

@@ -16,7 +16,8 @@ import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
-import { insertFinancialAccount } from '../financial_accounts/service.js';
+import { emitEvent } from '../events/emit.js';
+import { insertFinancialAccount, toApi as financialAccountToApi } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { accountSpent } from '../transactions/history.js';
@@ -121,7 +122,7 @@ export async function insertAccount(tx: Executor, programId: string, account: Ne
 
 /** Opens an account holder's account with its ISSUING financial account (and its ledger balance). */
 export async function openHolderAccount(
-  tx: Executor,
+  tx: Tx,
   programId: string,
   account: { token: string; account_holder_token: string; state: AccountState },
   nowMs: number,
@@ -133,6 +134,7 @@ export async function openHolderAccount(
     nowMs,
   );
   await insertAccount(tx, programId, { ...account, is_default: false, issuing_financial_account_token: issuing.token }, nowMs);
+  await emitEvent(tx, programId, 'financial_account.created', financialAccountToApi(issuing), nowMs);
 }
 
 /** Closes an account (its holder failed verification). Idempotent. */

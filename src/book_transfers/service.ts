@@ -17,10 +17,17 @@
  *
  * Ledger: `BOOK_TRANSFER` posts from.available −amount, to.available +amount (to: suspense when
  * held there); the reversal (`BOOK_TRANSFER_REVERSAL`) posts the opposite.
+ *
+ * Events: a create, approved or DECLINED, records `book_transfer_transaction.created` with the
+ * transfer as GET answers it. A reversal records no event of the transfer: SDK 0.119 has no
+ * `book_transfer_transaction.updated` (Lithic's docs name one, the SDK's types do not), and a
+ * second `.created` would announce a transfer that is not new; the money it moves back shows in
+ * the `balance.updated` events of both accounts.
  */
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
@@ -115,7 +122,9 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
     nowMs,
   );
   if (approved) await ledger.post(tx, programId, transferMovement(row, event.token, false), nowMs);
-  return toApi(row, [event]);
+  const created = toApi(row, [event]);
+  await emitEvent(tx, scope.programId, 'book_transfer_transaction.created', created, scope.nowMs);
+  return created;
 }
 
 export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, memo: string | undefined): Promise<BookTransfer> {

@@ -5,15 +5,39 @@
  * the program clock: a card created on one day is PENDING_ACTIVATION from the next day on. It is a
  * clock job (clock-jobs.ts): moving the clock past midnight fulfils the cards at once, and card
  * reads catch it up (`dueFulfilment`) rather than show PENDING_FULFILLMENT until the next sweep.
+ *
+ * Each card sent records `card.shipped` with Lithic's payload (`card_token`, `shipping_method` in
+ * Lithic's carrier wording, `tracking_number`, `bulk_order_token`): the sandbox has no bulk orders,
+ * and a tracked method gets a sandbox tracking number made from the card token.
  */
 import type { ClockJob, DueWork } from '../clock-jobs.js';
 import { isoDate, MS_PER_DAY, utcDayStartMs } from '../clock.js';
+import { emitEvent } from '../events/emit.js';
+import type { SHIPPING_METHODS } from './schemas.js';
 import * as store from './store.js';
 import { FULFILMENT } from './state.js';
 
+/** The carrier service of each shipping method (the `shipping_method` values of Lithic's card.shipped). */
+const SHIPPED_BY: Record<(typeof SHIPPING_METHODS)[number], { carrier: string; tracked: boolean }> = {
+  STANDARD: { carrier: 'USPS without tracking envelope', tracked: false },
+  STANDARD_WITH_TRACKING: { carrier: 'USPS with tracking', tracked: true },
+  PRIORITY: { carrier: 'USPS priority', tracked: true },
+  EXPRESS: { carrier: 'FedEx express', tracked: true },
+  '2_DAY': { carrier: 'FedEx 2 days', tracked: true },
+  EXPEDITED: { carrier: 'FedEx overnight', tracked: true },
+};
+
+export function shippedPayload(card: Pick<store.CardRow, 'token' | 'shipping'>) {
+  const method = (JSON.parse(card.shipping ?? '{}') as { shipping_method?: keyof typeof SHIPPED_BY }).shipping_method ?? 'STANDARD';
+  const { carrier, tracked } = SHIPPED_BY[method];
+  const trackingNumber = tracked ? `1Z${card.token.replace(/-/g, '').slice(0, 16).toUpperCase()}` : null;
+  return { card_token: card.token, bulk_order_token: null, shipping_method: carrier, tracking_number: trackingNumber };
+}
+
 export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {
   const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
-  await store.fulfilPhysicalCards(tx, scope.programId, FULFILMENT, todayStartMs, scope.nowMs);
+  const shipped = await store.fulfilPhysicalCards(tx, scope.programId, FULFILMENT, todayStartMs, scope.nowMs);
+  for (const card of shipped) await emitEvent(tx, scope.programId, 'card.shipped', shippedPayload(card), scope.nowMs);
 };
 
 /**

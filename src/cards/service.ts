@@ -22,6 +22,7 @@ import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
@@ -324,6 +325,8 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     updated_ms: scope.nowMs,
   });
   if (replaced) await markReplaced(db, tx, scope.programId, replaced.token, body, scope.nowMs);
+  // Lithic's card.created payload: the card's token and the card it replaces (never the card itself, so never its PAN or CVV).
+  await emitEvent(tx, scope.programId, 'card.created', { card_token: token, replacement_for: body.replacement_for ?? null }, scope.nowMs);
   return get(tx, scope, secrets, token);
 }
 

@@ -142,21 +142,21 @@ export async function awaitsFulfilment(exec: Executor, programId: string, state:
   return found !== undefined;
 }
 
-/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on. */
-export async function fulfilPhysicalCards(
+/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on; answers the cards it moved. */
+export function fulfilPhysicalCards(
   exec: Executor,
   programId: string,
   step: { from: string; to: string },
   createdBeforeMs: number,
   nowMs: number,
-): Promise<number> {
-  const result = await exec
+): Promise<Pick<CardRow, 'token' | 'shipping'>[]> {
+  return exec
     .updateTable('cards')
     .set({ state: step.to, updated_ms: nowMs })
     .where('program_id', '=', programId)
     .where('state', '=', step.from)
     .where('type', '=', 'PHYSICAL')
     .where('created_ms', '<', createdBeforeMs)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['token', 'shipping'])
+    .execute();
 }

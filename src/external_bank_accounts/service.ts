@@ -35,6 +35,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import { checkDateOfBirth, checkUsAddress } from '../account_holders/rules.js';
 import { accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
@@ -278,7 +279,14 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   const started = await startVerification(tx, scope, row, row.financial_account_token, secrets);
   await store.update(tx, programId, row.token, started, nowMs);
   row = { ...row, ...started };
-  return toApi(row);
+  return recorded(tx, scope, 'external_bank_account.created', row);
+}
+
+/** Records the event of a change (the account as GET answers it, Lithic's payload) and answers that account. */
+async function recorded(tx: Tx, scope: ProgramScope, eventType: 'external_bank_account.created' | 'external_bank_account.updated', row: Row): Promise<ExternalBankAccount> {
+  const account = toApi(row);
+  await emitEvent(tx, scope.programId, eventType, account, scope.nowMs);
+  return account;
 }
 
 async function findOrThrow(exec: Executor, programId: string, token: string): Promise<Row> {
@@ -302,7 +310,7 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
   const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
   if (Object.keys(changes).length === 0) return toApi(row);
   await store.update(tx, scope.programId, token, changes, scope.nowMs);
-  return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
+  return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...changes, updated_ms: scope.nowMs });
 }
 
 /**
@@ -338,7 +346,7 @@ export async function verifyMicroDeposits(
     changes = { verification_attempts: attempts };
   }
   await store.update(tx, scope.programId, token, changes, scope.nowMs);
-  return toApi({ ...row, ...changes, updated_ms: scope.nowMs });
+  return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...changes, updated_ms: scope.nowMs });
 }
 
 /** retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over. */
@@ -361,13 +369,14 @@ export async function retry(
   await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined);
   const started = { ...(await startVerification(tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
   await store.update(tx, scope.programId, token, started, scope.nowMs);
-  return toApi({ ...row, ...started, updated_ms: scope.nowMs });
+  return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...started, updated_ms: scope.nowMs });
 }
 
 /** The clock job: PENDING prenotes whose wait is over become ENABLED. Idempotent (conditional update). */
 export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (const token of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
-    await store.enableDuePrenote(tx, scope.programId, token, scope.nowMs);
+    if ((await store.enableDuePrenote(tx, scope.programId, token, scope.nowMs)) === 0) continue;
+    await recorded(tx, scope, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, token));
   }
 }
 

@@ -21,10 +21,14 @@
  *               CANCELED  pending −a, banks +a   REVERSED available −a, banks +a
  *   WITHDRAWAL  INITIATED available −a, pending +a   RELEASED pending −a, banks +a
  *               CANCELED  pending −a, available +a   REVERSED available +a, banks −a
+ *
+ * Events: a create (declined or not, with its `progress_to` steps) records `external_payment.created`,
+ * each action `external_payment.updated`, with the payment as GET answers it then.
  */
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import { lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
@@ -185,7 +189,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
   if (approved) {
     await record(tx, scope, row, 'INITIATED', body);
     const progressed = await progress(tx, scope, row, body.progress_to, body);
-    return answer(tx, programId, progressed);
+    return recorded(tx, scope, 'external_payment.created', progressed);
   }
   await append(
     tx,
@@ -201,7 +205,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
     },
     nowMs,
   );
-  return answer(tx, programId, row);
+  return recorded(tx, scope, 'external_payment.created', row);
 }
 
 export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
@@ -231,7 +235,14 @@ export async function act(db: Db, tx: Tx, requestScope: ProgramScope, token: str
       updated = await undoStep(tx, scope, row, 'REVERSED', body);
       break;
   }
-  return answer(tx, scope.programId, updated);
+  return recorded(tx, scope, 'external_payment.updated', updated);
+}
+
+/** Records the event of a change, with the payment as GET answers it, and answers the payment. */
+async function recorded(tx: Tx, scope: ProgramScope, eventType: 'external_payment.created' | 'external_payment.updated', row: Row): Promise<ExternalPayment> {
+  const payment = await answer(tx, scope.programId, row);
+  await emitEvent(tx, scope.programId, eventType, payment, scope.nowMs);
+  return payment;
 }
 
 async function answer(exec: Executor, programId: string, row: Row): Promise<ExternalPayment> {

@@ -5,13 +5,11 @@
  * the entries written until then. Entries are stamped in milliseconds, so "right after an event"
  * includes any other movement of the account written in that same millisecond.
  */
-import { isoTimestamp } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { invariant, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
-import { balancesAt, eventWrittenMs, getBalances, totalCents, type Balance } from '../ledger/ledger.js';
+import { balanceAmounts, balancesAt, eventWrittenMs, getBalances, type Balance } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
-import { CURRENCY } from '../money_events/events.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { catchUpExpiries } from '../transactions/service.js';
 import type { AccountBalancesQuery, FinancialAccountBalance, FinancialAccountType, ProgramBalance, ProgramBalancesQuery } from './schemas.js';
@@ -24,20 +22,6 @@ import * as store from './store.js';
 export async function catchUpMoney(db: Db, scope: ProgramScope): Promise<void> {
   await catchUpExpiries(db, scope);
   await catchUpDueOperations(db, scope);
-}
-
-function amounts(balance: Balance) {
-  return {
-    currency: CURRENCY,
-    available_amount: balance.available_cents,
-    pending_amount: balance.pending_cents,
-    total_amount: totalCents(balance),
-    created: isoTimestamp(balance.created_ms),
-    updated: isoTimestamp(balance.updated_ms),
-    // The SDK types them as strings: an account nothing has touched yet answers empty ones.
-    last_transaction_token: balance.last_transaction_token ?? '',
-    last_transaction_event_token: balance.last_transaction_event_token ?? '',
-  };
 }
 
 async function currentBalances(exec: Executor, programId: string, tokens: readonly string[]): Promise<Map<string, Balance>> {
@@ -62,7 +46,7 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
     throughMs = throughMs === undefined ? eventMs : Math.min(throughMs, eventMs);
   }
   if (throughMs !== undefined) [balance] = (await balancesAt(exec, scope.programId, [balance], throughMs)) as [Balance];
-  return { data: [{ token, type: account.type as FinancialAccountType, ...amounts(balance) }], has_more: false };
+  return { data: [{ token, type: account.type as FinancialAccountType, ...balanceAmounts(balance) }], has_more: false };
 }
 
 /**
@@ -85,7 +69,7 @@ export async function programBalances(db: Db, scope: ProgramScope, query: Progra
   const data = accounts.map((account, index) => ({
     financial_account_token: account.token,
     financial_account_type: account.type as FinancialAccountType,
-    ...amounts(balances[index] as Balance),
+    ...balanceAmounts(balances[index] as Balance),
   }));
   return { data, has_more: false };
 }

@@ -12,6 +12,7 @@ import { InvalidRequestError, invariant, notFound, UnprocessableError } from '..
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
+import { emitEvent } from '../events/emit.js';
 import type { ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
 import * as cards from '../cards/store.js';
@@ -109,14 +110,24 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateFi
     },
     scope.nowMs,
   );
-  return toApi(row);
+  const created = toApi(row);
+  await emitEvent(tx, scope.programId, 'financial_account.created', created, scope.nowMs);
+  return created;
+}
+
+/** `financial_account.updated` with the account as GET answers it now. */
+async function emitUpdated(tx: Tx, scope: ProgramScope, token: string): Promise<FinancialAccount> {
+  const updated = await get(tx, scope, token);
+  await emitEvent(tx, scope.programId, 'financial_account.updated', updated, scope.nowMs);
+  return updated;
 }
 
 export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
   const row = await store.find(tx, scope.programId, token);
   if (!row) throw notFound('financial account', token);
-  if (body.nickname !== undefined) await store.update(tx, scope.programId, token, { nickname: body.nickname }, scope.nowMs);
-  return get(tx, scope, token);
+  if (body.nickname === undefined) return toApi(row);
+  await store.update(tx, scope.programId, token, { nickname: body.nickname }, scope.nowMs);
+  return body.nickname === row.nickname ? get(tx, scope, token) : emitUpdated(tx, scope, token);
 }
 
 /**
@@ -160,7 +171,8 @@ export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, b
     const now = await store.find(tx, programId, token);
     throw new UnprocessableError(`financial account '${token}' changed to ${now?.status ?? 'another status'} by a concurrent request; read it and retry`);
   }
-  return get(tx, scope, token);
+  const changed = row.status !== body.status || row.substatus !== body.substatus;
+  return changed ? emitUpdated(tx, scope, token) : get(tx, scope, token);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<FinancialAccount> {

@@ -16,13 +16,22 @@
  *     updated in the same transaction as the entries are written (`verifyBalances` re-derives it).
  *  5. total = available + pending; total is derived, never stored.
  *
+ * Events. `post` records one `balance.updated` per movement that changed financial accounts'
+ * balances, in the movement's transaction. Lithic's payload is `data`, a list of
+ * FinancialAccountBalance: here the balance of each account the movement changed (a book transfer
+ * lists both sides), as `GET /v1/financial_accounts/{token}/balances` answers it right after the
+ * movement. The updated balances and the accounts' types come back from the balance UPDATEs
+ * themselves (RETURNING): the event costs one insert per movement and no extra read.
+ *
  * Concurrency. `lockBalances` locks balance rows in sorted token order (PostgreSQL `FOR UPDATE`;
  * SQLite transactions hold the write lock), so two movements over the same accounts serialize
  * and can never deadlock each other by lock order. A caller that decides on funds locks first,
  * reads, decides, then posts within the same transaction.
  */
 import { newToken } from '../ids.js';
+import { isoTimestamp } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
+import { emitEvent } from '../events/emit.js';
 import { invariant, UnprocessableError } from '../errors.js';
 import * as store from './store.js';
 
@@ -74,6 +83,24 @@ export function isSystemAccount(account: string): boolean {
 
 export function totalCents(balance: Pick<Balance, 'available_cents' | 'pending_cents'>): number {
   return balance.available_cents + balance.pending_cents;
+}
+
+/** Lithic funds and settles in USD only. */
+export const CURRENCY = 'USD';
+
+/** A balance's amounts as the API shows them (FinancialAccountBalance without its account's token and type). */
+export function balanceAmounts(balance: Balance) {
+  return {
+    currency: CURRENCY,
+    available_amount: balance.available_cents,
+    pending_amount: balance.pending_cents,
+    total_amount: totalCents(balance),
+    created: isoTimestamp(balance.created_ms),
+    updated: isoTimestamp(balance.updated_ms),
+    // The SDK types them as strings: an account nothing has touched yet answers empty ones.
+    last_transaction_token: balance.last_transaction_token ?? '',
+    last_transaction_event_token: balance.last_transaction_event_token ?? '',
+  };
 }
 
 /** The available funds of a financial account whose balance `lockBalances` returned. */
@@ -157,11 +184,20 @@ export async function post(tx: Tx, programId: string, movement: Movement, nowMs:
   );
   // Updated in token order: each UPDATE locks its row, so movements that did not lock beforehand
   // still take their locks in the same order as `lockBalances` and cannot deadlock each other.
+  const changed: store.UpdatedBalance[] = [];
   for (const token of [...deltas.keys()].sort()) {
     const updated = await store.applyBalanceDelta(tx, programId, token, deltas.get(token) as BalanceDelta, movement, nowMs);
-    if (updated !== 1) await refuseBalanceChange(tx, programId, token);
+    if (updated === undefined) await refuseBalanceChange(tx, programId, token);
+    // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
+    else if (!isZero(deltas.get(token) as BalanceDelta)) changed.push(updated);
   }
+  if (changed.length > 0) await emitBalancesUpdated(tx, programId, changed, nowMs);
   return journalToken;
+}
+
+async function emitBalancesUpdated(tx: Tx, programId: string, balances: readonly store.UpdatedBalance[], nowMs: number): Promise<void> {
+  const data = balances.map((balance) => ({ token: balance.financial_account_token, type: balance.financial_account_type, ...balanceAmounts(balance) }));
+  await emitEvent(tx, programId, 'balance.updated', { data }, nowMs);
 }
 
 /**
@@ -179,6 +215,10 @@ async function refuseBalanceChange(tx: Tx, programId: string, financialAccountTo
 
 /** Net change per financial account and bucket; system accounts have no balance row. */
 type BalanceDelta = { available_cents: number; pending_cents: number };
+
+function isZero(delta: BalanceDelta): boolean {
+  return delta.available_cents === 0 && delta.pending_cents === 0;
+}
 
 function balanceDeltas(postings: readonly Posting[]): Map<string, BalanceDelta> {
   const deltas = new Map<string, BalanceDelta>();

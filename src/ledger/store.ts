@@ -6,7 +6,8 @@
 import { inChunks } from '../db/chunks.js';
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { insertRows, preparedOverTokens, preparedWrite } from '../db/prepared.js';
+import { insertRows, prepared, preparedOverTokens } from '../db/prepared.js';
+import type { FinancialAccountType } from '../financial_accounts/schemas.js';
 import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
 import type { LedgerEntriesTable } from './tables.js';
@@ -65,7 +66,7 @@ export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[
   await insertRows(exec, 'ledger_entries', entries);
 }
 
-const applyBalanceDeltaStatement = preparedWrite(
+const applyBalanceDeltaStatement = prepared(
   (db, programId: string, token: string, availableCents: number, pendingCents: number, transactionToken: string, eventToken: string, nowMs: number) =>
     db
       .updateTable('balances')
@@ -81,12 +82,26 @@ const applyBalanceDeltaStatement = preparedWrite(
       // Balances stay integers JavaScript holds exactly: a change past that bound updates nothing.
       .where(sql<boolean>`abs(available_cents + ${availableCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
       .where(sql<boolean>`abs(pending_cents + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
-      .where(sql<boolean>`abs(available_cents + pending_cents + ${availableCents} + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`),
+      .where(sql<boolean>`abs(available_cents + pending_cents + ${availableCents} + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .returning((eb) => [
+        ...balanceColumns,
+        eb
+          .selectFrom('financial_accounts')
+          .select('type')
+          .whereRef('financial_accounts.program_id', '=', 'balances.program_id')
+          .whereRef('financial_accounts.token', '=', 'balances.financial_account_token')
+          .$castTo<FinancialAccountType>()
+          .as('financial_account_type'),
+      ]),
 );
 
+/** A balance row as a movement left it, with its financial account's type (for `balance.updated`). */
+export type UpdatedBalance = Balance & { financial_account_type: FinancialAccountType };
+
 /**
- * Adds a movement's net change to a balance row; 1 if it did, 0 if there is no such row or the
- * change would take an amount past Number.MAX_SAFE_INTEGER cents (then nothing changes).
+ * Adds a movement's net change to a balance row and answers the row as updated; undefined if there
+ * is no such row or the change would take an amount past Number.MAX_SAFE_INTEGER cents (then
+ * nothing changes).
  */
 export async function applyBalanceDelta(
   exec: Executor,
@@ -95,8 +110,9 @@ export async function applyBalanceDelta(
   delta: { available_cents: number; pending_cents: number },
   movement: Movement,
   nowMs: number,
-): Promise<number> {
-  return applyBalanceDeltaStatement(exec, programId, financialAccountToken, delta.available_cents, delta.pending_cents, movement.transaction_token, movement.event_token, nowMs);
+): Promise<UpdatedBalance | undefined> {
+  const [row] = await applyBalanceDeltaStatement(exec, programId, financialAccountToken, delta.available_cents, delta.pending_cents, movement.transaction_token, movement.event_token, nowMs);
+  return row === undefined ? undefined : { ...row, financial_account_type: row.financial_account_type as FinancialAccountType };
 }
 
 export function sumEntriesByAccount(exec: Executor, programId: string) {

@@ -34,6 +34,10 @@
  * Ledger: `MANAGEMENT_OPERATION` posts CREDIT: account.available +amount (suspense when held
  * there), PROGRAM −amount; DEBIT the opposite. `MANAGEMENT_OPERATION_REVERSAL` posts the opposite
  * of the operation.
+ *
+ * Events: `management_operation.created` on create (whatever its outcome), `.updated` when the
+ * clock settles or declines it on its date and when it is reversed, with the operation as GET
+ * answers it then.
  */
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
@@ -41,6 +45,7 @@ import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
@@ -166,7 +171,9 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
   );
   if (row.status === 'SETTLED') await ledger.post(tx, programId, operationMovement(row, event.token, false), nowMs);
   if (row.status === 'PENDING') fallsDueAt(db, tx, dueOperations, programId, utcDayStartMs(row.effective_date));
-  return toApi(row, [event]);
+  const created = toApi(row, [event]);
+  await emitEvent(tx, programId, 'management_operation.created', created, nowMs);
+  return created;
 }
 
 /**
@@ -221,7 +228,15 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
         nowMs,
       );
     }
+    await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, nowMs);
   }
+}
+
+/** `management_operation.updated` with the operation as GET answers it now; answers it too. */
+async function emitUpdated(tx: Tx, programId: string, row: Row, nowMs: number): Promise<ManagementOperation> {
+  const operation = await answer(tx, programId, row);
+  await emitEvent(tx, programId, 'management_operation.updated', operation, nowMs);
+  return operation;
 }
 
 /**
@@ -281,7 +296,7 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
     nowMs,
   );
   if (row.status === 'SETTLED') await ledger.post(tx, programId, operationMovement(row, event.token, true), nowMs);
-  return answer(tx, programId, { ...row, ...reversed, updated_ms: nowMs });
+  return emitUpdated(tx, programId, { ...row, ...reversed, updated_ms: nowMs }, nowMs);
 }
 
 async function answer(exec: Executor, programId: string, row: Row): Promise<ManagementOperation> {

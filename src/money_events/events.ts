@@ -7,11 +7,11 @@ import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { InvalidRequestError } from '../errors.js';
-import { SystemAccount } from '../ledger/ledger.js';
+import { CURRENCY, SystemAccount } from '../ledger/ledger.js';
 import * as store from './store.js';
 import type { MoneyEventsTable } from './tables.js';
 
-export const CURRENCY = 'USD';
+export { CURRENCY };
 
 export type Result = 'APPROVED' | 'DECLINED';
 

@@ -53,8 +53,8 @@ async function deliveredEvent(client: Lithic): Promise<{ subscription: string; e
  * Creates, in the client's program, account holders of each workflow family (KYC, KYB, KYC_EXEMPT),
  * a card on its own account with a transaction, an Auth Rule on it, money moved on the operating
  * account (management operation, book transfer, external payment), an external bank account and
- * two 3DS authentications (one PENDING_CHALLENGE), an event subscription and an event delivered to
- * it, and returns their tokens.
+ * two 3DS authentications (one PENDING_CHALLENGE), an event subscription and an example event
+ * delivered to it, and returns their tokens (with a few of the events all that recorded).
  */
 export async function ownedResources(client: Lithic): Promise<Owned> {
   const existing = (await client.financialAccounts.list()).data;
@@ -74,6 +74,7 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
   const authenticated = await client.threeDS.authentication.simulate(threeDsBody(card.pan));
   const challenged = await client.threeDS.authentication.simulate(threeDsBody(card.pan, 'SHOP CHALLENGE'));
   const financialAccounts = (await client.financialAccounts.list()).data.map((account) => account.token);
+  const events = (await client.events.list({ page_size: 3 })).data.map((event) => event.token);
   const delivered = await deliveredEvent(client);
   return {
     operating,
@@ -95,7 +96,7 @@ export async function ownedResources(client: Lithic): Promise<Owned> {
       external_payment_token: [payment.token],
       three_ds_authentication_token: [authenticated.token as string, challenged.token as string],
       event_subscription_token: [delivered.subscription],
-      event_token: [delivered.event],
+      event_token: [...events, delivered.event],
       pan: [card.pan],
     },
   };

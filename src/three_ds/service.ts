@@ -16,6 +16,9 @@
  * SUCCESS, any other code → DECLINE: a single attempt). The challenge stays shown, with its outcome
  * as challenge_metadata.status; who decided to challenge (decision_made_by) does not change, nor
  * does the Auth Rules report, which counts the rule's CHALLENGE when it was evaluated.
+ *
+ * Events: `three_ds_authentication.created` when one is simulated, `.updated` when its challenge
+ * is resolved, with the authentication as GET answers it then.
  */
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import { cardUsability } from '../cards/spend.js';
@@ -23,6 +26,7 @@ import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { NotFoundError, UnprocessableError, notFound } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { ruleEngine, type RuleEvaluation } from '../auth_rules/evaluator.js';
@@ -112,6 +116,7 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
     currency: body.transaction.currency,
     created_ms: scope.nowMs,
   });
+  await emitChange(tx, scope, 'three_ds_authentication.created', token);
   return { token };
 }
 
@@ -137,6 +142,11 @@ async function resolveChallenge(db: Db, tx: Tx, scope: ProgramScope, token: stri
     throw new UnprocessableError(`token: 3DS authentication '${token}' is not awaiting a challenge: its authentication_result is ${row.authentication_result}`);
   }
   await store.resolveChallenge(tx, scope.programId, token, outcome);
+  await emitChange(tx, scope, 'three_ds_authentication.updated', token);
+}
+
+async function emitChange(tx: Tx, scope: ProgramScope, eventType: 'three_ds_authentication.created' | 'three_ds_authentication.updated', token: string): Promise<void> {
+  await emitEvent(tx, scope.programId, eventType, await get(tx, scope, token), scope.nowMs);
 }
 
 export function respondToChallenge(db: Db, tx: Tx, scope: ProgramScope, body: ChallengeResponseBody): Promise<void> {

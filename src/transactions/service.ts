@@ -29,6 +29,10 @@
  * expiry. It runs when the clock is moved, every minute, before reads of transactions, balances
  * and financial transactions, and in each authorization once its card is locked (one indexed
  * check), so a limit or a funds decision never counts a hold that has expired.
+ *
+ * Events. Every new transaction (declines included) and every message applied to one (expiries
+ * too) records `card_transaction.updated` with the transaction as GET answers it then (Lithic's
+ * transaction lifecycle webhook carries the transaction object).
  */
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
@@ -43,6 +47,7 @@ import type { PageParams } from '../db/pagination.js';
 import { decideAuthorization, type EngineDecision } from '../engine/pipeline.js';
 import type { AuthorizationFacts, AuthRulesEvaluator } from '../engine/rules-seam.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
+import { emitEvent } from '../events/emit.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
@@ -233,8 +238,10 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
     created_ms: op.scope.nowMs,
     updated_ms: op.scope.nowMs,
   };
+  const event = eventRow(op, row.token, 0, opening.event_token, effect.event);
   await store.insertTransaction(op.tx, row);
-  await store.insertEvent(op.tx, eventRow(op, row.token, 0, opening.event_token, effect.event));
+  await store.insertEvent(op.tx, event);
+  await emitEvent(op.tx, op.scope.programId, 'card_transaction.updated', toApi(row, [event]), op.scope.nowMs);
   await postMovement(op, row, effect, opening.event_token);
   await addSpend(op, row, row.spend_cents, countsAsSpend ? 1 : 0);
   if (row.expires_ms !== null) fallsDueAt(op.db, op.tx, dueExpiries, op.scope.programId, row.expires_ms);
@@ -274,6 +281,8 @@ async function applyMessage(requestOp: Operation, row: store.TransactionRow, app
   });
   await postMovement(op, row, effect, eventToken);
   await addSpend(op, row, updated.spend_cents - row.spend_cents, 0);
+  const [transaction] = await withEvents(tx, scope.programId, [updated]);
+  await emitEvent(tx, scope.programId, 'card_transaction.updated', transaction as Transaction, scope.nowMs);
   return updated;
 }
 

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ListOf, TokenParams } from '../http/schemas.js';
+import { Event, ListEventsQuery } from './schemas.js';
+import * as service from './service.js';
+
+const tags = ['Events'];
+
+export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps;
+
+  app.get(
+    '/v1/events',
+    {
+      schema: {
+        summary: 'List events',
+        description:
+          'Newest first. Every change of a resource records its event in the same transaction (a refused request or an idempotent replay records none). ' +
+          '`with_content=true` includes each payload (else `{}`).',
+        tags,
+        querystring: ListEventsQuery,
+        response: { 200: ListOf(Event) },
+      },
+    },
+    async (request) => service.list(db.kysely, request.scope, request.query),
+  );
+
+  app.get(
+    '/v1/events/:event_token',
+    {
+      schema: { summary: 'Get an event', tags, params: TokenParams('event_token'), response: { 200: Event } },
+    },
+    async (request) => service.get(db.kysely, request.scope, request.params.event_token),
+  );
+};
