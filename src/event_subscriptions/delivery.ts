@@ -12,7 +12,7 @@
  *   lease outlives the request timeout; a lease left by a process that died expires and the attempt
  *   is due again (delivery is at least once, as with every webhook sender; `webhook-id` lets a
  *   receiver drop a repeat). On stop, in-flight requests are aborted and their leases given back.
- * - The body is the event as `GET /v1/events/{token}` answers it; headers are Standard Webhooks'
+ * - The body is the event's payload with its `event_type` (eventBody); headers are Standard Webhooks'
  *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
  *   Redirects are not followed. 2xx is SUCCESS; anything else (a status, a timeout, a refused
  *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
@@ -23,7 +23,7 @@
  *   or a payload) and the attempt is retried when its lease expires.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { isoTimestamp, MS_PER_HOUR, MS_PER_SECOND, type WallClock } from '../clock.js';
+import { MS_PER_HOUR, MS_PER_SECOND, type WallClock } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { afterCommitOf, type Db, type Tx } from '../db/database.js';
 import { newToken } from '../ids.js';
@@ -70,9 +70,13 @@ export function nudgeAfterCommit(tx: Tx): void {
   });
 }
 
-/** The JSON an event is delivered as: the shape `GET /v1/events/{token}` answers. */
+/**
+ * The JSON an event is delivered as, Lithic's webhook body: the event's payload with its
+ * `event_type` (e.g. `{"event_type": "card.created", "card_token": …}`, as Lithic's SDKs parse
+ * webhooks); the event's token is the `webhook-id` header.
+ */
 export function eventBody(event: store.EventRow): string {
-  return JSON.stringify({ token: event.token, created: isoTimestamp(Number(event.created_ms)), event_type: event.event_type, payload: JSON.parse(event.payload) as unknown });
+  return JSON.stringify({ event_type: event.event_type, ...(JSON.parse(event.payload) as object) });
 }
 
 interface SendResult {

@@ -105,6 +105,30 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(existing.token);
   });
 
+  it('delivers what real routes record: each event as GET /v1/events/{token} has it, with its event_type, in order', async () => {
+    const subscription = await subscribe('/routes', { event_types: ['financial_account.created', 'financial_account.updated', 'card.created'] });
+    const { secret } = await client.events.subscriptions.retrieveSecret(subscription.token);
+    const account = await client.financialAccounts.create({ nickname: 'Webhooks', type: 'OPERATING' });
+    await client.financialAccounts.update(account.token, { nickname: 'Webhooks 2' });
+    const card = await client.cards.create({ type: 'VIRTUAL' });
+
+    const deliveries = await receivedAt(receiver, '/routes', 3);
+    const events = (await client.events.list({ event_types: ['financial_account.created', 'financial_account.updated', 'card.created'], with_content: true })).data;
+    expect(events.map((event) => event.event_type)).toEqual(['card.created', 'financial_account.updated', 'financial_account.created']);
+    for (const event of events) {
+      const delivery = deliveries.find((candidate) => candidate.headers['webhook-id'] === event.token);
+      expect(delivery, `a delivery of ${event.event_type}`).toBeDefined();
+      expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, secret)).not.toThrow();
+      expect(JSON.parse(delivery!.body)).toEqual({ event_type: event.event_type, ...event.payload });
+    }
+    expect(JSON.parse(deliveries.find((d) => d.headers['webhook-id'] === events[0]!.token)!.body)).toMatchObject({ event_type: 'card.created', card_token: card.token });
+    expect(events[2]!.payload).toMatchObject({ token: account.token, nickname: 'Webhooks' });
+    expect(events[1]!.payload).toMatchObject({ token: account.token, nickname: 'Webhooks 2' });
+    // Nothing else: the types it does not name were not sent.
+    await pause(200);
+    expect(receiver.at('/routes')).toHaveLength(3);
+  });
+
   it('delivers an event signed with the secret, and records the attempt', async () => {
     const subscription = await subscribe('/deliver');
     const { secret } = await client.events.subscriptions.retrieveSecret(subscription.token);
@@ -117,7 +141,8 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect(delivery!.headers['webhook-id']).toBe(event.token);
     expect(Math.abs(Number(delivery!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, secret)).not.toThrow();
-    expect(JSON.parse(delivery!.body)).toEqual({ token: event.token, created: new Date(event.created_ms).toISOString(), event_type: 'financial_account.created', payload });
+    // Lithic's webhook body: the payload with its event_type (the event's token is the webhook-id).
+    expect(JSON.parse(delivery!.body)).toEqual({ event_type: 'financial_account.created', ...payload });
 
     const attempts = await eventually(async () => {
       const listed = await attemptsOf(event.token);

@@ -7,10 +7,9 @@ import { isoTimestamp } from '../clock.js';
 import type { EventType } from '../events/types.js';
 import { newToken } from '../ids.js';
 
-/** The resource token field of an event type's payload: `card.created` → `card_token`… (`token` for the rest). */
+/** The resource token field of an event type's payload: `card_token` for card events (as `card.created` carries it), `token` for the rest. */
 function tokenField(eventType: EventType): string {
-  const resource = eventType.slice(0, eventType.indexOf('.'));
-  return ['card', 'account_holder', 'financial_account', 'external_bank_account'].includes(resource) ? `${resource}_token` : 'token';
+  return eventType.startsWith('card.') ? 'card_token' : 'token';
 }
 
 export function exampleFor(eventType: EventType, nowMs: number): Record<string, unknown> {

@@ -10,7 +10,8 @@ export interface ReceivedWebhook {
   path: string;
   headers: Record<string, string>;
   body: string;
-  event: { token: string; created: string; event_type: string; payload: Record<string, unknown> };
+  /** The event it carries: its token (the `webhook-id` header) and its type (in the body, beside the payload's fields). */
+  event: { token: string; event_type: string };
 }
 
 export interface WebhookReceiver {
@@ -37,7 +38,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
-      const received: ReceivedWebhook = { path: request.url ?? '', headers, body, event: JSON.parse(body) as ReceivedWebhook['event'] };
+      const { event_type } = JSON.parse(body) as { event_type: string };
+      const received: ReceivedWebhook = { path: request.url ?? '', headers, body, event: { token: headers['webhook-id'] ?? '', event_type } };
       receiver.received.push(received);
       void Promise.resolve(receiver.answer(received)).then(({ status, body: answer }) => response.writeHead(status).end(answer ?? ''));
     });
