@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { Kysely, sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { ConfigError } from '../config.js';
+import { GroupCommitter } from './group-commit.js';
 import { DueHorizons } from './horizons.js';
 import { isPostgresRetryable, isPostgresUnavailable, isPostgresUniqueViolation, openPostgres, PG_CONNECT_TIMEOUT_MS } from './postgres.js';
 import type { Database } from './schema.js';
@@ -22,9 +23,11 @@ export interface Db {
   readonly engine: Engine;
   readonly kysely: Kysely<Database>;
   /**
-   * Runs `work` in one database transaction: all of its writes commit together or none do.
-   * On PostgreSQL a serialization failure or deadlock re-runs `work` from the start, so `work`
-   * must have no side effects outside the transaction.
+   * Runs `work` in one database transaction: all of its writes commit together or none do, and
+   * the promise settles once they have. On PostgreSQL a serialization failure or deadlock re-runs
+   * `work` from the start, so `work` must have no side effects outside the transaction. On SQLite
+   * works arriving together run one after another in one SQLite transaction, each in a savepoint
+   * of its own, and share its COMMIT (group-commit.ts).
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /**
@@ -130,12 +133,18 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
   const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
+  const groups =
+    engine === 'sqlite'
+      ? new GroupCommitter(kysely, { bindEffects: (tx, effects) => commitEffects.set(tx, effects), retryable, maxAttempts: MAX_TRANSACTION_ATTEMPTS, backoff })
+      : undefined;
 
   return {
     engine,
     kysely,
     horizons: new DueHorizons(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      // SQLite: one writer; transactions arriving together share a COMMIT (group-commit.ts).
+      if (groups) return groups.run(work);
       for (let attempt = 1; ; attempt++) {
         const effects: Array<() => void> = [];
         try {

@@ -9,6 +9,8 @@
  *   front so that another process (the CLI) can never make a transaction fail half-way on lock
  *   upgrade; `busy_timeout` makes such a writer wait instead of failing.
  * - Statements are prepared once and rows built cheaply (sqlite-connection.ts).
+ * - Write transactions that arrive together share one SQLite transaction and its COMMIT
+ *   (group-commit.ts), each in a savepoint (`temp_store = MEMORY` keeps their rollback pages in memory).
  * - Checkpoints (copying the WAL into the database file, with its fsync) run in a worker thread
  *   with its own connection, every CHECKPOINT_INTERVAL_MS, in PASSIVE mode (they never block a
  *   writer). Left to SQLite, a checkpoint runs inside whichever COMMIT crosses the WAL threshold,
@@ -231,6 +233,9 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  // Each write runs in a savepoint of a shared transaction (group-commit.ts); the pages a savepoint
+  // would need to roll back are kept in memory, not in a temporary file.
+  database.pragma('temp_store = MEMORY');
   useUnicodeLower(database);
   let checkpointer: Checkpointer | undefined;
   if (filename !== ':memory:' && checkpoints.enabled !== false) {

@@ -65,7 +65,7 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect(next.data.map((s) => s.token)).toContain(created.token);
 
     const response = await context.server.request('DELETE', `/v1/event_subscriptions/${created.token}`, { apiKey: program.apiKey });
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(204);
     expect(await response.text()).toBe('');
     await expectError(client.events.subscriptions.retrieve(created.token), 404);
     await expectError(client.events.subscriptions.del(created.token), 404);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListOf, TokenParams } from '../http/schemas.js';
+import { ListOf, TokenParams, Type } from '../http/schemas.js';
 import { EmptyBody } from '../three_ds/schemas.js';
 import {
   CreateSubscriptionBody,
@@ -72,13 +72,16 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
     {
       schema: {
         summary: 'Delete an event subscription',
-        description: `Its PENDING attempts are FAILED at once ("event subscription deleted"); its attempts stay listed under their events. ${voidAnswer}`,
+        description: `Its PENDING attempts are FAILED at once ("event subscription deleted"); its attempts stay listed under their events. Answers 204 with no body.`,
         tags,
         params,
-        response: { 200: EmptyBody },
+        response: { 204: Type.Null() },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.remove(tx, request.scope, request.params.event_subscription_token)),
+    async (request, reply) => {
+      reply.code(204);
+      return commit(request, reply, (tx) => service.remove(tx, request.scope, request.params.event_subscription_token));
+    },
   );
 
   app.get(

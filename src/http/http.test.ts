@@ -5,7 +5,15 @@ import { describeWithDb, useTestServer } from '../testing/harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Calls the SDK declares void: a 200 with no body. */
-const VOID_OPERATIONS = ['POST /v1/three_ds_decisioning/challenge_response', 'POST /v1/three_ds_decisioning/simulate/enter_otp'];
+const VOID_OPERATIONS = [
+  'POST /v1/three_ds_decisioning/challenge_response',
+  'POST /v1/three_ds_decisioning/simulate/enter_otp',
+  'POST /v1/event_subscriptions/{event_subscription_token}/secret/rotate',
+  'POST /v1/event_subscriptions/{event_subscription_token}/recover',
+  'POST /v1/event_subscriptions/{event_subscription_token}/replay_missing',
+  'POST /v1/events/{event_token}/event_subscriptions/{event_subscription_token}/resend',
+  'POST /v1/simulate/event_subscriptions/{event_subscription_token}/send_example',
+];
 
 describeWithDb('HTTP layer', () => {
   const context = useTestServer();
