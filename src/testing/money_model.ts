@@ -132,13 +132,15 @@ export class MoneyModel {
   }
 
   /**
-   * The program clock reached `nowMs` (day `today`): due operations take effect, in token order,
-   * then authorizations pending for AUTHORIZATION_EXPIRY_MS expire (the server's clock jobs, in that order).
+   * The program clock reached `nowMs` (day `today`): due operations take effect in the order they
+   * fell due (effective date, then creation: token order), as the server applies them, then
+   * authorizations pending for AUTHORIZATION_EXPIRY_MS expire (the server's clock jobs, in that order).
    */
   advanceTo(today: string, nowMs?: number): void {
     this.today = today;
     const due = this.operations.filter((operation) => operation.status === 'PENDING' && operation.effective_date <= today);
-    for (const operation of due.sort((a, b) => (a.token < b.token ? -1 : 1))) this.settleOperation(operation);
+    const fellDueFirst = (a: Operation, b: Operation) => (a.effective_date === b.effective_date ? (a.token < b.token ? -1 : 1) : a.effective_date < b.effective_date ? -1 : 1);
+    for (const operation of due.sort(fellDueFirst)) this.settleOperation(operation);
     if (nowMs === undefined) return;
     for (const card of this.cardTransactions) {
       if (card.status === 'PENDING' && nowMs - card.created_ms >= AUTHORIZATION_EXPIRY_MS) this.releaseHold(card, card.hold_cents, 'EXPIRED');
