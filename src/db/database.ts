@@ -47,6 +47,30 @@ const MAX_TRANSACTION_ATTEMPTS = 8;
 
 /** The effects waiting for each open transaction of any Db (see `afterCommit`). */
 const commitEffects = new WeakMap<Tx, Array<() => void>>();
+/** The last writes waiting for each open transaction of any Db (see `beforeCommitOf`). */
+const commitSteps = new WeakMap<Tx, Array<() => Promise<void>>>();
+
+/**
+ * Runs `step` in `tx` once its work is done, just before it commits (a write gathered during the
+ * work and made in one statement, e.g. the events of a request: events/emit.ts). Returns false,
+ * and never runs it, when `tx` is not a transaction `Db.transaction` opened.
+ */
+export function beforeCommitOf(tx: Tx, step: () => Promise<void>): boolean {
+  const steps = commitSteps.get(tx);
+  if (steps === undefined) return false;
+  steps.push(step);
+  return true;
+}
+
+/** Runs `work`, then the steps it left for before the commit (see `beforeCommitOf`), in `tx`. */
+async function workThenSteps<T>(tx: Tx, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const steps: Array<() => Promise<void>> = [];
+  commitSteps.set(tx, steps);
+  const result = await work(tx);
+  // A step may leave another (index, not iterator: the list can grow while it runs).
+  for (let index = 0; index < steps.length; index++) await (steps[index] as () => Promise<void>)();
+  return result;
+}
 
 /**
  * `Db.afterCommit` for code that holds a transaction but not its Db (e.g. `emitEvent`): runs
@@ -144,13 +168,13 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
     horizons: new DueHorizons(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
       // SQLite: one writer; transactions arriving together share a COMMIT (group-commit.ts).
-      if (groups) return groups.run(work);
+      if (groups) return groups.run((tx) => workThenSteps(tx, work));
       for (let attempt = 1; ; attempt++) {
         const effects: Array<() => void> = [];
         try {
           const result = await kysely.transaction().execute((tx) => {
             commitEffects.set(tx, effects);
-            return work(tx);
+            return workThenSteps(tx, work);
           });
           for (const effect of effects) effect();
           return result;

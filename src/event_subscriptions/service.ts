@@ -24,7 +24,7 @@ import { isoTimestamp, MS_PER_SECOND } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Executor, Tx } from '../db/database.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
-import type { EmittedEvent } from '../events/emit.js';
+import type { EventsTable } from '../events/tables.js';
 import type { EventType } from '../events/types.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
@@ -155,16 +155,22 @@ export async function rotateSecret(tx: Tx, scope: ProgramScope, secrets: Secrets
 }
 
 /**
- * Called by `emitEvent` in the transaction of every event: one PENDING attempt, due at once, per
- * enabled subscription of the program that takes the event's type. One indexed query; nothing
- * more when the program has no subscription.
+ * Called by `emitEvent` in the transaction of the events it writes: one PENDING attempt, due at
+ * once, per event and enabled subscription of its program that takes the event's type. One
+ * indexed query per program (a transaction's events are one program's); nothing more when the
+ * program has no subscription.
  */
-export async function queueDeliveries(tx: Tx, programId: string, event: EmittedEvent): Promise<void> {
-  const subscriptions = await store.enabledSubscriptions(tx, programId);
-  if (subscriptions.length === 0) return;
-  const attempts = subscriptions
-    .filter((subscription) => subscribesTo(subscription.event_types, event.event_type))
-    .map((subscription) => newAttempt(programId, event.token, subscription, event.created_ms));
+export async function queueDeliveries(tx: Tx, events: readonly EventsTable[]): Promise<void> {
+  const attempts: store.AttemptRow[] = [];
+  for (const programId of new Set(events.map((event) => event.program_id))) {
+    const subscriptions = await store.enabledSubscriptions(tx, programId);
+    for (const event of events) {
+      if (event.program_id !== programId) continue;
+      for (const subscription of subscriptions) {
+        if (subscribesTo(subscription.event_types, event.event_type)) attempts.push(newAttempt(programId, event.token, subscription, event.created_ms));
+      }
+    }
+  }
   if (attempts.length === 0) return;
   await store.insertAttempts(tx, attempts);
   nudgeAfterCommit(tx);

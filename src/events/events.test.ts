@@ -9,6 +9,7 @@ import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import { enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { emitEvent } from './emit.js';
 import { bookTransfer, expectError, fund, manualBankAccount, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, moveClock, setRequireFunds } from '../testing/transactions.js';
 
@@ -403,5 +404,26 @@ describeWithDb('events', () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { message: string }).message).toContain(field);
     });
+  });
+
+  it('writes a transaction\'s events together at its end: all of them (more than one INSERT holds), none when it rolls back', async () => {
+    const program = await context.server.newProgram();
+    const db = context.server.server.db;
+    const count = 450;
+    const tokens = await db.transaction(async (tx) => {
+      const emitted = [];
+      for (let index = 0; index < count; index++) emitted.push(await emitEvent(tx, program.programId, 'card.created', { card_token: `card-${index}`, replacement_for: null }, Date.parse(START) + index));
+      return emitted.map((event) => event.token);
+    });
+    const listed = await allEvents(program.client);
+    expect(listed.map((event) => event.token)).toEqual(tokens);
+    expect(listed[count - 1]?.payload).toEqual({ card_token: `card-${count - 1}`, replacement_for: null });
+    await expect(
+      db.transaction(async (tx) => {
+        await emitEvent(tx, program.programId, 'card.created', { card_token: 'never' }, Date.parse(START));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await allEvents(program.client)).toHaveLength(count);
   });
 });
