@@ -11,8 +11,8 @@
  * - `preparedOverTokens(…)`: a query over a list of tokens (`in (…)`), compiled once per engine
  *   and list length; `preparedByShape(…)`, its general form, for statements whose structure varies
  *   (compiled once per engine and shape).
- * - `insertRows(exec, table, rows)` inserts whole rows in one statement, compiled once per engine,
- *   table, column list and row count.
+ * - `insertRows(exec, table, rows)` inserts whole rows in one statement (or a few, for very many
+ *   rows), compiled once per engine, table, column list and row count.
  *
  * The SQL text is the same string each time, so the statement itself is a cached prepared
  * statement too (see sqlite.ts / postgres.ts).
@@ -122,8 +122,15 @@ export function preparedOverTokens<Row>(
 const insertTemplates = new Map<string, Template>();
 
 /**
+ * Bound parameters per INSERT `insertRows` writes: well under both engines' caps (SQLite 32,766,
+ * PostgreSQL 65,535), so that callers may pass any number of rows (a clock move can record
+ * thousands of events, a replay thousands of attempts).
+ */
+export const INSERT_PARAMETERS_MAX = 10_000;
+
+/**
  * Inserts rows that all have the same columns, in the same order (as rows built by one function
- * do), in one statement.
+ * do): in one statement, or in as few as the parameter bound allows.
  */
 export async function insertRows<T extends keyof Database & string>(
   exec: Executor,
@@ -133,6 +140,18 @@ export async function insertRows<T extends keyof Database & string>(
   const first = rows[0];
   if (first === undefined) return;
   const columns = Object.keys(first);
+  const rowsPerStatement = Math.max(1, Math.floor(INSERT_PARAMETERS_MAX / columns.length));
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    await insertStatement(exec, table, columns, rows.slice(start, start + rowsPerStatement));
+  }
+}
+
+async function insertStatement<T extends keyof Database & string>(
+  exec: Executor,
+  table: T,
+  columns: readonly string[],
+  rows: ReadonlyArray<Insertable<Database[T]>>,
+): Promise<void> {
   const key = `${engineOf(exec)}|${table}|${rows.length}|${columns.join(',')}`;
   let template = insertTemplates.get(key);
   if (!template) {

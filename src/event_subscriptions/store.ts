@@ -13,9 +13,6 @@ export type SubscriptionRow = EventSubscriptionsTable;
 export type AttemptRow = EventAttemptsTable;
 export type EventRow = EventsTable;
 
-/** Rows per INSERT when queueing many attempts at once (15 columns: well under every engine's parameter cap). */
-const ATTEMPTS_PER_INSERT = 500;
-
 export async function insertSubscription(exec: Executor, row: SubscriptionRow): Promise<void> {
   await insertRows(exec, 'event_subscriptions', [row]);
 }
@@ -49,9 +46,7 @@ export const enabledSubscriptions = prepared((db, programId: string) =>
 );
 
 export async function insertAttempts(exec: Executor, rows: readonly AttemptRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += ATTEMPTS_PER_INSERT) {
-    await insertRows(exec, 'event_attempts', rows.slice(start, start + ATTEMPTS_PER_INSERT));
-  }
+  await insertRows(exec, 'event_attempts', rows);
 }
 
 /** Ends the PENDING attempts to a subscription (it was deleted): FAILED with `response`, never sent. */

@@ -39,11 +39,8 @@ export async function emitEvent(tx: Tx, programId: string, eventType: EventType,
   return event;
 }
 
-/** Events per INSERT: well under both engines' cap on bound parameters (a clock move can record thousands). */
-const EVENTS_PER_INSERT = 200;
-
 async function writeEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
   unwritten.delete(tx);
-  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) await insertRows(tx, 'events', rows.slice(start, start + EVENTS_PER_INSERT));
+  await insertRows(tx, 'events', rows);
   await queueDeliveries(tx, rows);
 }
