@@ -6,8 +6,8 @@
  * - Attempts are rows (`event_attempts`); a PENDING one is due at `due_wall_ms` (wall time: a
  *   delivery happens in the real world, whatever a program's clock says; 0 means "at once"). The
  *   dispatcher polls the due ones (`(status, due_wall_ms)` index) every `pollIntervalMs`, and at
- *   once when a transaction that queued attempts in this process commits (`nudgeDispatchers`).
- * - Before sending, it leases the attempt (SENDING, `lease_owner`, `lease_expires_wall_ms`) with a
+ *   once when a transaction that queued attempts in this process commits (`nudgeAfterCommit`).
+ * - Before sending, it leases the attempt (SENDING, `lease_owner`, due again at the lease's end) with a
  *   conditional update, so that of several processes on one PostgreSQL exactly one sends it. A
  *   lease outlives the request timeout; a lease left by a process that died expires and the attempt
  *   is due again (delivery is at least once, as with every webhook sender; `webhook-id` lets a
@@ -23,7 +23,7 @@
  *   or a payload) and the attempt is retried when its lease expires.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { MS_PER_HOUR, MS_PER_SECOND, type WallClock } from '../clock.js';
+import { MS_PER_HOUR, MS_PER_SECOND, programNowMs, type WallClock } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { afterCommitOf, type Db, type Tx } from '../db/database.js';
 import { newToken } from '../ids.js';
@@ -178,12 +178,14 @@ export class Dispatcher {
       const delivery = await store.leasedDelivery(this.db.kysely, programId, attemptToken);
       if (!delivery) return;
       const event = await store.findEventOrExample(this.db.kysely, programId, delivery.event_token);
-      const refusal = delivery.url === null ? 'event subscription deleted' : delivery.disabled ? 'event subscription disabled' : event ? undefined : 'event not found';
-      if (refusal !== undefined || !event) {
+      // A deleted subscription leaves no row to join: no url, no secret.
+      const { url, secret_encrypted: secret } = delivery;
+      const refusal = url === null || secret === null ? 'event subscription deleted' : delivery.disabled ? 'event subscription disabled' : event ? undefined : 'event not found';
+      if (refusal !== undefined || !event || url === null || secret === null) {
         await this.#record(delivery, { ok: false, statusCode: 0, response: refusal ?? '' }, false);
         return;
       }
-      const result = await this.#send(delivery, eventBody(event), event.token);
+      const result = await this.#send({ ...delivery, url, secret_encrypted: secret }, eventBody(event), event.token);
       if (this.#stopping.signal.aborted) {
         await store.releaseLease(this.db.kysely, programId, attemptToken, this.#owner);
         return;
@@ -195,16 +197,16 @@ export class Dispatcher {
   }
 
   /** POSTs the body, signed; the answer or the error as a SendResult. */
-  async #send(delivery: Delivery, body: string, eventToken: string): Promise<SendResult> {
+  async #send(delivery: Delivery & { url: string; secret_encrypted: string }, body: string, eventToken: string): Promise<SendResult> {
     const nowWallMs = this.wall.nowMs();
     const timestampSeconds = Math.floor(nowWallMs / MS_PER_SECOND);
-    const secrets = [this.secrets.decrypt(delivery.secret_encrypted!)];
+    const secrets = [this.secrets.decrypt(delivery.secret_encrypted)];
     if (delivery.previous_secret_encrypted !== null && Number(delivery.previous_secret_until_ms) > nowWallMs) {
       secrets.push(this.secrets.decrypt(delivery.previous_secret_encrypted));
     }
     const signal = AbortSignal.any([AbortSignal.timeout(this.#options.requestTimeoutMs), this.#stopping.signal]);
     try {
-      const response = await fetch(delivery.url!, {
+      const response = await fetch(delivery.url, {
         method: 'POST',
         redirect: 'manual',
         signal,
@@ -235,7 +237,7 @@ export class Dispatcher {
 
   /** Records the outcome and, for a failure that may be retried, queues the next attempt, in one transaction. */
   async #record(delivery: Delivery, result: SendResult, mayRetry: boolean): Promise<void> {
-    const nowMs = this.wall.nowMs() + Number(delivery.clock_offset_ms);
+    const nowMs = programNowMs(this.wall, Number(delivery.clock_offset_ms));
     const delayMs = this.#options.retryScheduleMs[delivery.attempt_number - 1];
     await this.db.transaction(async (tx) => {
       const outcome: store.AttemptOutcome = {
@@ -272,7 +274,6 @@ export function newAttempt(programId: string, eventToken: string, subscription: 
     attempt_number: 1,
     due_wall_ms: 0,
     lease_owner: null,
-    lease_expires_wall_ms: null,
     created_ms: createdMs,
     updated_ms: createdMs,
   };

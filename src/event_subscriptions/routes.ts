@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListOf, TokenParams, Type } from '../http/schemas.js';
-import { EmptyBody } from '../three_ds/schemas.js';
+import { EmptyBody, ListOf, TokenParams, Type } from '../http/schemas.js';
 import {
   CreateSubscriptionBody,
   EventSubscription,

@@ -3,7 +3,7 @@
  * their signing secrets, and the queueing of delivery attempts (sent by delivery.ts).
  *
  * Decisions:
- * - `url`: an absolute http:// or https:// URL without credentials, at most 2048 characters (400
+ * - `url`: an absolute http:// or https:// URL without credentials, at most 2048 characters (the schema; 400
  *   naming `url` otherwise). Lithic demands HTTPS; a local sandbox must reach receivers on
  *   http://localhost, so http is allowed.
  * - `event_types`: omitted, null or empty means every type (answered as null); repeats are dropped.
@@ -20,7 +20,7 @@
  *   apart (`example_events`), so `GET /v1/events` never lists it, but its attempts are real and are
  *   listed (by subscription, and by its token under /v1/events/{token}/attempts), retried and resent.
  */
-import { isoTimestamp, MS_PER_SECOND } from '../clock.js';
+import { isoTimestamp, MS_PER_HOUR } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Executor, Tx } from '../db/database.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
@@ -32,7 +32,6 @@ import type { ProgramScope } from '../programs/scope.js';
 import { newAttempt, nudgeAfterCommit, PREVIOUS_SECRET_VALID_MS } from './delivery.js';
 import { exampleFor } from './examples.js';
 import type { CreateSubscriptionBody, EventSubscription, ListAttemptsQuery, ListSubscriptionsQuery, MessageAttempt, SendExampleBody, TimeRangeQuery, UpdateSubscriptionBody } from './schemas.js';
-import { URL_MAX_LENGTH } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
 import * as store from './store.js';
 
@@ -44,7 +43,7 @@ export function toApi(row: store.SubscriptionRow): EventSubscription {
     url: row.url,
     description: row.description,
     disabled: row.disabled === 1,
-    event_types: row.event_types === null ? null : (JSON.parse(row.event_types) as EventType[]),
+    event_types: eventTypesOf(row),
   };
 }
 
@@ -72,7 +71,6 @@ export function checkUrl(url: string): string {
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InvalidRequestError('url: must be an http:// or https:// URL');
   if (parsed.hostname === '') throw new InvalidRequestError('url: must name a host');
   if (parsed.username !== '' || parsed.password !== '') throw new InvalidRequestError('url: must not contain a user name or password');
-  if (url.length > URL_MAX_LENGTH) throw new InvalidRequestError(`url: must be at most ${URL_MAX_LENGTH} characters`);
   return url;
 }
 
@@ -81,8 +79,9 @@ function storedEventTypes(eventTypes: readonly EventType[] | null | undefined): 
   return eventTypes === undefined || eventTypes === null || eventTypes.length === 0 ? null : JSON.stringify([...new Set(eventTypes)]);
 }
 
-function subscribesTo(eventTypes: string | null, eventType: string): boolean {
-  return eventTypes === null || (JSON.parse(eventTypes) as string[]).includes(eventType);
+/** The types a subscription takes: null for every type. */
+function eventTypesOf(subscription: Pick<store.SubscriptionRow, 'event_types'>): EventType[] | null {
+  return subscription.event_types === null ? null : (JSON.parse(subscription.event_types) as EventType[]);
 }
 
 async function findOrThrow(exec: Executor, scope: ProgramScope, token: string): Promise<store.SubscriptionRow> {
@@ -163,11 +162,11 @@ export async function rotateSecret(tx: Tx, scope: ProgramScope, secrets: Secrets
 export async function queueDeliveries(tx: Tx, events: readonly EventsTable[]): Promise<void> {
   const attempts: store.AttemptRow[] = [];
   for (const programId of new Set(events.map((event) => event.program_id))) {
-    const subscriptions = await store.enabledSubscriptions(tx, programId);
+    const subscriptions = (await store.enabledSubscriptions(tx, programId)).map((subscription) => ({ subscription, types: eventTypesOf(subscription) }));
     for (const event of events) {
       if (event.program_id !== programId) continue;
-      for (const subscription of subscriptions) {
-        if (subscribesTo(subscription.event_types, event.event_type)) attempts.push(newAttempt(programId, event.token, subscription, event.created_ms));
+      for (const { subscription, types } of subscriptions) {
+        if (types === null || types.includes(event.event_type as EventType)) attempts.push(newAttempt(programId, event.token, subscription, event.created_ms));
       }
     }
   }
@@ -207,15 +206,13 @@ export async function recover(tx: Tx, scope: ProgramScope, token: string, range:
 
 export async function replayMissing(tx: Tx, scope: ProgramScope, token: string, range: TimeRangeQuery): Promise<void> {
   const subscription = await findEnabledOrThrow(tx, scope, token);
-  const eventTypes = subscription.event_types === null ? null : (JSON.parse(subscription.event_types) as string[]);
-  await queueTo(tx, scope, subscription, await store.eventsNeverAttempted(tx, scope.programId, token, eventTypes, range));
+  await queueTo(tx, scope, subscription, await store.eventsNeverAttempted(tx, scope.programId, token, eventTypesOf(subscription), range));
 }
 
 /** An example event of the type asked (default: the subscription's first type, or card.created), queued to this subscription only. */
 export async function sendExample(tx: Tx, scope: ProgramScope, token: string, body: SendExampleBody): Promise<void> {
   const subscription = await findEnabledOrThrow(tx, scope, token);
-  const firstType = subscription.event_types === null ? undefined : (JSON.parse(subscription.event_types) as EventType[])[0];
-  const eventType = body.event_type ?? firstType ?? 'card.created';
+  const eventType = body.event_type ?? eventTypesOf(subscription)?.[0] ?? 'card.created';
   const example: store.EventRow = {
     program_id: scope.programId,
     token: newToken(),
@@ -227,4 +224,4 @@ export async function sendExample(tx: Tx, scope: ProgramScope, token: string, bo
   await queueTo(tx, scope, subscription, [example.token]);
 }
 
-export const ROTATION_OVERLAP_HOURS = PREVIOUS_SECRET_VALID_MS / (3600 * MS_PER_SECOND);
+export const ROTATION_OVERLAP_HOURS = PREVIOUS_SECRET_VALID_MS / MS_PER_HOUR;

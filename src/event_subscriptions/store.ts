@@ -162,7 +162,7 @@ export const dueAttempts = prepared((db, nowWallMs: number, limit: number) =>
 export const leaseAttempt = preparedWrite((db, programId: string, token: string, owner: string, nowWallMs: number, leaseExpiresWallMs: number) =>
   db
     .updateTable('event_attempts')
-    .set({ status: 'SENDING', lease_owner: owner, lease_expires_wall_ms: leaseExpiresWallMs, due_wall_ms: leaseExpiresWallMs })
+    .set({ status: 'SENDING', lease_owner: owner, due_wall_ms: leaseExpiresWallMs })
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .where('status', 'in', ['PENDING', 'SENDING'])
@@ -208,7 +208,7 @@ export interface AttemptOutcome {
 export async function completeAttempt(exec: Executor, programId: string, token: string, owner: string, outcome: AttemptOutcome): Promise<number> {
   const result = await exec
     .updateTable('event_attempts')
-    .set({ ...outcome, lease_owner: null, lease_expires_wall_ms: null })
+    .set({ ...outcome, lease_owner: null })
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .where('lease_owner', '=', owner)
@@ -221,7 +221,7 @@ export async function completeAttempt(exec: Executor, programId: string, token: 
 export async function releaseLease(exec: Executor, programId: string, token: string, owner: string): Promise<void> {
   await exec
     .updateTable('event_attempts')
-    .set({ status: 'PENDING', lease_owner: null, lease_expires_wall_ms: null, due_wall_ms: 0 })
+    .set({ status: 'PENDING', lease_owner: null, due_wall_ms: 0 })
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .where('lease_owner', '=', owner)

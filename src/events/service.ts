@@ -29,6 +29,7 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
 
 export async function list(exec: Executor, scope: ProgramScope, query: ListEventsQuery): Promise<ListResponse<Event>> {
   const { page_size, starting_after, ending_before, with_content, ...filters } = query;
-  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size, starting_after, ending_before });
-  return { data: rows.map((row) => toApi(row, with_content === true)), has_more };
+  const withContent = with_content === true;
+  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size, starting_after, ending_before }, withContent);
+  return { data: rows.map((row) => toApi(row, withContent)), has_more };
 }

@@ -37,7 +37,6 @@ export interface EventAttemptsTable {
   attempt_number: number;
   due_wall_ms: number;
   lease_owner: string | null;
-  lease_expires_wall_ms: number | null;
   created_ms: number;
   updated_ms: number;
 }

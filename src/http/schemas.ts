@@ -12,6 +12,8 @@ export const FREE_TEXT_MAX_LENGTH = 512;
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC' });
+/** The answer of a call the SDK declares void: a 200 with no body. */
+export const EmptyBody = Type.Null({ description: 'No body' });
 export const IsoDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
 /** A string enum with `type: string`, so validation errors and serialisation stay simple. */

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { TokenParams } from '../http/schemas.js';
-import { ChallengeResponseBody, EmptyBody, SimulateAuthenticationBody, SimulateAuthenticationResponse, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
+import { EmptyBody } from '../http/schemas.js';
+import { ChallengeResponseBody, SimulateAuthenticationBody, SimulateAuthenticationResponse, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
 import * as service from './service.js';
 
 const tags = ['3DS'];

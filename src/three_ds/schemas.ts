@@ -49,9 +49,6 @@ export const SimulateOtpEntryBody = StrictObject({
 });
 export type SimulateOtpEntryBody = Static<typeof SimulateOtpEntryBody>;
 
-/** The answer of a call the SDK declares void: a 200 with no body. */
-export const EmptyBody = Type.Null({ description: 'No body' });
-
 const Nothing = Type.Null();
 
 export const ThreeDsAuthentication = Type.Object(

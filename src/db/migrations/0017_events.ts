@@ -8,7 +8,7 @@
  *   previous one stays valid until `previous_secret_until_ms` after a rotation).
  * - `event_attempts`: each try to deliver one event to one subscription (the SDK's MessageAttempt).
  *   A PENDING attempt is due at `due_wall_ms` (wall time: a delivery happens in the real world);
- *   the dispatcher leases it (`lease_owner`, `lease_expires_wall_ms`) while it is SENDING.
+ *   the dispatcher leases it while it is SENDING (`lease_owner`; the lease ends at `due_wall_ms`).
  */
 import type { Kysely } from 'kysely';
 
@@ -55,7 +55,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('attempt_number', 'integer', (c) => c.notNull())
     .addColumn('due_wall_ms', 'bigint', (c) => c.notNull())
     .addColumn('lease_owner', 'text')
-    .addColumn('lease_expires_wall_ms', 'bigint')
     .addColumn('created_ms', 'bigint', (c) => c.notNull())
     .addColumn('updated_ms', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('event_attempts_pk', ['program_id', 'token'])
