@@ -68,11 +68,13 @@ export class GroupCommitter {
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, effects: [], resolve: resolve as (result: unknown) => void, reject });
-      if (!this.#running) {
-        this.#running = true;
-        setImmediate(() => void this.#drain());
-      }
+      if (!this.#running) this.#schedule();
     });
+  }
+
+  #schedule(): void {
+    this.#running = true;
+    setImmediate(() => void this.#drain());
   }
 
   /**
@@ -81,12 +83,17 @@ export class GroupCommitter {
    * group starts from `setImmediate`, after the event loop has read the requests that are ready.
    */
   async #drain(): Promise<void> {
-    for (;;) {
-      await this.#runGroup();
-      if (this.#queue.length === 0) break;
-      await new Promise((resolve) => setImmediate(resolve));
+    try {
+      for (;;) {
+        await this.#runGroup();
+        if (this.#queue.length === 0) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      // Whatever happened, queued works are never left without a runner.
+      this.#running = false;
+      if (this.#queue.length > 0) this.#schedule();
     }
-    this.#running = false;
   }
 
   /** Opens the group's transaction, retrying BEGIN while the database is busy; undefined when it gave up (callers told). */
@@ -111,8 +118,10 @@ export class GroupCommitter {
     if (group === undefined) return;
     const committed: Array<{ queued: QueuedWork; result: unknown }> = [];
     const startedMs = performance.now();
+    let taken = 0;
     try {
-      for (let next = first[0]; next !== undefined; next = this.#takeNext(committed.length, startedMs)) {
+      for (let next = first[0]; next !== undefined; next = this.#takeNext(taken, startedMs)) {
+        taken++;
         const result = await this.#runInSavepoint(group, next);
         if (result !== FAILED) committed.push({ queued: next, result: result.value });
       }
@@ -129,8 +138,9 @@ export class GroupCommitter {
     }
   }
 
-  #takeNext(groupSize: number, startedMs: number): QueuedWork | undefined {
-    if (groupSize + 1 >= MAX_GROUP_SIZE || performance.now() - startedMs >= MAX_GROUP_MS) return undefined;
+  /** The next queued work, unless the group already ran `taken` works or MAX_GROUP_MS. */
+  #takeNext(taken: number, startedMs: number): QueuedWork | undefined {
+    if (taken >= MAX_GROUP_SIZE || performance.now() - startedMs >= MAX_GROUP_MS) return undefined;
     return this.#queue.shift();
   }
 
