@@ -2,34 +2,13 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
-import { enroll, kybBody, kycBody, kycExemptBody, person, US_ADDRESS } from '../testing/enrollment.js';
+import { enroll, enrollmentCounts, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 
 type Body = Record<string, unknown>;
 
-/** Sets `value` at a dotted path (`individual.address.state`, `beneficial_owner_individuals.0.dob`). */
-function withField(body: Body, path: string, value: unknown): Body {
-  const copy = structuredClone(body);
-  const parts = path.split('.');
-  let target = copy as Record<string, unknown>;
-  for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
-  const last = parts.at(-1) as string;
-  if (value === undefined) delete target[last];
-  else target[last] = value;
-  return copy;
-}
-
 describeWithDb('account holders', () => {
   const context = useTestServer();
-
-  async function counts(client: Lithic) {
-    const [holders, accounts, financialAccounts] = await Promise.all([
-      client.accountHolders.list({ limit: 100 }),
-      client.accounts.list({ page_size: 100 }),
-      client.financialAccounts.list({ page_size: 100 } as never),
-    ]);
-    return { holders: holders.data.length, accounts: accounts.data.length, financialAccounts: financialAccounts.data.length };
-  }
 
   describe('enrollment', () => {
     it('KYC_BASIC accepts an individual at once and opens its account with an ISSUING financial account', async () => {
@@ -206,7 +185,7 @@ describeWithDb('account holders', () => {
       });
       const closed = await enroll(client, kybBody('KYB_BYO'));
       await client.accounts.update(closed.account_token, { state: 'CLOSED' });
-      const before = await counts(client);
+      const before = await enrollmentCounts(client);
       const cases = [
         [pending.account_token, /PENDING_REVIEW/],
         [rejected.account_token, /REJECTED/],
@@ -218,7 +197,7 @@ describeWithDb('account holders', () => {
         expect(failure.message).toMatch(/^business_account_token: /);
         expect(failure.message).toMatch(reason);
       }
-      expect(await counts(client)).toEqual(before);
+      expect(await enrollmentCounts(client)).toEqual(before);
 
       await client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'ACCEPTED' });
       const user = await enroll(client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: pending.account_token });
@@ -247,14 +226,14 @@ describeWithDb('account holders', () => {
     });
 
     it('answers a repeated Idempotency-Key with the first response and enrolls once', async () => {
-      const before = await counts(context.program.client);
+      const before = await enrollmentCounts(context.program.client);
       const key = crypto.randomUUID();
       const body = kycBody();
       // The SDK does not send Idempotency-Key by itself: pass the header.
       const first = await context.program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
       const second = await context.program.client.accountHolders.create(body, { headers: { 'Idempotency-Key': key } });
       expect(second).toEqual(first);
-      const after = await counts(context.program.client);
+      const after = await enrollmentCounts(context.program.client);
       expect(after.holders).toBe(before.holders + 1);
     });
   });
@@ -265,8 +244,9 @@ describeWithDb('account holders', () => {
     const exempt = kycExemptBody();
     const fiveOwners = Array.from({ length: 5 }, () => kyb.beneficial_owner_individuals[0]);
     const cases: Array<[string, Body, string]> = [
-      ['no workflow', withField(kyc, 'workflow', undefined), 'workflow: is required'],
-      ['unknown workflow', withField(kyc, 'workflow', 'KYC_ADVANCED'), 'workflow: must be one of KYB_BASIC, KYB_BYO, KYC_BASIC, KYC_BYO, KYC_EXEMPT'],
+      // SDK 0.119 leaves `workflow` optional in KYB_DELEGATED only: a body without it is that shape.
+      ['no workflow', withField(kyc, 'workflow', undefined), 'business_entity: is required'],
+      ['unknown workflow', withField(kyc, 'workflow', 'KYC_ADVANCED'), 'workflow: must be one of KYB_BASIC, KYB_BYO, KYB_DELEGATED, KYC_BASIC, KYC_BYO, KYC_EXEMPT'],
       ['missing individual', withField(kyc, 'individual', undefined), 'individual: is required'],
       ['missing tos_timestamp', withField(kyc, 'tos_timestamp', undefined), 'tos_timestamp: is required'],
       ['bad tos_timestamp', withField(kyc, 'tos_timestamp', 'yesterday'), 'tos_timestamp: must be a valid date-time'],
@@ -308,11 +288,11 @@ describeWithDb('account holders', () => {
     ];
 
     it.each(cases)('%s', async (_name, body, message) => {
-      const before = await counts(context.program.client);
+      const before = await enrollmentCounts(context.program.client);
       const error = await apiFailure(enroll(context.program.client, body));
       expect(error.status).toBe(400);
       expect(error.message).toBe(message);
-      expect(await counts(context.program.client)).toEqual(before);
+      expect(await enrollmentCounts(context.program.client)).toEqual(before);
     });
 
     it('accepts the forms the rules allow: ZIP+4, SSN without hyphens, APO addresses, date-time dob', async () => {

@@ -27,9 +27,12 @@ export function personResponse(person: Person): Person & { phone_number: string;
   return { ...person, phone_number: person.phone_number ?? '', dob: person.dob ?? '' };
 }
 
-/** A stored business as the API answers it: `dba_business_name` empty when none was given. */
-export function businessResponse(business: BusinessEntity): BusinessEntity & { dba_business_name: string } {
-  return { ...business, dba_business_name: business.dba_business_name ?? '' };
+/**
+ * A stored business as the API answers it: every field of the SDK's type, empty when none was given
+ * (`dba_business_name`; a KYB_DELEGATED business's `government_id` and `phone_numbers`).
+ */
+export function businessResponse(business: BusinessEntity): BusinessEntity & { dba_business_name: string; government_id: string; phone_numbers: string[] } {
+  return { ...business, government_id: business.government_id ?? '', phone_numbers: business.phone_numbers ?? [], dba_business_name: business.dba_business_name ?? '' };
 }
 
 /** The profile as the API answers it. */

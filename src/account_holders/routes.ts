@@ -24,7 +24,8 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Enroll an account holder',
         description:
           'Creates the holder, its account and the account’s ISSUING financial account. KYB_BASIC waits for review ' +
-          '(PENDING_REVIEW); KYC_BASIC is decided at once; KYB_BYO, KYC_BYO and KYC_EXEMPT are ACCEPTED.',
+          '(PENDING_REVIEW); KYC_BASIC is decided at once; KYB_BYO, KYB_DELEGATED, KYC_BYO and KYC_EXEMPT are ACCEPTED. ' +
+          'A body without workflow is KYB_DELEGATED (the SDK declares it optional there).',
         tags,
         body: CreateAccountHolderBody,
         response: { 200: AccountHolderCreated },
@@ -47,7 +48,7 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Update an account holder',
         description:
-          'The holder decides which body applies: a BUSINESS holder (KYB workflows) takes the KYB patch ' +
+          'The holder decides which body applies: a BUSINESS holder (KYB workflows, KYB_DELEGATED) takes the KYB patch ' +
           '(business_entity, control_person, beneficial_owner_individuals, beneficial_owner_entities, each naming one of the ' +
           'holder’s entity_token in that role; external_id, nature_of_business, website_url); a KYC_BASIC / KYC_BYO holder ' +
           'the KYC patch (individual with its entity_token, external_id); a KYC_EXEMPT holder the legacy patch (address, ' +

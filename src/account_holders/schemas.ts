@@ -1,15 +1,18 @@
 /**
  * Request and response schemas of account holders (spec 2.3, 4.3; Lithic's create variants).
  *
- * The create body is one of three shapes chosen by `workflow` (KYB, KYC, KYC_EXEMPT): `ShapeChosenBy`.
+ * The create body is one of four shapes chosen by `workflow` (KYB, KYB_DELEGATED, KYC, KYC_EXEMPT):
+ * `ShapeChosenBy`. SDK 0.119 declares `workflow` optional in the KYB_DELEGATED shape only, so a body
+ * without `workflow` is that shape.
  * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
  * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
  */
 import { DateTime, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
 export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
+export const KYB_DELEGATED = 'KYB_DELEGATED';
 export const KYC_WORKFLOWS = ['KYC_BASIC', 'KYC_BYO'] as const;
-export const WORKFLOWS = [...KYB_WORKFLOWS, ...KYC_WORKFLOWS, 'KYC_EXEMPT'] as const;
+export const WORKFLOWS = [...KYB_WORKFLOWS, KYB_DELEGATED, ...KYC_WORKFLOWS, 'KYC_EXEMPT'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
 
 export const STATUSES = ['ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'] as const;
@@ -96,31 +99,55 @@ export const KycIndividualInput = personInput('required');
 export const KybPersonInput = personInput('optional');
 export type PersonInput = Static<typeof KybPersonInput>;
 
-export const BusinessEntityInput = StrictObject({
-  address: AddressInput,
-  government_id: BusinessId,
-  legal_business_name: Text(),
-  phone_numbers: Type.Array(Phone, { minItems: 1, maxItems: 10 }),
-  dba_business_name: Type.Optional(Text()),
-  parent_company: Type.Optional(Text()),
-});
-export type BusinessEntityInput = Static<typeof BusinessEntityInput>;
+const PhoneNumbers = Type.Array(Phone, { minItems: 1, maxItems: 10 });
+
+/** A business: its EIN and phone numbers are required where Lithic runs KYB on them, optional for KYB_DELEGATED. */
+function businessEntityInput(identity: 'required' | 'optional') {
+  return StrictObject({
+    address: AddressInput,
+    government_id: identity === 'required' ? BusinessId : Type.Optional(BusinessId),
+    legal_business_name: Text(),
+    phone_numbers: identity === 'required' ? PhoneNumbers : Type.Optional(PhoneNumbers),
+    dba_business_name: Type.Optional(Text()),
+    parent_company: Type.Optional(Text()),
+  });
+}
+export const BusinessEntityInput = businessEntityInput('required');
+export const DelegatedBusinessEntityInput = businessEntityInput('optional');
+/** Either business input: the delegated one's optional fields are the only difference. */
+export type BusinessEntityInput = Static<typeof DelegatedBusinessEntityInput>;
 
 const ExternalId = Type.Optional(Text('Your identifier for the holder'));
+const NatureOfBusiness = Type.String({ minLength: 1, maxLength: 1024 });
+const WebsiteUrl = Type.String({ format: 'uri', maxLength: 2048 });
+const BeneficialOwnerIndividuals = Type.Array(KybPersonInput, { maxItems: MAX_BENEFICIAL_OWNERS });
 
 export const KybBody = StrictObject({
   workflow: StringEnum(KYB_WORKFLOWS),
   tos_timestamp: DateTime,
-  nature_of_business: Type.String({ minLength: 1, maxLength: 1024 }),
+  nature_of_business: NatureOfBusiness,
   business_entity: BusinessEntityInput,
   control_person: KybPersonInput,
-  beneficial_owner_individuals: Type.Array(KybPersonInput, { maxItems: MAX_BENEFICIAL_OWNERS }),
+  beneficial_owner_individuals: BeneficialOwnerIndividuals,
   beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityInput, { maxItems: MAX_BENEFICIAL_OWNERS, description: 'Deprecated' })),
   external_id: ExternalId,
   kyb_passed_timestamp: Type.Optional(DateTime),
-  website_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+  website_url: Type.Optional(WebsiteUrl),
 });
 export type KybBody = Static<typeof KybBody>;
+
+/** SDK 0.119 `KYBDelegated`: only the business's address and legal name are required; `workflow` may be left out. */
+export const KybDelegatedBody = StrictObject({
+  workflow: Type.Optional(Type.Literal(KYB_DELEGATED)),
+  business_entity: DelegatedBusinessEntityInput,
+  beneficial_owner_individuals: Type.Optional(BeneficialOwnerIndividuals),
+  control_person: Type.Optional(KybPersonInput),
+  external_id: ExternalId,
+  nature_of_business: Type.Optional(NatureOfBusiness),
+  tos_timestamp: Type.Optional(DateTime),
+  website_url: Type.Optional(WebsiteUrl),
+});
+export type KybDelegatedBody = Static<typeof KybDelegatedBody>;
 
 export const KycBody = StrictObject({
   workflow: StringEnum(KYC_WORKFLOWS),
@@ -144,17 +171,19 @@ export const KycExemptBody = StrictObject({
 });
 export type KycExemptBody = Static<typeof KycExemptBody>;
 
-export type CreateAccountHolderBody = KybBody | KycBody | KycExemptBody;
+export type CreateAccountHolderBody = KybBody | KybDelegatedBody | KycBody | KycExemptBody;
 
-/** The create body: `workflow` picks one of the three shapes above. */
+/** The create body: `workflow` picks one of the four shapes above; without it, the body is KYB_DELEGATED. */
 export const CreateAccountHolderBody = ShapeChosenBy<CreateAccountHolderBody>(
   'workflow',
   [
     [KYB_WORKFLOWS, KybBody],
+    [[KYB_DELEGATED], KybDelegatedBody],
     [KYC_WORKFLOWS, KycBody],
     [['KYC_EXEMPT'], KycExemptBody],
   ],
-  'KYB (KYB_BASIC, KYB_BYO), KYC (KYC_BASIC, KYC_BYO) or KYC_EXEMPT enrollment; `workflow` selects the shape',
+  'KYB (KYB_BASIC, KYB_BYO), KYB_DELEGATED, KYC (KYC_BASIC, KYC_BYO) or KYC_EXEMPT enrollment; `workflow` selects the shape (absent: KYB_DELEGATED, as the SDK allows)',
+  KYB_DELEGATED,
 );
 
 const StatusReasons = Type.Array(StringEnum(STATUS_REASONS));
@@ -206,18 +235,30 @@ export const Person = Type.Object({ ...personFields, phone_number: Type.Optional
 export type Person = Static<typeof Person>;
 const PersonResponse = Type.Object({ ...personFields, phone_number: Type.String({ description: 'Empty when none was given' }), dob: Type.String({ description: 'Empty for KYC-exempt holders' }) });
 
-/** A business as stored and returned: its EIN masked to the last four digits; the response always has `dba_business_name` (empty when none). */
+/**
+ * A business as stored and returned: its EIN masked to the last four digits. As stored, `dba_business_name`,
+ * and for KYB_DELEGATED `government_id` and `phone_numbers`, are absent when none was given; the
+ * response, like the SDK's type, always has them (empty when none).
+ */
 const businessFields = {
   entity_token: Uuid,
   legal_business_name: Type.String(),
   parent_company: Type.Optional(Type.String()),
-  government_id: Type.String({ description: 'Masked: only the last four digits are shown' }),
-  phone_numbers: Type.Array(Type.String()),
   address: Address,
 };
-export const BusinessEntity = Type.Object({ ...businessFields, dba_business_name: Type.Optional(Type.String()) });
+export const BusinessEntity = Type.Object({
+  ...businessFields,
+  government_id: Type.Optional(Type.String()),
+  phone_numbers: Type.Optional(Type.Array(Type.String())),
+  dba_business_name: Type.Optional(Type.String()),
+});
 export type BusinessEntity = Static<typeof BusinessEntity>;
-const BusinessEntityResponse = Type.Object({ ...businessFields, dba_business_name: Type.String({ description: 'Empty when none was given' }) });
+const BusinessEntityResponse = Type.Object({
+  ...businessFields,
+  government_id: Type.String({ description: 'Masked: only the last four digits are shown; empty when none was given' }),
+  phone_numbers: Type.Array(Type.String(), { description: 'Empty when none was given' }),
+  dba_business_name: Type.String({ description: 'Empty when none was given' }),
+});
 
 export const VerificationApplication = Type.Object({
   created: DateTime,
@@ -299,7 +340,7 @@ export const BusinessEntityPatch = StrictObject({
   address: Type.Optional(AddressPatch),
   government_id: Type.Optional(BusinessId),
   legal_business_name: Type.Optional(Text()),
-  phone_numbers: Type.Optional(Type.Array(Phone, { minItems: 1, maxItems: 10 })),
+  phone_numbers: Type.Optional(PhoneNumbers),
   dba_business_name: Type.Optional(Text()),
   parent_company: Type.Optional(Text()),
 });
@@ -323,8 +364,8 @@ export const UpdateAccountHolderBody = StrictObject(
     beneficial_owner_individuals: Type.Optional(Type.Array(PersonPatch, { maxItems: MAX_BENEFICIAL_OWNERS })),
     beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityPatch, { maxItems: MAX_BENEFICIAL_OWNERS, description: 'Deprecated' })),
     control_person: Type.Optional(PersonPatch),
-    nature_of_business: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-    website_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+    nature_of_business: Type.Optional(NatureOfBusiness),
+    website_url: Type.Optional(WebsiteUrl),
     // KYB and KYC patch
     external_id: ExternalId,
     // KYC patch (KYC_BASIC, KYC_BYO holders)
@@ -338,7 +379,7 @@ export const UpdateAccountHolderBody = StrictObject(
     legal_business_name: Type.Optional(Text()),
     phone_number: Type.Optional(Phone),
   },
-  { description: 'KYB patch (BUSINESS holders), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT): the holder decides' },
+  { description: 'KYB patch (BUSINESS holders: KYB workflows and KYB_DELEGATED), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT): the holder decides' },
 );
 export type UpdateAccountHolderBody = Static<typeof UpdateAccountHolderBody>;
 

@@ -1,6 +1,6 @@
 /**
- * Account holders (spec 2.3, 3.3, 4.3): enrollment through the KYB, KYC and KYC_EXEMPT workflows,
- * retrieval, listing, and the simulated enrollment review.
+ * Account holders (spec 2.3, 3.3, 4.3): enrollment through the KYB, KYB_DELEGATED, KYC and
+ * KYC_EXEMPT workflows, retrieval, listing, and the simulated enrollment review.
  *
  * Enrolling validates every field (rules.ts), decides the initial verification (verification.ts),
  * and in one transaction stores the holder and opens its account with the account's ISSUING
@@ -38,6 +38,7 @@ import type {
   CreateAccountHolderBody,
   EnrollmentReviewBody,
   KybBody,
+  KybDelegatedBody,
   KycBody,
   KycExemptBody,
   ListAccountHoldersQuery,
@@ -46,6 +47,7 @@ import type {
   Status,
   StatusReason,
   UpdateAccountHolderBody,
+  Workflow,
 } from './schemas.js';
 import * as store from './store.js';
 import { checkPatch, isUpdatable, patchProfile } from './update.js';
@@ -79,19 +81,20 @@ function person(path: string, input: PersonInput, nowMs: number, ids: Government
   };
 }
 
+/** A business; the EIN and phone numbers a KYB_DELEGATED body may leave out stay absent. */
 function businessEntity(path: string, input: BusinessEntityInput, ids: GovernmentIds): BusinessEntity {
   checkUsAddress(`${path}.address`, input.address);
-  input.phone_numbers.forEach((phone, index) => checkPhoneNumber(`${path}.phone_numbers[${index}]`, phone));
+  input.phone_numbers?.forEach((phone, index) => checkPhoneNumber(`${path}.phone_numbers[${index}]`, phone));
   const entityToken = newToken();
-  const digits = normalizeBusinessId(`${path}.government_id`, input.government_id);
-  ids[entityToken] = digits;
+  const digits = input.government_id === undefined ? undefined : normalizeBusinessId(`${path}.government_id`, input.government_id);
+  if (digits !== undefined) ids[entityToken] = digits;
   return {
     entity_token: entityToken,
     legal_business_name: input.legal_business_name,
     ...(input.dba_business_name !== undefined ? { dba_business_name: input.dba_business_name } : {}),
     ...(input.parent_company !== undefined ? { parent_company: input.parent_company } : {}),
-    government_id: maskId(digits),
-    phone_numbers: input.phone_numbers,
+    ...(digits !== undefined ? { government_id: maskId(digits) } : {}),
+    ...(input.phone_numbers !== undefined ? { phone_numbers: input.phone_numbers } : {}),
     address: input.address,
   };
 }
@@ -101,38 +104,51 @@ function requirePassedTimestamp(field: string, value: string | undefined, workfl
   return value;
 }
 
-function kybEnrollment(body: KybBody, nowMs: number): Enrollment {
+/** What the KYB and KYB_DELEGATED bodies have in common: the delegated one may leave out all but the business. */
+type BusinessBody = Pick<KybDelegatedBody, 'control_person' | 'beneficial_owner_individuals' | 'external_id' | 'nature_of_business' | 'tos_timestamp' | 'website_url'> & {
+  business_entity: BusinessEntityInput;
+  beneficial_owner_entities?: BusinessEntityInput[] | undefined;
+};
+
+/**
+ * A business enrollment (KYB or KYB_DELEGATED): every given entity checked by the same rules. A
+ * holder without a control person has no contact columns; without owners, an empty list of them.
+ */
+function businessEnrollment(workflow: Workflow, body: BusinessBody, passedTimestamp: string | undefined, nowMs: number): Enrollment {
   const ids: GovernmentIds = {};
+  const { control_person: controlPerson, beneficial_owner_entities: ownerEntities } = body;
   const profile: Profile = {
     business_entity: businessEntity('business_entity', body.business_entity, ids),
-    control_person: person('control_person', body.control_person, nowMs, ids),
-    beneficial_owner_individuals: body.beneficial_owner_individuals.map((owner, index) =>
-      person(`beneficial_owner_individuals[${index}]`, owner, nowMs, ids),
-    ),
-    ...(body.beneficial_owner_entities !== undefined
-      ? { beneficial_owner_entities: body.beneficial_owner_entities.map((owner, index) => businessEntity(`beneficial_owner_entities[${index}]`, owner, ids)) }
+    ...(controlPerson !== undefined ? { control_person: person('control_person', controlPerson, nowMs, ids) } : {}),
+    beneficial_owner_individuals: (body.beneficial_owner_individuals ?? []).map((owner, index) => person(`beneficial_owner_individuals[${index}]`, owner, nowMs, ids)),
+    ...(ownerEntities !== undefined
+      ? { beneficial_owner_entities: ownerEntities.map((owner, index) => businessEntity(`beneficial_owner_entities[${index}]`, owner, ids)) }
       : {}),
   };
-  const passed = body.workflow === 'KYB_BYO' ? requirePassedTimestamp('kyb_passed_timestamp', body.kyb_passed_timestamp, body.workflow) : body.kyb_passed_timestamp;
   return {
     governmentIds: ids,
     row: {
-      workflow: body.workflow,
+      workflow,
       user_type: 'BUSINESS',
-      ...contactColumns(body.control_person.email, body.control_person.phone_number),
+      ...contactColumns(controlPerson?.email, controlPerson?.phone_number),
       first_name: null,
       last_name: null,
       legal_business_name: body.business_entity.legal_business_name,
-      nature_of_business: body.nature_of_business,
+      nature_of_business: body.nature_of_business ?? null,
       website_url: body.website_url ?? null,
       exemption_type: null,
       business_account_token: null,
       external_id: body.external_id ?? null,
-      tos_timestamp: body.tos_timestamp,
-      passed_timestamp: passed ?? null,
+      tos_timestamp: body.tos_timestamp ?? null,
+      passed_timestamp: passedTimestamp ?? null,
       profile: JSON.stringify(profile),
     },
   };
+}
+
+function kybEnrollment(body: KybBody, nowMs: number): Enrollment {
+  const passed = body.workflow === 'KYB_BYO' ? requirePassedTimestamp('kyb_passed_timestamp', body.kyb_passed_timestamp, body.workflow) : body.kyb_passed_timestamp;
+  return businessEnrollment(body.workflow, body, passed, nowMs);
 }
 
 function kycEnrollment(body: KycBody, nowMs: number): Enrollment {
@@ -184,8 +200,9 @@ function kycExemptEnrollment(body: KycExemptBody): Enrollment {
   };
 }
 
-function contactColumns(email: string, phoneNumber: string | undefined) {
-  return { email, email_lower: email.toLowerCase(), phone_number: phoneNumber ?? null };
+/** The holder's e-mail and phone: none for a KYB_DELEGATED business enrolled without a control person. */
+function contactColumns(email: string | undefined, phoneNumber: string | undefined) {
+  return { email: email ?? null, email_lower: email?.toLowerCase() ?? null, phone_number: phoneNumber ?? null };
 }
 
 function individualColumns(individual: { email: string; phone_number: string; first_name: string; last_name: string }) {
@@ -205,6 +222,9 @@ function enrollment(body: CreateAccountHolderBody, nowMs: number): Enrollment {
     case 'KYB_BASIC':
     case 'KYB_BYO':
       return kybEnrollment(body, nowMs);
+    case 'KYB_DELEGATED':
+    case undefined:
+      return businessEnrollment('KYB_DELEGATED', body, undefined, nowMs);
     case 'KYC_BASIC':
     case 'KYC_BYO':
       return kycEnrollment(body, nowMs);
@@ -294,7 +314,7 @@ export function toApi(row: store.AccountHolderRow): AccountHolder {
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateAccountHolderBody): Promise<AccountHolderCreated> {
   const { row: fields, governmentIds, individualIdDigits } = enrollment(body, scope.nowMs);
   if (fields.business_account_token !== null) await checkBusinessAccount(tx, scope.programId, fields.business_account_token);
-  const verification = initialVerification(body.workflow, individualIdDigits);
+  const verification = initialVerification(fields.workflow as Workflow, individualIdDigits);
   const row: store.AccountHolderRow = {
     ...fields,
     program_id: scope.programId,
@@ -392,8 +412,9 @@ function toPatched(row: store.AccountHolderRow): AccountHolderPatched {
 /** The list-filter columns of a profile: the individual's, or the control person's and the business's. */
 function profileColumns(userType: store.AccountHolderRow['user_type'], profile: Profile) {
   if (userType === 'BUSINESS') {
-    invariant(profile.control_person && profile.business_entity, 'a business holder has a control person and a business entity');
-    return { ...contactColumns(profile.control_person.email, profile.control_person.phone_number), legal_business_name: profile.business_entity.legal_business_name };
+    invariant(profile.business_entity, 'a business holder has a business entity');
+    const { control_person: controlPerson } = profile;
+    return { ...contactColumns(controlPerson?.email, controlPerson?.phone_number), legal_business_name: profile.business_entity.legal_business_name };
   }
   invariant(profile.individual, 'an individual holder has an individual');
   const { email, phone_number: phone, first_name: firstName, last_name: lastName } = profile.individual;

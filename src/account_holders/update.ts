@@ -2,9 +2,11 @@
  * Updating an account holder (PATCH, SDK `accountHolders.update`): which of the SDK's three patch
  * bodies applies, the checks of every given field, and the patched profile.
  *
- * The holder decides the variant: a BUSINESS holder takes the KYB patch, a KYC_BASIC / KYC_BYO
- * individual the KYC patch, a KYC_EXEMPT individual the legacy patch (`PatchRequest`, without
- * `legal_business_name`, which only a business has). A field of another variant is a 400 naming it.
+ * The holder decides the variant: a BUSINESS holder (KYB workflows, KYB_DELEGATED) takes the KYB
+ * patch, a KYC_BASIC / KYC_BYO individual the KYC patch, a KYC_EXEMPT individual the legacy patch
+ * (`PatchRequest`, without `legal_business_name`, which only a business has). A field of another
+ * variant is a 400 naming it. A patch names existing entities only: a KYB_DELEGATED holder enrolled
+ * without a control person or owners has none of them to patch (422).
  * Every given field is checked by the create rules (rules.ts), before anything depends on the
  * holder's state. Only the given fields change; a given address replaces the fields it gives and
  * keeps the others (the SDK's `AddressUpdate`). Nested persons and businesses name the entity they

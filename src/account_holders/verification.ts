@@ -6,6 +6,12 @@
  *   000-00-0001 … 000-00-0007 and 000-00-0010 are REJECTED with one fixed reason; any other id is
  *   ACCEPTED.
  * - The BYO workflows (verified by the customer) and KYC_EXEMPT are ACCEPTED.
+ * - KYB_DELEGATED (SDK 0.119) is ACCEPTED at once too. Lithic's docs do not describe its outcome, so
+ *   this is a sandbox decision read from the SDK's type: its business is described as the one "for
+ *   which the account is being opened", where KYB's adds "and KYB is being run", and it needs
+ *   neither an EIN, a control person, owners nor a ToS timestamp, without which no KYB could be run.
+ *   Verification is delegated to the program (like KYB_BYO, without `kyb_passed_timestamp`), so
+ *   there is nothing for the enrollment review to decide (it answers 422, as for KYB_BYO).
  *
  * A holder that ends REJECTED has its account CLOSED (Lithic closes accounts that fail KYC/KYB);
  * that is the service's job, this module only decides.

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
-import { enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
+import { enroll, kybBody, kybDelegatedBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { INSERT_PARAMETERS_MAX } from '../db/prepared.js';
 import { emitEvent } from './emit.js';
@@ -76,6 +76,19 @@ describeWithDb('events', () => {
       const [issuing] = (await client.financialAccounts.list({ account_token: holder.account_token })).data;
       expect(only(events, 'financial_account.created').payload).toEqual(issuing);
       for (const event of events) expect(event.created).toBe(holder.created);
+    });
+
+    it('records a KYB_DELEGATED holder as created and verified at once, like KYB_BYO', async () => {
+      const client = await freshClient();
+      let created: Lithic.AccountHolderCreateResponse | undefined;
+      const events = await eventsOf(client, async () => (created = await enroll(client, kybDelegatedBody())));
+      expect(typesOf(events)).toEqual(['account_holder.created', 'account_holder.verification', 'financial_account.created']);
+      const holder = await client.accountHolders.retrieve(created?.token as string);
+      const { token, account_token } = holder;
+      expect(only(events, 'account_holder.created').payload).toEqual({ token, account_token, created: holder.created, status: 'ACCEPTED', status_reason: [], required_documents: [] });
+      expect(only(events, 'account_holder.verification').payload).toEqual({ token, account_token, created: holder.verification_application?.updated, status: 'ACCEPTED', status_reasons: [] });
+      const updated = await eventsOf(client, () => client.accountHolders.update(token, { website_url: 'https://delegated.example.com' }));
+      expect(updated.map((event) => [event.event_type, event.payload])).toEqual([['account_holder.updated', await client.accountHolders.retrieve(token)]]);
     });
 
     it('records a rejected holder only as its verification (Lithic: created means not rejected)', async () => {

@@ -38,15 +38,27 @@ export function StrictObject<T extends Record<string, TSchema>>(properties: T, o
 /**
  * A body of several shapes, the value of `field` choosing one. Written as `if field ∈ values then
  * shape` clauses rather than `anyOf`, so that a validation error names the field at fault in the
- * chosen shape instead of a mismatch with every other shape.
+ * chosen shape instead of a mismatch with every other shape. `field` is required, unless
+ * `absentMeans` names the value a body without it stands for (a shape whose SDK type has the field
+ * optional): then that value's shape also applies when the field is absent.
  */
-export function ShapeChosenBy<T>(field: string, shapes: ReadonlyArray<readonly [values: readonly string[], shape: TSchema]>, description: string): TUnsafe<T> {
+export function ShapeChosenBy<T>(
+  field: string,
+  shapes: ReadonlyArray<readonly [values: readonly string[], shape: TSchema]>,
+  description: string,
+  absentMeans?: string,
+): TUnsafe<T> {
   return Type.Unsafe<T>({
     type: 'object',
     description,
-    required: [field],
+    ...(absentMeans === undefined ? { required: [field] } : {}),
     properties: { [field]: StringEnum(shapes.flatMap(([values]) => values)) },
-    allOf: shapes.map(([values, shape]) => ({ if: { properties: { [field]: { enum: [...values] } } }, then: shape })),
+    allOf: shapes.map(([values, shape]) => {
+      // `properties` also holds when the field is absent: where absence stands for a value, no other shape may apply then.
+      const chosen = { properties: { [field]: { enum: [...values] } } };
+      const appliesWhenAbsent = absentMeans === undefined || values.includes(absentMeans);
+      return { if: appliesWhenAbsent ? chosen : { ...chosen, required: [field] }, then: shape };
+    }),
   });
 }
 

@@ -50,6 +50,25 @@ export function kybBody(workflow: 'KYB_BASIC' | 'KYB_BYO' = 'KYB_BASIC') {
   };
 }
 
+/** The least a KYB_DELEGATED body needs (SDK 0.119): the business's address and legal name. */
+export function kybDelegatedBody() {
+  return {
+    workflow: 'KYB_DELEGATED' as const,
+    business_entity: { address: { ...US_ADDRESS, address1: '9 Canal Street' }, legal_business_name: 'Delegated Goods LLC' },
+  };
+}
+
+/** A KYB_DELEGATED body with every field SDK 0.119 declares for it. */
+export function fullKybDelegatedBody() {
+  const kyb = kybBody();
+  return {
+    ...kyb,
+    workflow: 'KYB_DELEGATED' as const,
+    external_id: `delegated-${crypto.randomBytes(4).toString('hex')}`,
+    business_entity: { ...kyb.business_entity, dba_business_name: 'Busy', parent_company: 'Busy Holdings' },
+  };
+}
+
 export function kycExemptBody(type: 'AUTHORIZED_USER' | 'PREPAID_CARD_USER' = 'PREPAID_CARD_USER') {
   return {
     workflow: 'KYC_EXEMPT' as const,
@@ -60,6 +79,28 @@ export function kycExemptBody(type: 'AUTHORIZED_USER' | 'PREPAID_CARD_USER' = 'P
     phone_number: '+15555550102',
     address: { ...US_ADDRESS },
   };
+}
+
+/** A copy of `body` with the value at a dotted path (`individual.address.state`, `beneficial_owner_individuals.0.dob`) set, or removed when `value` is undefined. */
+export function withField(body: object, path: string, value: unknown): Record<string, unknown> {
+  const copy = structuredClone(body) as Record<string, unknown>;
+  const parts = path.split('.');
+  let target = copy;
+  for (const part of parts.slice(0, -1)) target = target[part] as Record<string, unknown>;
+  const last = parts.at(-1) as string;
+  if (value === undefined) delete target[last];
+  else target[last] = value;
+  return copy;
+}
+
+/** How many holders, accounts and financial accounts the program has: a refused enrollment changes none. */
+export async function enrollmentCounts(client: Lithic) {
+  const [holders, accounts, financialAccounts] = await Promise.all([
+    client.accountHolders.list({ limit: 100 }),
+    client.accounts.list({ page_size: 100 }),
+    client.financialAccounts.list({ page_size: 100 } as never),
+  ]);
+  return { holders: holders.data.length, accounts: accounts.data.length, financialAccounts: financialAccounts.data.length };
 }
 
 /** Enrolls a holder (any body above) and returns the create response. */
