@@ -8,6 +8,7 @@ import { acceptedAccountToken } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
+import { PRENOTE_WAIT_MS } from './service.js';
 import * as store from './store.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
@@ -341,6 +342,19 @@ describeWithDb('external bank accounts', () => {
     advance(3 * MS_PER_DAY);
     expect((await client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('ENABLED');
     expect(await expectError(client.externalBankAccounts.retryPrenote(created.token, {}), 422)).toContain('ENABLED');
+  });
+
+  it('dates a prenote’s enabling when its wait ended, however far past it the clock moved', async () => {
+    const { client } = context.program;
+    const created = await create({ verification_method: 'PRENOTE' });
+    advance(10 * MS_PER_DAY);
+    const enabled = await client.externalBankAccounts.retrieve(created.token);
+    expect(enabled.verification_state).toBe('ENABLED');
+    const events = (await client.events.list({ event_types: ['external_bank_account.updated'], page_size: 100, with_content: true })).data;
+    const [event, ...others] = events.filter((item) => (item.payload as { token?: string }).token === created.token);
+    expect(others).toEqual([]);
+    expect(event?.payload).toEqual(enabled);
+    expect(Date.parse(event?.created as string)).toBe(Date.parse(created.created) + PRENOTE_WAIT_MS);
   });
 
   it('never enables a prenote whose wait a retry restarted after the clock job read it', async () => {

@@ -372,11 +372,14 @@ export async function retry(
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...started, updated_ms: scope.nowMs });
 }
 
-/** The clock job: PENDING prenotes whose wait is over become ENABLED. Idempotent (conditional update). */
+/**
+ * The clock job: PENDING prenotes whose wait is over become ENABLED, dated when the wait ended
+ * however far past it the clock moved (as an expired authorization is). Idempotent (conditional update).
+ */
 export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
-  for (const token of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
-    if ((await store.enableDuePrenote(tx, scope.programId, token, scope.nowMs)) === 0) continue;
-    await recorded(tx, scope, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, token));
+  for (const { token, prenote_due_ms: dueMs } of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
+    if ((await store.enableDuePrenote(tx, scope.programId, token, dueMs)) === 0) continue;
+    await recorded(tx, { ...scope, nowMs: dueMs }, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, token));
   }
 }
 

@@ -37,6 +37,25 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe('Keep');
     });
 
+    it('never stamps a change before the account’s last one (a change stamped by a request that saw a moved clock)', async () => {
+      const { client, programId } = context.program;
+      const account = await newAccount(client);
+      const changes = [
+        () => client.financialAccounts.update(account, { nickname: 'Renamed' }),
+        () => client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' }),
+      ];
+      for (const change of changes) {
+        const laterMs = Date.parse((await client.financialAccounts.retrieve(account)).updated) + 3_600_000;
+        // As if the account had last changed at a clock moved an hour ahead by a request that committed first.
+        await context.server.server.db.kysely.updateTable('financial_accounts').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', account).execute();
+        const changed = await change();
+        expect(Date.parse(changed.updated)).toBe(laterMs);
+        const [event] = (await client.events.list({ event_types: ['financial_account.updated'], page_size: 1, with_content: true })).data;
+        expect(event?.payload).toEqual(changed);
+        expect(Date.parse(event?.created as string)).toBe(laterMs);
+      }
+    });
+
     it('answers 404 for another program’s account', async () => {
       const { client } = context.program;
       const other = await context.server.newProgram('other');

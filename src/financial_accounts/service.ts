@@ -13,7 +13,7 @@ import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
 import { emitEvent } from '../events/emit.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
 import * as cards from '../cards/store.js';
 import type {
@@ -122,10 +122,12 @@ async function emitUpdated(tx: Tx, scope: ProgramScope, token: string): Promise<
   return updated;
 }
 
-export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
-  const row = await store.find(tx, scope.programId, token);
+export async function update(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
+  const row = await store.find(tx, requestScope.programId, token);
   if (!row) throw notFound('financial account', token);
   if (body.nickname === undefined) return toApi(row);
+  // Never stamped before the account's last change, which a request that saw a moved clock may have made.
+  const scope = actingOn(requestScope, row.updated_ms);
   await store.update(tx, scope.programId, token, { nickname: body.nickname }, scope.nowMs);
   return body.nickname === row.nickname ? get(tx, scope, token) : emitUpdated(tx, scope, token);
 }
@@ -140,13 +142,14 @@ export async function update(tx: Tx, scope: ProgramScope, token: string, body: U
  * account that can no longer move it; the balance is locked while this is decided (money movements
  * re-check the status under the same lock).
  */
-export async function updateStatus(tx: Tx, scope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
-  const { programId } = scope;
+export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
+  const { programId } = requestScope;
   if (body.substatus !== null && (body.status === 'OPEN' || body.status === 'PENDING')) {
     throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
   }
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
+  const scope = actingOn(requestScope, row.updated_ms);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);

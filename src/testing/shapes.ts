@@ -1,0 +1,73 @@
+/**
+ * Response shapes for tests: a hand-kept copy of what the SDK's type of a resource declares (its
+ * keys, which are optional, JSON types, nullability and enum values), and `shapeProblems`, which
+ * lists every way an answer differs from it: a missing required key, a key the type does not
+ * declare, a wrong JSON type, a null where none is allowed, a value outside an enum.
+ *
+ * A shape maps each key to its spec; a key ending in `?` is optional (it may be absent). A spec is
+ * a primitive (`string`, `integer`, `boolean`; `uuid`, `date`, `date-time` are strings in that
+ * format), `oneOf(…)`, `arrayOf(spec)`, `object(shape)` or `nullable(spec)`.
+ */
+export type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'boolean';
+export type Spec =
+  | Primitive
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'array'; of: Spec }
+  | { kind: 'object'; shape: Shape }
+  | { kind: 'nullable'; of: Spec };
+export type Shape = { readonly [key: string]: Spec };
+
+export const oneOf = (...values: string[]): Spec => ({ kind: 'enum', values });
+export const arrayOf = (of: Spec): Spec => ({ kind: 'array', of });
+export const object = (shape: Shape): Spec => ({ kind: 'object', shape });
+export const nullable = (of: Spec): Spec => ({ kind: 'nullable', of });
+
+const FORMATS: Record<'uuid' | 'date' | 'date-time', RegExp> = {
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/,
+};
+
+function describeValue(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+function specProblems(value: unknown, spec: Spec, path: string): string[] {
+  if (typeof spec === 'string') {
+    if (spec === 'integer') return Number.isInteger(value) ? [] : [`${path}: ${JSON.stringify(value)} is not an integer`];
+    if (spec === 'boolean') return typeof value === 'boolean' ? [] : [`${path}: ${describeValue(value)} is not a boolean`];
+    if (typeof value !== 'string') return [`${path}: ${describeValue(value)} is not a string`];
+    return spec === 'string' || FORMATS[spec].test(value) ? [] : [`${path}: '${value}' is not a ${spec}`];
+  }
+  switch (spec.kind) {
+    case 'nullable':
+      return value === null ? [] : specProblems(value, spec.of, path);
+    case 'enum':
+      return typeof value === 'string' && spec.values.includes(value) ? [] : [`${path}: ${JSON.stringify(value)} is not one of ${spec.values.join(', ')}`];
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((item, index) => specProblems(item, spec.of, `${path}[${index}]`)) : [`${path}: ${describeValue(value)} is not an array`];
+    case 'object':
+      return shapeProblems(value, spec.shape, path);
+  }
+}
+
+/** Every difference between `value` and `shape` (empty when it conforms), each naming its path. */
+export function shapeProblems(value: unknown, shape: Shape, path = ''): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path || '(root)'}: ${describeValue(value)} is not an object`];
+  const record = value as Record<string, unknown>;
+  const at = (key: string) => (path === '' ? key : `${path}.${key}`);
+  const problems: string[] = [];
+  const declared = new Set<string>();
+  for (const [declaration, spec] of Object.entries(shape)) {
+    const optional = declaration.endsWith('?');
+    const key = optional ? declaration.slice(0, -1) : declaration;
+    declared.add(key);
+    if (!(key in record)) {
+      if (!optional) problems.push(`${at(key)}: is missing`);
+      continue;
+    }
+    problems.push(...specProblems(record[key], spec, at(key)));
+  }
+  for (const key of Object.keys(record)) if (!declared.has(key)) problems.push(`${at(key)}: is not declared`);
+  return problems;
+}

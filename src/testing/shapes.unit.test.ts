@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { arrayOf, nullable, object, oneOf, shapeProblems, type Shape } from './shapes.js';
+
+const SHAPE: Shape = {
+  token: 'uuid',
+  amount: 'integer',
+  created: 'date-time',
+  effective_date: 'date',
+  status: oneOf('PENDING', 'SETTLED'),
+  nickname: nullable('string'),
+  events: arrayOf(object({ type: oneOf('A', 'B'), 'memo?': 'string' })),
+  'flag?': 'boolean',
+  'series?': nullable(object({ type: 'string' })),
+};
+
+const VALID = {
+  token: '01a20666-5d73-75ff-8de8-47e682e36112',
+  amount: -5,
+  created: '2026-11-23T03:15:01.617Z',
+  effective_date: '2026-11-23',
+  status: 'PENDING',
+  nickname: null,
+  events: [{ type: 'A' }, { type: 'B', memo: '' }],
+};
+
+describe('shapeProblems', () => {
+  it('accepts a value that has every required key, right types, and optional keys absent, null or set', () => {
+    expect(shapeProblems(VALID, SHAPE)).toEqual([]);
+    expect(shapeProblems({ ...VALID, flag: false, series: null }, SHAPE)).toEqual([]);
+    expect(shapeProblems({ ...VALID, series: { type: 'FEE' } }, SHAPE)).toEqual([]);
+  });
+
+  it('names each missing required key and each undeclared key', () => {
+    const { amount: _amount, ...missing } = VALID;
+    expect(shapeProblems({ ...missing, family: 'X' }, SHAPE)).toEqual(['amount: is missing', 'family: is not declared']);
+  });
+
+  it('names wrong types, formats, enum values and nulls, nested ones by their path', () => {
+    const problems = shapeProblems(
+      { ...VALID, amount: 1.5, token: 'abc', created: '2026-11-23', status: 'DONE', events: [{ type: 'C', memo: null }], flag: null, series: { type: 3 } },
+      SHAPE,
+    );
+    expect(problems).toEqual([
+      "token: 'abc' is not a uuid",
+      'amount: 1.5 is not an integer',
+      "created: '2026-11-23' is not a date-time",
+      'status: "DONE" is not one of PENDING, SETTLED',
+      'events[0].type: "C" is not one of A, B',
+      'events[0].memo: null is not a string',
+      'flag: null is not a boolean',
+      'series.type: number is not a string',
+    ]);
+  });
+
+  it('refuses what is not an object or not an array', () => {
+    expect(shapeProblems([], SHAPE)).toEqual(['(root): array is not an object']);
+    expect(shapeProblems({ ...VALID, events: {} }, SHAPE)).toEqual(['events: object is not an array']);
+  });
+});
