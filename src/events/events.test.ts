@@ -279,6 +279,15 @@ describeWithDb('events', () => {
       expect(created.map((event) => [event.event_type, event.payload])).toEqual([['external_bank_account.created', await client.externalBankAccounts.retrieve(token)]]);
       const updated = await eventsOf(client, () => client.externalBankAccounts.update(token, { name: 'Savings' }));
       expect(updated.map((event) => [event.event_type, event.payload])).toEqual([['external_bank_account.updated', await client.externalBankAccounts.retrieve(token)]]);
+      // An update that changes nothing is no change: no event, and `updated` stays (as for financial accounts).
+      const before = await client.externalBankAccounts.retrieve(token);
+      const unchanged = await eventsOf(client, () => client.externalBankAccounts.update(token, { name: 'Savings', owner: before.owner }));
+      expect(unchanged).toEqual([]);
+      expect(await client.externalBankAccounts.retrieve(token)).toEqual(before);
+      const address = { address1: '1 Main St', city: 'Austin', country: 'USA', postal_code: '78701', state: 'TX' };
+      expect(typesOf(await eventsOf(client, () => client.externalBankAccounts.update(token, { address })))).toEqual(['external_bank_account.updated']);
+      const reordered = Object.fromEntries(Object.entries(address).reverse()) as typeof address;
+      expect(await eventsOf(client, () => client.externalBankAccounts.update(token, { address: reordered }))).toEqual([]);
 
       const micro = { ...manualBankAccount(funding), verification_method: 'MICRO_DEPOSIT' as const };
       const microCreated = await eventsOf(client, async () => (token = (await client.externalBankAccounts.create(micro)).token));

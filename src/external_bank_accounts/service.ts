@@ -42,7 +42,7 @@ import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { APPROVED, append } from '../money_events/events.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { isValidRoutingNumber, withCheckDigit } from './routing.js';
 import type {
   CreateExternalBankAccountBody,
@@ -302,15 +302,34 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
   return row;
 }
 
-export async function update(tx: Tx, scope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
+/**
+ * PATCH: only the fields whose value differs are a change (an address equal but for the order of its
+ * keys is none). No change writes nothing and records no event; a change is never dated before the
+ * account's last one (a request that saw a moved clock may have made it).
+ */
+export async function update(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
   if (body.address !== undefined) checkUsAddress('address', body.address);
-  if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, scope.nowMs);
-  const row = await findOrThrow(tx, scope.programId, token);
-  const { address, ...rest } = body;
-  const changes: store.Changes = { ...rest, ...(address === undefined ? {} : { address: JSON.stringify(address) }) };
+  if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, requestScope.nowMs);
+  const row = await findOrThrow(tx, requestScope.programId, token);
+  const changes = changedFields(row, body);
   if (Object.keys(changes).length === 0) return toApi(row);
+  const scope = actingOn(requestScope, row.updated_ms);
   await store.update(tx, scope.programId, token, changes, scope.nowMs);
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...changes, updated_ms: scope.nowMs });
+}
+
+function changedFields(row: store.ExternalBankAccountRow, body: UpdateExternalBankAccountBody): store.Changes {
+  const { address, ...fields } = body;
+  const changes: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields)) if (row[field as keyof typeof fields] !== value) changes[field] = value;
+  if (address !== undefined && !sameAddress(row.address, address)) changes['address'] = JSON.stringify(address);
+  return changes as store.Changes;
+}
+
+function sameAddress(stored: string | null, given: object): boolean {
+  if (stored === null) return false;
+  const sorted = (address: object) => JSON.stringify(Object.entries(address).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return sorted(JSON.parse(stored) as object) === sorted(given);
 }
 
 /**

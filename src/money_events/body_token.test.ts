@@ -10,6 +10,7 @@ import * as idempotencyStore from '../http/idempotency-store.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
 
 describeWithDb('body token as idempotency key', () => {
   const context = useTestServer();
@@ -141,6 +142,16 @@ describeWithDb('body token as idempotency key', () => {
         const created = await post(resource, creates[resource](token));
         expect(created.status).toBe(200);
         expect(JSON.parse(created.text).token).toBe(token);
+      });
+
+      it("refuses a card transaction's token with 400, changing nothing: the two would be one transaction in the account's history", async () => {
+        const { client } = context.program;
+        const cardTransactionToken = await authorize(client, await cardOnOwnAccount(client), 100);
+        const before = await snapshot(resource);
+        const refused = await post(resource, creates[resource](cardTransactionToken), crypto.randomUUID());
+        expect(refused.status).toBe(400);
+        expect(JSON.parse(refused.text).message).toBe(`token: '${cardTransactionToken}' is already the token of another transaction`);
+        expect(await snapshot(resource)).toEqual(before);
       });
 
       it('concurrent requests with one token, some with headers, create exactly one', async () => {

@@ -8,6 +8,7 @@ import { isoTimestamp } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { InvalidRequestError } from '../errors.js';
 import { CURRENCY, SystemAccount } from '../ledger/ledger.js';
+import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
 import type { MoneyEventsTable } from './tables.js';
 
@@ -57,7 +58,8 @@ export async function append(exec: Executor, programId: string, transactionToken
  */
 export async function newTransactionToken(exec: Executor, programId: string, clientToken: string | undefined): Promise<string> {
   if (clientToken === undefined) return newToken();
-  if (await store.exists(exec, programId, clientToken)) {
+  // A card transaction's token too: the ledger groups an account's journals into transactions by token.
+  if ((await store.exists(exec, programId, clientToken)) || (await cardTransactions.exists(exec, programId, clientToken))) {
     throw new InvalidRequestError(`token: '${clientToken}' is already the token of another transaction`);
   }
   return clientToken;

@@ -123,6 +123,12 @@ export function find(exec: Executor, programId: string, token: string): Promise<
   return exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
+/** Whether the program has a card transaction with this token. */
+export async function exists(exec: Executor, programId: string, token: string): Promise<boolean> {
+  const row = await exec.selectFrom('card_transactions').select('token').where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The given transactions of the program, however many (in no particular order; unknown tokens are left out). */
 export function findMany(exec: Executor, programId: string, tokens: readonly string[]): Promise<TransactionRow[]> {
   return inChunks(tokens, (chunk) => exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', 'in', chunk).execute());
