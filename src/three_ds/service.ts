@@ -9,7 +9,7 @@
  *     DECLINE, else a matching CHALLENGE rule → PENDING_CHALLENGE (decided by CUSTOMER_RULES);
  *  3. a merchant name containing CHALLENGE → PENDING_CHALLENGE (the simulator's keyword);
  *  4. otherwise SUCCESS.
- * The card is found by its PAN within the calling program only.
+ * The card is found by its PAN within the calling program only (else 422, as the card transaction simulations).
  *
  * A PENDING_CHALLENGE authentication is resolved once, by the first of a challenge response
  * (APPROVE → SUCCESS, DECLINE_BY_CUSTOMER → DECLINE) or the simulated OTP entry (SANDBOX_OTP →
@@ -25,7 +25,7 @@ import { cardUsability } from '../cards/spend.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { NotFoundError, UnprocessableError, notFound } from '../errors.js';
+import { UnprocessableError, notFound } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
@@ -96,7 +96,8 @@ async function decide(tx: Tx, scope: ProgramScope, card: CardForAuthorizationRow
 
 export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
   const card = await findCardForAuthorization(tx, scope.programId, secrets.lookupHash(body.pan));
-  if (!card) throw new NotFoundError('pan: no card with this number in this program');
+  // As the card transaction simulations: a network message for a card the program does not have cannot be processed.
+  if (!card) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
   const token = newToken();
   const decision = await decide(tx, scope, card, token, body);
   await store.insert(tx, {

@@ -101,10 +101,13 @@ describeWithDb('3DS authentications', () => {
     expect(await run()).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' });
   });
 
-  it('finds the card by PAN within the calling program only', async () => {
+  it("finds the card by PAN within the calling program only: another program's PAN or an unknown one is the 422 of the other simulations", async () => {
     const stranger = await context.server.newProgram('stranger');
     const strangerCard = await newCard(stranger.client);
-    expect(await expectError(client.threeDS.authentication.simulate(body({}, strangerCard.pan)), 404)).toBe('pan: no card with this number in this program');
+    const unprocessable = 'pan: no card with this number in this program; the message cannot be processed';
+    expect(await expectError(client.threeDS.authentication.simulate(body({}, strangerCard.pan)), 422)).toBe(unprocessable);
+    expect(await expectError(client.threeDS.authentication.simulate(body({}, '4111111111111111')), 422)).toBe(unprocessable);
+    expect(await expectError(client.transactions.simulateAuthorization({ amount: 100, descriptor: 'SHOP', pan: strangerCard.pan as string }), 422)).toBe(unprocessable);
     const { token } = await client.threeDS.authentication.simulate(body());
     await expectError(stranger.client.threeDS.authentication.retrieve(token as string), 404);
     await expectError(client.threeDS.authentication.retrieve(crypto.randomUUID()), 404);
