@@ -61,9 +61,31 @@ describeWithDb('3DS authentications', () => {
       transaction: { amount: 2_500, cardholder_amount: 2_500, currency: 'USD', currency_exponent: 2, date_time: authentication.created, type: 'GOODS_SERVICE_PURCHASE' },
       additional_data: null,
       app: null,
-      browser: null,
+      // The SDK: browser is present when the channel is BROWSER; the simulation says nothing of it.
+      browser: { accept_header: null, ip: null, java_enabled: null, javascript_enabled: null, language: null, time_zone: null, user_agent: null },
       three_ri_request_type: null,
     });
+  });
+
+  it("documents the SDK's enums of the authentication in /openapi.json", async () => {
+    type Schema = { type?: string | string[]; enum?: unknown[]; properties?: Record<string, Schema>; anyOf?: Schema[] };
+    type Document = { paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: Schema }> }> } }> };
+    const document = (await (await context.server.request('GET', '/openapi.json')).json()) as Document;
+    const schema = document.paths['/v1/three_ds_authentication/{three_ds_authentication_token}']?.get?.responses['200']?.content['application/json']?.schema;
+    const properties = schema?.properties ?? {};
+    expect(properties.three_ds_requestor_challenge_indicator?.enum).toHaveLength(7);
+    expect(properties.three_ds_requestor_challenge_indicator?.enum).toEqual(expect.arrayContaining(['NO_PREFERENCE', 'CHALLENGE_MANDATE', 'DATA_SHARE_ONLY', 'OTHER']));
+    expect(properties.authentication_request_type?.enum).toEqual(expect.arrayContaining(['ADD_CARD', 'PAYMENT_TRANSACTION', 'SPLIT_SHIPMENT', null]));
+    expect(properties.transaction?.properties?.type?.enum).toEqual(['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION', null]);
+    expect(Object.keys(properties.browser?.anyOf?.[0]?.properties ?? {})).toEqual(['accept_header', 'ip', 'java_enabled', 'javascript_enabled', 'language', 'time_zone', 'user_agent']);
+  });
+
+  it("gives the purchase currency's ISO 4217 exponent, and a cardholder amount only in the cardholder's currency (USD)", async () => {
+    const inCurrency = async (currency: string) => (await simulate({ transaction: { amount: 1_000, currency } })).transaction;
+    expect(await inCurrency('JPY')).toMatchObject({ amount: 1_000, currency: 'JPY', currency_exponent: 0, cardholder_amount: null });
+    expect(await inCurrency('BHD')).toMatchObject({ amount: 1_000, currency: 'BHD', currency_exponent: 3, cardholder_amount: null });
+    expect(await inCurrency('EUR')).toMatchObject({ amount: 1_000, currency: 'EUR', currency_exponent: 2, cardholder_amount: null });
+    expect(await inCurrency('USD')).toMatchObject({ amount: 1_000, currency: 'USD', currency_exponent: 2, cardholder_amount: 1_000 });
   });
 
   it('challenges when the merchant name contains CHALLENGE', async () => {
