@@ -8,6 +8,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { addDays } from '../auth_rules/report.js';
 import { conditionalBlock, createRule, enforcedRule, moveClock, newCard, threeDsAction } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 import { expectError } from '../testing/money.js';
 import * as service from './service.js';
 
@@ -178,6 +179,57 @@ describeWithDb('3DS authentications', () => {
     expect(day?.current_version_statistics?.examples?.every((example) => example.approved === (example.decision === 'APPROVED'))).toBe(true);
     const declines = (await fresh.client.authRules.v2.retrieveReport(decline.token, { begin: START, end: START })).daily_statistics[0];
     expect(declines?.current_version_statistics).toMatchObject({ challenged: 0, declined: 2, approved: 3 });
+  });
+
+  it('applies 3DS rules by scope (account, business account, program minus exclusions), CONDITIONAL_ACTION on this stream too, and never an INACTIVE rule', async () => {
+    const fresh = await context.server.newProgram('3ds scopes');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const holder = await enroll(fresh.client, kycExemptBody());
+    const business = await enroll(fresh.client, kybBody('KYB_BYO'));
+    const user = await enroll(fresh.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token });
+    const [plain, held, excluded, authorizedUser] = [await newCard(fresh.client), await newCard(fresh.client, holder.account_token), await newCard(fresh.client), await newCard(fresh.client, user.account_token)];
+    const resultFor = async (target: Lithic.Card, mcc: string) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate({ ...body({}, target.pan), merchant: { id: 'M-1', country: 'USA', mcc, name: 'GROCER' } });
+      return (await fresh.client.threeDS.authentication.retrieve(token as string)).authentication_result;
+    };
+    const mcc = (code: string) => [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: [code] }];
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('1111'), { account_tokens: [holder.account_token] }));
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('2222'), { business_account_tokens: [business.account_token] }));
+    await enforcedRule(fresh.client, threeDsAction('CHALLENGE', mcc('3333'), { program_level: true, excluded_card_tokens: [excluded.token] }));
+    await enforcedRule(fresh.client, { type: 'CONDITIONAL_ACTION', event_stream: 'THREE_DS_AUTHENTICATION', parameters: { action: 'DECLINE', conditions: mcc('4444') }, card_tokens: [plain.token] });
+    const inactive = await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('5555')));
+    await fresh.client.authRules.v2.update(inactive.token, { state: 'INACTIVE' });
+
+    expect([await resultFor(held, '1111'), await resultFor(plain, '1111')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect([await resultFor(authorizedUser, '2222'), await resultFor(held, '2222')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect([await resultFor(plain, '3333'), await resultFor(excluded, '3333')]).toEqual(['PENDING_CHALLENGE', 'SUCCESS']);
+    expect([await resultFor(plain, '4444'), await resultFor(held, '4444')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect(await resultFor(plain, '5555')).toBe('SUCCESS');
+  });
+
+  it('declines a CLOSED or expired card before any rule (the rules do not count it)', async () => {
+    const fresh = await context.server.newProgram('3ds card states');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const rule = await enforcedRule(fresh.client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 0 }]));
+    const closed = await newCard(fresh.client);
+    await fresh.client.cards.update(closed.token, { state: 'CLOSED' });
+    const expiring = await newCard(fresh.client);
+    const run = async (target: Lithic.Card) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate(body({}, target.pan));
+      return fresh.client.threeDS.authentication.retrieve(token as string);
+    };
+    expect(await run(closed)).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT', challenge_metadata: null });
+    expect(await run(expiring)).toMatchObject({ authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES' });
+    const counted = async (day: string) => {
+      await moveClock(fresh.client, `${addDays(day, 1)}T12:00:00.000Z`);
+      return (await fresh.client.authRules.v2.retrieveReport(rule.token, { begin: day, end: day })).daily_statistics[0]?.current_version_statistics;
+    };
+    expect(await counted(START)).toMatchObject({ challenged: 1, declined: 0, approved: 0 });
+
+    const afterExpiry = `${Number(expiring.exp_year) + 1}-01-01`;
+    await moveClock(fresh.client, `${afterExpiry}T12:00:00.000Z`);
+    expect(await run(expiring)).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' });
+    expect(await counted(afterExpiry)).toMatchObject({ challenged: 0, declined: 0, approved: 0 });
   });
 
   // ---- resolving a pending challenge ------------------------------------------------------------
