@@ -148,6 +148,49 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect((await authorize(client, card, { descriptor: 'A'.repeat(25) })).status).toBe('DECLINED');
   }, 5_000);
 
+  // Lithic's Authorization Challenges (docs.lithic.com/docs/authorization-challenges): a CHALLENGE
+  // rule declines the authorization at once with CARDHOLDER_CHALLENGED and asks the cardholder to
+  // confirm; only a confirmed cardholder's retry passes, and SDK 0.119 has no call to confirm.
+  it('a CONDITIONAL_ACTION CHALLENGE on AUTHORIZATION declines as CARDHOLDER_CHALLENGED; a DECLINE rule wins over it; the report counts it challenged', async () => {
+    const { client } = await fresh('authorization challenge');
+    await moveClockTo(client, '2031-06-10T12:00:00.000Z');
+    const card = await newCard(client);
+    const action = (verb: 'DECLINE' | 'CHALLENGE', conditions: object[], name: string) => ({
+      type: 'CONDITIONAL_ACTION',
+      event_stream: 'AUTHORIZATION',
+      name,
+      card_tokens: [card.token],
+      parameters: { action: verb, conditions },
+    });
+    const challenge = await enforcedRule(client, action('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 5_000 }], 'big ones'));
+    expect(challenge.current_version?.parameters).toMatchObject({ action: 'CHALLENGE' });
+    await enforcedRule(client, action('DECLINE', GAMBLING, 'no gambling'));
+    const shadow = await createRule(client, action('CHALLENGE', [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['5411'] }], 'shadow'));
+
+    const challenged = await authorize(client, card, { amount: 6_000, mcc: '5411' });
+    expect(challenged).toMatchObject({ status: 'DECLINED', result: 'DECLINED' });
+    expect(challenged.amounts.hold.amount).toBe(0);
+    expect(challenged.events?.[0]?.detailed_results).toEqual(['CARDHOLDER_CHALLENGED']);
+    expect(challenged.events?.[0]?.rule_results).toEqual([
+      { auth_rule_token: challenge.token, name: 'big ones', result: 'CARDHOLDER_CHALLENGED', explanation: 'TRANSACTION_AMOUNT 6000 is greater than 5000' },
+    ]);
+    const retried = await authorize(client, card, { amount: 6_000, mcc: '5411' });
+    expect(retried.events?.[0]?.detailed_results).toEqual(['CARDHOLDER_CHALLENGED']);
+
+    const declined = await authorize(client, card, { amount: 6_000, mcc: '7995' });
+    expect(declined.events?.[0]?.detailed_results).toEqual(['AUTH_RULE_BLOCKED_MCC']);
+    expect(declined.events?.[0]?.rule_results?.map((result) => result.name)).toEqual(['no gambling']);
+    expect(await authorize(client, card, { amount: 1_000, mcc: '5411' })).toMatchObject({ status: 'PENDING', result: 'APPROVED' });
+
+    await moveClockTo(client, '2031-06-11T09:00:00.000Z');
+    const statistics = async (token: string) =>
+      (await client.authRules.v2.retrieveReport(token, { begin: '2031-06-10', end: '2031-06-10' } as Lithic.AuthRules.V2RetrieveReportParams)).daily_statistics[0];
+    const day = await statistics(challenge.token);
+    expect(day?.current_version_statistics).toMatchObject({ approved: 1, challenged: 3, declined: 0 });
+    expect(day?.current_version_statistics?.examples?.find((example) => example.event_token === challenged.events?.[0]?.token)).toMatchObject({ approved: false, decision: 'CHALLENGED' });
+    expect((await statistics(shadow.token))?.draft_version_statistics).toMatchObject({ approved: 1, challenged: 3, declined: 0 });
+  });
+
   it('runs drafts in shadow: a draft that would decline never declines, but the report counts it', async () => {
     const { client } = await fresh('shadow');
     await moveClockTo(client, '2031-06-10T12:00:00.000Z');

@@ -211,10 +211,15 @@ export class RuleEngine {
   }
 }
 
-/** The rule_results of the enforced declines, in evaluation order (shadow verdicts never appear). */
+/**
+ * The rule_results of the enforced declines, in evaluation order (shadow verdicts never appear).
+ * A challenge declines the authorization too, but only when no rule declines it outright: the
+ * cardholder is not asked to confirm a purchase that would be declined anyway.
+ */
 export function enforcedDeclines(evaluations: readonly RuleEvaluation[]): RuleResult[] {
-  return evaluations
-    .filter((evaluation) => evaluation.role === 'CURRENT' && evaluation.verdict.decision !== 'APPROVED')
+  const enforced = evaluations.filter((evaluation) => evaluation.role === 'CURRENT');
+  const declining = enforced.filter((evaluation) => evaluation.verdict.decision === 'DECLINED');
+  return (declining.length > 0 ? declining : enforced.filter((evaluation) => evaluation.verdict.decision === 'CHALLENGED'))
     .map((evaluation) => ({
       auth_rule_token: evaluation.rule_token,
       name: evaluation.name,

@@ -272,10 +272,8 @@ function readMerchant(raw: unknown, path: string): MerchantLockEntry {
 
 function readAction(raw: unknown, path: string, stream: EventStream): ConditionalActionParameters {
   const record = readObject(raw, path, ['action', 'conditions']);
+  // CHALLENGE on AUTHORIZATION (SDK 0.119): Lithic's Authorization Challenges (rules.ts).
   const action = readOneOf(record.action, `${path}.action`, ['DECLINE', 'CHALLENGE'] as const);
-  if (action === 'CHALLENGE' && stream !== 'THREE_DS_AUTHENTICATION') {
-    fail(`${path}.action`, 'CHALLENGE applies to the THREE_DS_AUTHENTICATION stream only; use DECLINE on AUTHORIZATION');
-  }
   const attributes = stream === 'AUTHORIZATION' ? AUTHORIZATION_ACTION_ATTRIBUTES : THREE_DS_ATTRIBUTES;
   return { action, conditions: readConditions(record.conditions, `${path}.conditions`, attributes, stream) };
 }

@@ -74,11 +74,12 @@ describe('condition parameters', () => {
     expect(block(conditions)).toContain(message);
   });
 
-  it('3DS and CONDITIONAL_ACTION need an action; CHALLENGE only on the 3DS stream; 0.119 attributes only on CONDITIONAL_ACTION', () => {
+  it('3DS and CONDITIONAL_ACTION need an action, DECLINE or CHALLENGE on either stream; 0.119 attributes only on CONDITIONAL_ACTION', () => {
     const conditions = [condition('MCC', 'IS_ONE_OF', ['5411'])];
     expect(errorOf('CONDITIONAL_3DS_ACTION', 'THREE_DS_AUTHENTICATION', { conditions })).toBe('parameters.action: is required');
     expect(errorOf('CONDITIONAL_3DS_ACTION', 'THREE_DS_AUTHENTICATION', { action: 'BLOCK', conditions })).toBe('parameters.action: must be one of DECLINE, CHALLENGE');
-    expect(errorOf('CONDITIONAL_ACTION', 'AUTHORIZATION', { action: 'CHALLENGE', conditions })).toContain('parameters.action: CHALLENGE applies to the THREE_DS_AUTHENTICATION stream only');
+    expect(parseParameters('CONDITIONAL_ACTION', 'AUTHORIZATION', { action: 'CHALLENGE', conditions })).toEqual({ action: 'CHALLENGE', conditions });
+    expect(errorOf('CONDITIONAL_ACTION', 'AUTHORIZATION', { action: 'ALLOW', conditions })).toBe('parameters.action: must be one of DECLINE, CHALLENGE');
     const cash = { action: 'DECLINE', conditions: [condition('CASH_AMOUNT', 'IS_GREATER_THAN', 0), condition('TRANSACTION_INITIATOR', 'IS_ONE_OF', ['MERCHANT'])] };
     expect(parseParameters('CONDITIONAL_ACTION', 'AUTHORIZATION', cash)).toEqual(cash);
   });

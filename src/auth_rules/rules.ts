@@ -3,8 +3,11 @@
  * it reads through its input. Semantics (reference 01):
  *
  * - CONDITIONAL_BLOCK, CONDITIONAL_ACTION with DECLINE: every condition holds → DECLINED.
- * - CONDITIONAL_3DS_ACTION / CONDITIONAL_ACTION on 3DS: every condition holds → the action
- *   (DECLINE → DECLINED, CHALLENGE → CHALLENGED).
+ * - CONDITIONAL_3DS_ACTION / CONDITIONAL_ACTION: every condition holds → the action (DECLINE →
+ *   DECLINED, CHALLENGE → CHALLENGED). On 3DS a challenge asks for an OTP (three_ds/service.ts); on
+ *   AUTHORIZATION it is Lithic's Authorization Challenge: the authorization is declined at once
+ *   with CARDHOLDER_CHALLENGED and the cardholder asked to confirm before retrying
+ *   (docs.lithic.com/docs/authorization-challenges).
  * - VELOCITY_LIMIT: DECLINED when this authorization would push the card's or account's approved
  *   spend in the window above `limit_amount`, or their number above `limit_count`. An
  *   authorization the filters leave out (MCC, country, PAN entry mode), or that is not a debit (amount ≤ 0), does
@@ -55,11 +58,14 @@ export interface RuleInput {
 
 export type CompiledRule = (input: RuleInput) => Promise<Verdict>;
 
+/** The detailed_results code of an authorization a CHALLENGE rule declined (Lithic's Authorization Challenges; after SDK 0.119). */
+export const CHALLENGE_RESULT = 'CARDHOLDER_CHALLENGED';
+
 export const APPROVED_VERDICT: Verdict = Object.freeze({ decision: 'APPROVED', result: 'APPROVED', explanation: null });
 
 function conditionalRule(parameters: ConditionalBlockParameters | ConditionalActionParameters, action: 'DECLINE' | 'CHALLENGE'): CompiledRule {
   const conditions = compileConditions(parameters.conditions);
-  const result = action === 'CHALLENGE' ? 'CHALLENGED' : conditionalDeclineResult(parameters.conditions);
+  const result = action === 'CHALLENGE' ? CHALLENGE_RESULT : conditionalDeclineResult(parameters.conditions);
   return async (input) => {
     const explanations = await allHold(conditions, input.valueOf);
     if (explanations === null) return APPROVED_VERDICT;

@@ -39,6 +39,7 @@ const UNKNOWN_IS_422 = new Set([
   'POST /v1/simulate/return pan',
   'POST /v1/simulate/return_reversal token',
   'POST /v1/simulate/credit_authorization_advice pan',
+  'POST /v1/three_ds_authentication/simulate pan',
   'POST /v1/three_ds_decisioning/simulate/enter_otp token',
 ]);
 

@@ -21,7 +21,8 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Simulate a 3DS authentication',
         description:
           'Decided by the card (closed, paused, expired, expiry mismatch → DECLINE) and its account (PAUSED or CLOSED, or its ISSUING financial account not OPEN → DECLINE), then the Auth Rules of the ' +
-          'THREE_DS_AUTHENTICATION stream (DECLINE or CHALLENGE), then a merchant name containing CHALLENGE, else SUCCESS.',
+          'THREE_DS_AUTHENTICATION stream (DECLINE or CHALLENGE), then a merchant name containing CHALLENGE, else SUCCESS. ' +
+          'No card with this PAN in the program is a 422 (the message cannot be processed), as in the other simulations.',
         tags,
         body: SimulateAuthenticationBody,
         response: { 200: SimulateAuthenticationResponse },

@@ -16,6 +16,28 @@ export const CHALLENGE_STATUSES = [
   'ERROR',
 ] as const;
 export const CHALLENGE_RESULTS = ['APPROVE', 'DECLINE_BY_CUSTOMER'] as const;
+export const REQUESTOR_CHALLENGE_INDICATORS = [
+  'NO_PREFERENCE',
+  'NO_CHALLENGE_REQUESTED',
+  'CHALLENGE_PREFERENCE',
+  'CHALLENGE_MANDATE',
+  'NO_CHALLENGE_RISK_ALREADY_ASSESSED',
+  'DATA_SHARE_ONLY',
+  'OTHER',
+] as const;
+export const AUTHENTICATION_REQUEST_TYPES = [
+  'ADD_CARD',
+  'BILLING_AGREEMENT',
+  'DELAYED_SHIPMENT',
+  'EMV_TOKEN_CARDHOLDER_VERIFICATION',
+  'INSTALLMENT_TRANSACTION',
+  'MAINTAIN_CARD',
+  'PAYMENT_TRANSACTION',
+  'RECURRING_TRANSACTION',
+  'SPLIT_PAYMENT',
+  'SPLIT_SHIPMENT',
+] as const;
+export const TRANSACTION_TYPES = ['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION'] as const;
 
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
@@ -50,6 +72,18 @@ export const SimulateOtpEntryBody = StrictObject({
 export type SimulateOtpEntryBody = Static<typeof SimulateOtpEntryBody>;
 
 const Nothing = Type.Null();
+const NullableText = Nullable(Type.String());
+
+/** SDK 0.119's AuthenticationRetrieveResponse.Browser: present when the channel is BROWSER. */
+const Browser = Type.Object({
+  accept_header: NullableText,
+  ip: NullableText,
+  java_enabled: Nullable(Type.Boolean()),
+  javascript_enabled: Nullable(Type.Boolean()),
+  language: NullableText,
+  time_zone: NullableText,
+  user_agent: NullableText,
+});
 
 export const ThreeDsAuthentication = Type.Object(
   {
@@ -69,8 +103,8 @@ export const ThreeDsAuthentication = Type.Object(
       risk_indicator: Type.Object({}),
     }),
     message_category: StringEnum(['NON_PAYMENT_AUTHENTICATION', 'PAYMENT_AUTHENTICATION']),
-    three_ds_requestor_challenge_indicator: Type.String(),
-    authentication_request_type: Nullable(Type.String()),
+    three_ds_requestor_challenge_indicator: StringEnum(REQUESTOR_CHALLENGE_INDICATORS),
+    authentication_request_type: Nullable(StringEnum(AUTHENTICATION_REQUEST_TYPES)),
     challenge_metadata: Type.Union([
       Type.Object({ method_type: StringEnum(['SMS_OTP', 'OUT_OF_BAND']), status: StringEnum(CHALLENGE_STATUSES), phone_number: Nullable(Type.String()) }),
       Nothing,
@@ -83,11 +117,11 @@ export const ThreeDsAuthentication = Type.Object(
       currency: Type.String(),
       currency_exponent: Type.Integer(),
       date_time: DateTime,
-      type: Nullable(Type.String()),
+      type: Nullable(StringEnum(TRANSACTION_TYPES)),
     }),
     additional_data: Nothing,
     app: Nothing,
-    browser: Nothing,
+    browser: Type.Union([Browser, Nothing]),
     three_ri_request_type: Nothing,
   },
   { description: '3DS authentication' },

@@ -9,7 +9,7 @@
  *     DECLINE, else a matching CHALLENGE rule → PENDING_CHALLENGE (decided by CUSTOMER_RULES);
  *  3. a merchant name containing CHALLENGE → PENDING_CHALLENGE (the simulator's keyword);
  *  4. otherwise SUCCESS.
- * The card is found by its PAN within the calling program only.
+ * The card is found by its PAN within the calling program only (else 422, as the card transaction simulations).
  *
  * A PENDING_CHALLENGE authentication is resolved once, by the first of a challenge response
  * (APPROVE → SUCCESS, DECLINE_BY_CUSTOMER → DECLINE) or the simulated OTP entry (SANDBOX_OTP →
@@ -25,7 +25,7 @@ import { cardUsability } from '../cards/spend.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { NotFoundError, UnprocessableError, notFound } from '../errors.js';
+import { UnprocessableError, notFound } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
@@ -38,6 +38,20 @@ import * as store from './store.js';
 const MESSAGE_CATEGORY = 'PAYMENT_AUTHENTICATION';
 const CHALLENGE_KEYWORD = 'CHALLENGE';
 const CARDHOLDER_CURRENCY = 'USD';
+/** Every simulated authentication comes from a browser that told nothing about itself. */
+const CHANNEL = 'BROWSER';
+const UNKNOWN_BROWSER = { accept_header: null, ip: null, java_enabled: null, javascript_enabled: null, language: null, time_zone: null, user_agent: null };
+/**
+ * ISO 4217 minor units of the currencies that do not have 2 (the SIX list): the EMV 3DS
+ * `purchaseExponent` of a purchase in them. Every other code, known or not, has 2.
+ */
+const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map((code) => [code, 0])),
+  ...Object.fromEntries(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
+};
+const DEFAULT_CURRENCY_EXPONENT = 2;
 /** The one right code of the sandbox's simulated OTP entry (the SDK's own example). */
 export const SANDBOX_OTP = '123456';
 
@@ -96,7 +110,8 @@ async function decide(tx: Tx, scope: ProgramScope, card: CardForAuthorizationRow
 
 export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
   const card = await findCardForAuthorization(tx, scope.programId, secrets.lookupHash(body.pan));
-  if (!card) throw new NotFoundError('pan: no card with this number in this program');
+  // As the card transaction simulations: a network message for a card the program does not have cannot be processed.
+  if (!card) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
   const token = newToken();
   const decision = await decide(tx, scope, card, token, body);
   await store.insert(tx, {
@@ -170,7 +185,7 @@ function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
     card_expiry_check: row.card_expiry_check as ThreeDsAuthentication['card_expiry_check'],
     card_token: row.card_token,
     cardholder: { address_match: null },
-    channel: 'BROWSER',
+    channel: CHANNEL,
     created,
     merchant: { id: row.merchant_id, country: row.merchant_country, mcc: row.merchant_mcc, name: row.merchant_name, risk_indicator: {} },
     message_category: row.message_category as ThreeDsAuthentication['message_category'],
@@ -183,13 +198,13 @@ function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
       amount: row.amount_cents,
       cardholder_amount: row.currency === CARDHOLDER_CURRENCY ? row.amount_cents : null,
       currency: row.currency,
-      currency_exponent: 2,
+      currency_exponent: CURRENCY_EXPONENTS[row.currency] ?? DEFAULT_CURRENCY_EXPONENT,
       date_time: created,
       type: 'GOODS_SERVICE_PURCHASE',
     },
     additional_data: null,
     app: null,
-    browser: null,
+    browser: UNKNOWN_BROWSER,
     three_ri_request_type: null,
   };
 }

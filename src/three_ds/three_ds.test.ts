@@ -8,6 +8,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { addDays } from '../auth_rules/report.js';
 import { conditionalBlock, createRule, enforcedRule, moveClock, newCard, threeDsAction } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 import { expectError } from '../testing/money.js';
 import * as service from './service.js';
 
@@ -61,9 +62,31 @@ describeWithDb('3DS authentications', () => {
       transaction: { amount: 2_500, cardholder_amount: 2_500, currency: 'USD', currency_exponent: 2, date_time: authentication.created, type: 'GOODS_SERVICE_PURCHASE' },
       additional_data: null,
       app: null,
-      browser: null,
+      // The SDK: browser is present when the channel is BROWSER; the simulation says nothing of it.
+      browser: { accept_header: null, ip: null, java_enabled: null, javascript_enabled: null, language: null, time_zone: null, user_agent: null },
       three_ri_request_type: null,
     });
+  });
+
+  it("documents the SDK's enums of the authentication in /openapi.json", async () => {
+    type Schema = { type?: string | string[]; enum?: unknown[]; properties?: Record<string, Schema>; anyOf?: Schema[] };
+    type Document = { paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: Schema }> }> } }> };
+    const document = (await (await context.server.request('GET', '/openapi.json')).json()) as Document;
+    const schema = document.paths['/v1/three_ds_authentication/{three_ds_authentication_token}']?.get?.responses['200']?.content['application/json']?.schema;
+    const properties = schema?.properties ?? {};
+    expect(properties.three_ds_requestor_challenge_indicator?.enum).toHaveLength(7);
+    expect(properties.three_ds_requestor_challenge_indicator?.enum).toEqual(expect.arrayContaining(['NO_PREFERENCE', 'CHALLENGE_MANDATE', 'DATA_SHARE_ONLY', 'OTHER']));
+    expect(properties.authentication_request_type?.enum).toEqual(expect.arrayContaining(['ADD_CARD', 'PAYMENT_TRANSACTION', 'SPLIT_SHIPMENT', null]));
+    expect(properties.transaction?.properties?.type?.enum).toEqual(['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION', null]);
+    expect(Object.keys(properties.browser?.anyOf?.[0]?.properties ?? {})).toEqual(['accept_header', 'ip', 'java_enabled', 'javascript_enabled', 'language', 'time_zone', 'user_agent']);
+  });
+
+  it("gives the purchase currency's ISO 4217 exponent, and a cardholder amount only in the cardholder's currency (USD)", async () => {
+    const inCurrency = async (currency: string) => (await simulate({ transaction: { amount: 1_000, currency } })).transaction;
+    expect(await inCurrency('JPY')).toMatchObject({ amount: 1_000, currency: 'JPY', currency_exponent: 0, cardholder_amount: null });
+    expect(await inCurrency('BHD')).toMatchObject({ amount: 1_000, currency: 'BHD', currency_exponent: 3, cardholder_amount: null });
+    expect(await inCurrency('EUR')).toMatchObject({ amount: 1_000, currency: 'EUR', currency_exponent: 2, cardholder_amount: null });
+    expect(await inCurrency('USD')).toMatchObject({ amount: 1_000, currency: 'USD', currency_exponent: 2, cardholder_amount: 1_000 });
   });
 
   it('challenges when the merchant name contains CHALLENGE', async () => {
@@ -101,10 +124,13 @@ describeWithDb('3DS authentications', () => {
     expect(await run()).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' });
   });
 
-  it('finds the card by PAN within the calling program only', async () => {
+  it("finds the card by PAN within the calling program only: another program's PAN or an unknown one is the 422 of the other simulations", async () => {
     const stranger = await context.server.newProgram('stranger');
     const strangerCard = await newCard(stranger.client);
-    expect(await expectError(client.threeDS.authentication.simulate(body({}, strangerCard.pan)), 404)).toBe('pan: no card with this number in this program');
+    const unprocessable = 'pan: no card with this number in this program; the message cannot be processed';
+    expect(await expectError(client.threeDS.authentication.simulate(body({}, strangerCard.pan)), 422)).toBe(unprocessable);
+    expect(await expectError(client.threeDS.authentication.simulate(body({}, '4111111111111111')), 422)).toBe(unprocessable);
+    expect(await expectError(client.transactions.simulateAuthorization({ amount: 100, descriptor: 'SHOP', pan: strangerCard.pan as string }), 422)).toBe(unprocessable);
     const { token } = await client.threeDS.authentication.simulate(body());
     await expectError(stranger.client.threeDS.authentication.retrieve(token as string), 404);
     await expectError(client.threeDS.authentication.retrieve(crypto.randomUUID()), 404);
@@ -153,6 +179,57 @@ describeWithDb('3DS authentications', () => {
     expect(day?.current_version_statistics?.examples?.every((example) => example.approved === (example.decision === 'APPROVED'))).toBe(true);
     const declines = (await fresh.client.authRules.v2.retrieveReport(decline.token, { begin: START, end: START })).daily_statistics[0];
     expect(declines?.current_version_statistics).toMatchObject({ challenged: 0, declined: 2, approved: 3 });
+  });
+
+  it('applies 3DS rules by scope (account, business account, program minus exclusions), CONDITIONAL_ACTION on this stream too, and never an INACTIVE rule', async () => {
+    const fresh = await context.server.newProgram('3ds scopes');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const holder = await enroll(fresh.client, kycExemptBody());
+    const business = await enroll(fresh.client, kybBody('KYB_BYO'));
+    const user = await enroll(fresh.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: business.account_token });
+    const [plain, held, excluded, authorizedUser] = [await newCard(fresh.client), await newCard(fresh.client, holder.account_token), await newCard(fresh.client), await newCard(fresh.client, user.account_token)];
+    const resultFor = async (target: Lithic.Card, mcc: string) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate({ ...body({}, target.pan), merchant: { id: 'M-1', country: 'USA', mcc, name: 'GROCER' } });
+      return (await fresh.client.threeDS.authentication.retrieve(token as string)).authentication_result;
+    };
+    const mcc = (code: string) => [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: [code] }];
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('1111'), { account_tokens: [holder.account_token] }));
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('2222'), { business_account_tokens: [business.account_token] }));
+    await enforcedRule(fresh.client, threeDsAction('CHALLENGE', mcc('3333'), { program_level: true, excluded_card_tokens: [excluded.token] }));
+    await enforcedRule(fresh.client, { type: 'CONDITIONAL_ACTION', event_stream: 'THREE_DS_AUTHENTICATION', parameters: { action: 'DECLINE', conditions: mcc('4444') }, card_tokens: [plain.token] });
+    const inactive = await enforcedRule(fresh.client, threeDsAction('DECLINE', mcc('5555')));
+    await fresh.client.authRules.v2.update(inactive.token, { state: 'INACTIVE' });
+
+    expect([await resultFor(held, '1111'), await resultFor(plain, '1111')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect([await resultFor(authorizedUser, '2222'), await resultFor(held, '2222')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect([await resultFor(plain, '3333'), await resultFor(excluded, '3333')]).toEqual(['PENDING_CHALLENGE', 'SUCCESS']);
+    expect([await resultFor(plain, '4444'), await resultFor(held, '4444')]).toEqual(['DECLINE', 'SUCCESS']);
+    expect(await resultFor(plain, '5555')).toBe('SUCCESS');
+  });
+
+  it('declines a CLOSED or expired card before any rule (the rules do not count it)', async () => {
+    const fresh = await context.server.newProgram('3ds card states');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const rule = await enforcedRule(fresh.client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 0 }]));
+    const closed = await newCard(fresh.client);
+    await fresh.client.cards.update(closed.token, { state: 'CLOSED' });
+    const expiring = await newCard(fresh.client);
+    const run = async (target: Lithic.Card) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate(body({}, target.pan));
+      return fresh.client.threeDS.authentication.retrieve(token as string);
+    };
+    expect(await run(closed)).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT', challenge_metadata: null });
+    expect(await run(expiring)).toMatchObject({ authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES' });
+    const counted = async (day: string) => {
+      await moveClock(fresh.client, `${addDays(day, 1)}T12:00:00.000Z`);
+      return (await fresh.client.authRules.v2.retrieveReport(rule.token, { begin: day, end: day })).daily_statistics[0]?.current_version_statistics;
+    };
+    expect(await counted(START)).toMatchObject({ challenged: 1, declined: 0, approved: 0 });
+
+    const afterExpiry = `${Number(expiring.exp_year) + 1}-01-01`;
+    await moveClock(fresh.client, `${afterExpiry}T12:00:00.000Z`);
+    expect(await run(expiring)).toMatchObject({ authentication_result: 'DECLINE', decision_made_by: 'LITHIC_DEFAULT' });
+    expect(await counted(afterExpiry)).toMatchObject({ challenged: 0, declined: 0, approved: 0 });
   });
 
   // ---- resolving a pending challenge ------------------------------------------------------------
