@@ -149,9 +149,10 @@ describeWithDb('Auth Rules on authorizations', () => {
   }, 5_000);
 
   // Lithic's Authorization Challenges (docs.lithic.com/docs/authorization-challenges): a CHALLENGE
-  // rule declines the authorization at once with CARDHOLDER_CHALLENGED and asks the cardholder to
-  // confirm; only a confirmed cardholder's retry passes, and SDK 0.119 has no call to confirm.
-  it('a CONDITIONAL_ACTION CHALLENGE on AUTHORIZATION declines as CARDHOLDER_CHALLENGED; a DECLINE rule wins over it; the report counts it challenged', async () => {
+  // rule declines the authorization at once and asks the cardholder to confirm; only a confirmed
+  // cardholder's retry passes, and SDK 0.119 has no call to confirm. Its code, CARDHOLDER_CHALLENGED,
+  // is not in SDK 0.119's enums: the decline reads DECLINED and its explanation names the challenge.
+  it('a CONDITIONAL_ACTION CHALLENGE on AUTHORIZATION declines (DECLINED, explained as a challenge); a DECLINE rule wins over it; the report counts it challenged', async () => {
     const { client } = await fresh('authorization challenge');
     await moveClockTo(client, '2031-06-10T12:00:00.000Z');
     const card = await newCard(client);
@@ -170,12 +171,12 @@ describeWithDb('Auth Rules on authorizations', () => {
     const challenged = await authorize(client, card, { amount: 6_000, mcc: '5411' });
     expect(challenged).toMatchObject({ status: 'DECLINED', result: 'DECLINED' });
     expect(challenged.amounts.hold.amount).toBe(0);
-    expect(challenged.events?.[0]?.detailed_results).toEqual(['CARDHOLDER_CHALLENGED']);
+    expect(challenged.events?.[0]?.detailed_results).toEqual(['DECLINED']);
     expect(challenged.events?.[0]?.rule_results).toEqual([
-      { auth_rule_token: challenge.token, name: 'big ones', result: 'CARDHOLDER_CHALLENGED', explanation: 'TRANSACTION_AMOUNT 6000 is greater than 5000' },
+      { auth_rule_token: challenge.token, name: 'big ones', result: 'DECLINED', explanation: 'Cardholder challenged: TRANSACTION_AMOUNT 6000 is greater than 5000' },
     ]);
     const retried = await authorize(client, card, { amount: 6_000, mcc: '5411' });
-    expect(retried.events?.[0]?.detailed_results).toEqual(['CARDHOLDER_CHALLENGED']);
+    expect(retried.events?.[0]?.detailed_results).toEqual(['DECLINED']);
 
     const declined = await authorize(client, card, { amount: 6_000, mcc: '7995' });
     expect(declined.events?.[0]?.detailed_results).toEqual(['AUTH_RULE_BLOCKED_MCC']);

@@ -6,8 +6,9 @@
  * - CONDITIONAL_3DS_ACTION / CONDITIONAL_ACTION: every condition holds → the action (DECLINE →
  *   DECLINED, CHALLENGE → CHALLENGED). On 3DS a challenge asks for an OTP (three_ds/service.ts); on
  *   AUTHORIZATION it is Lithic's Authorization Challenge: the authorization is declined at once
- *   with CARDHOLDER_CHALLENGED and the cardholder asked to confirm before retrying
- *   (docs.lithic.com/docs/authorization-challenges).
+ *   and the cardholder asked to confirm before retrying (docs.lithic.com/docs/authorization-challenges).
+ *   Lithic's docs name that decline CARDHOLDER_CHALLENGED, a code SDK 0.119 (the field-level truth
+ *   here) does not list: the result is DECLINED, and the explanation says it was a challenge.
  * - VELOCITY_LIMIT: DECLINED when this authorization would push the card's or account's approved
  *   spend in the window above `limit_amount`, or their number above `limit_count`. An
  *   authorization the filters leave out (MCC, country, PAN entry mode), or that is not a debit (amount ≤ 0), does
@@ -58,8 +59,8 @@ export interface RuleInput {
 
 export type CompiledRule = (input: RuleInput) => Promise<Verdict>;
 
-/** The detailed_results code of an authorization a CHALLENGE rule declined (Lithic's Authorization Challenges; after SDK 0.119). */
-export const CHALLENGE_RESULT = 'CARDHOLDER_CHALLENGED';
+/** The detailed_results code of an authorization a CHALLENGE rule declined: SDK 0.119 has no CARDHOLDER_CHALLENGED. */
+export const CHALLENGE_RESULT = 'DECLINED';
 
 export const APPROVED_VERDICT: Verdict = Object.freeze({ decision: 'APPROVED', result: 'APPROVED', explanation: null });
 
@@ -69,7 +70,9 @@ function conditionalRule(parameters: ConditionalBlockParameters | ConditionalAct
   return async (input) => {
     const explanations = await allHold(conditions, input.valueOf);
     if (explanations === null) return APPROVED_VERDICT;
-    return { decision: action === 'CHALLENGE' ? 'CHALLENGED' : 'DECLINED', result, explanation: explanations.join('; ') };
+    const explanation = explanations.join('; ');
+    if (action === 'CHALLENGE') return { decision: 'CHALLENGED', result, explanation: `Cardholder challenged: ${explanation}` };
+    return { decision: 'DECLINED', result, explanation };
   };
 }
 

@@ -208,7 +208,7 @@ describe('3DS actions', () => {
     const input = { valueOf: (attribute: string) => values[attribute] ?? null };
     const conditions = [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 10_000 }];
     const challenge = compileRule('CONDITIONAL_3DS_ACTION', parseParameters('CONDITIONAL_3DS_ACTION', stream, { action: 'CHALLENGE', conditions }));
-    expect(await challenge(input)).toMatchObject({ decision: 'CHALLENGED', result: 'CARDHOLDER_CHALLENGED' });
+    expect(await challenge(input)).toMatchObject({ decision: 'CHALLENGED', result: 'DECLINED', explanation: expect.stringMatching(/^Cardholder challenged: /) });
     const decline = compileRule('CONDITIONAL_ACTION', parseParameters('CONDITIONAL_ACTION', stream, { action: 'DECLINE', conditions }));
     expect(await decline(input)).toMatchObject({ decision: 'DECLINED' });
     expect(await decline({ valueOf: () => 5 })).toMatchObject({ decision: 'APPROVED' });

@@ -41,7 +41,7 @@
  *   account limits              USER_TRANSACTION_LIMIT / ACCOUNT_{DAILY,MONTHLY,LIFETIME}_SPEND_LIMIT_EXCEEDED
  *   card limit                  USER_TRANSACTION_LIMIT / CARD_SPEND_LIMIT_EXCEEDED
  *   Auth Rules                  see `ruleDeclineResult`; detailed_results = the rules' results
- *                               (a CHALLENGE rule's: DECLINED / CARDHOLDER_CHALLENGED)
+ *                               (a CHALLENGE rule's: DECLINED, its explanation naming the challenge)
  *   funds                       INSUFFICIENT_FUNDS / INSUFFICIENT_FUNDS
  * Approved: result APPROVED, detailed_results [APPROVED], rule_results [].
  */

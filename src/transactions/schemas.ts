@@ -46,8 +46,6 @@ export const DETAILED_RESULTS = [
   'AUTH_RULE_ALLOWED_MCC',
   'AUTH_RULE_BLOCKED_COUNTRY',
   'AUTH_RULE_BLOCKED_MCC',
-  // A CHALLENGE Auth Rule's decline: Lithic's docs and later SDKs; SDK 0.119 lists the action but not this code.
-  'CARDHOLDER_CHALLENGED',
   'CARD_CLOSED',
   'CARD_CRYPTOGRAM_VALIDATION_FAILURE',
   'CARD_EXPIRED',
