@@ -8,11 +8,13 @@
 import Lithic from 'lithic';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
+import type { Db } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
 import type { EventType } from '../events/types.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+import { recover, replayMissing } from './service.js';
 
 const RETRY_SCHEDULE_MS = [100, 100, 100];
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -45,6 +47,49 @@ describeWithDb('event subscriptions and webhooks', () => {
   async function attemptsOf(eventToken: string, query: Lithic.Events.EventListAttemptsParams = {}) {
     return (await client.events.listAttempts(eventToken, query)).data;
   }
+
+  /** Events of these types in one transaction, a millisecond apart, ending a second ago (before anything the test does next). */
+  async function emitInOrder(eventTypes: readonly EventType[]) {
+    const startMs = systemClock.nowMs() - 1_000 - eventTypes.length;
+    return context.server.server.db.transaction(async (tx) => {
+      const emitted = [];
+      for (const [index, eventType] of eventTypes.entries()) emitted.push(await emitEvent(tx, program.programId, eventType, { token: crypto.randomUUID() }, startMs + index));
+      return emitted;
+    });
+  }
+
+  async function allAttemptsTo(subscriptionToken: string) {
+    const attempts: Lithic.Events.MessageAttempt[] = [];
+    for await (const attempt of client.events.subscriptions.listAttempts(subscriptionToken, { page_size: 100 })) attempts.push(attempt);
+    return attempts;
+  }
+
+  /** The server's database, noting how many attempts to the subscription each of its transactions queued (the walks run them one after another). */
+  function recordingChunks(subscriptionToken: string): { db: Db; queuedPerTransaction: number[] } {
+    const db = context.server.server.db;
+    const queuedPerTransaction: number[] = [];
+    const attemptCount = async () => {
+      const { count } = await db.kysely
+        .selectFrom('event_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('program_id', '=', program.programId)
+        .where('subscription_token', '=', subscriptionToken)
+        .executeTakeFirstOrThrow();
+      return Number(count);
+    };
+    const recording: Db = {
+      ...db,
+      async transaction(work) {
+        const before = await attemptCount();
+        const result = await db.transaction(work);
+        queuedPerTransaction.push((await attemptCount()) - before);
+        return result;
+      },
+    };
+    return { db: recording, queuedPerTransaction };
+  }
+
+  const scopeNow = () => ({ programId: program.programId, clockOffsetMs: 0, nowMs: systemClock.nowMs() });
 
   it('creates, reads, updates, lists and deletes subscriptions', async () => {
     const created = await subscribe('/crud');
@@ -278,6 +323,81 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.update(subscription.token, { url: subscription.url, disabled: true });
     await expectError(client.events.resend(early.token, { eventSubscriptionToken: subscription.token }), 422);
     await expectError(client.events.subscriptions.replayMissing(subscription.token), 422);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('replays missing events in chunks, each in a transaction of its own, one type after another, queueing each event once', async () => {
+    const CHUNK = 4;
+    const events = await emitInOrder([...Array<EventType>(9).fill('card.created'), ...Array<EventType>(5).fill('balance.updated'), 'financial_account.updated']);
+    const subscription = await subscribe('/replay-chunks', { event_types: ['card.created', 'balance.updated', 'card.shipped'] });
+    const resent = events[2]!;
+    await client.events.resend(resent.token, { eventSubscriptionToken: subscription.token });
+    await receivedAt(receiver, '/replay-chunks', 1);
+
+    const chunks = recordingChunks(subscription.token);
+    await replayMissing(chunks.db, scopeNow(), subscription.token, {}, CHUNK);
+    // card.created: 4 + 4 + 1 events (one already sent), balance.updated: 4 + 1, card.shipped: none.
+    expect(chunks.queuedPerTransaction).toEqual([3, 4, 1, 4, 1, 0]);
+    const expected = events.filter((event) => event.event_type !== 'financial_account.updated').map((event) => event.token);
+    await receivedAt(receiver, '/replay-chunks', expected.length);
+    await pause(200);
+    expect(receiver.at('/replay-chunks').map((request) => request.event.token).sort()).toEqual([...expected].sort());
+    const attempts = await allAttemptsTo(subscription.token);
+    expect(attempts.map((attempt) => attempt.event_token).sort()).toEqual([...expected].sort());
+
+    // Again: nothing is missing any more, over HTTP too (where an Idempotency-Key's repeat replays the answer).
+    const again = recordingChunks(subscription.token);
+    await replayMissing(again.db, scopeNow(), subscription.token, {}, CHUNK);
+    expect(again.queuedPerTransaction.every((queued) => queued === 0)).toBe(true);
+    const request = () => context.server.request('POST', `/v1/event_subscriptions/${subscription.token}/replay_missing`, { apiKey: program.apiKey, headers: { 'idempotency-key': resent.token } });
+    expect((await request()).status).toBe(200);
+    const repeated = await request();
+    expect([repeated.status, repeated.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    await pause(200);
+    expect(await allAttemptsTo(subscription.token)).toHaveLength(expected.length);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('replays each missing event once when two replays of one subscription run at once', async () => {
+    const events = await emitInOrder(Array<EventType>(12).fill('card.created'));
+    const subscription = await subscribe('/replay-together', { event_types: ['card.created'] });
+    const db = context.server.server.db;
+    await Promise.all([replayMissing(db, scopeNow(), subscription.token, {}, 4), replayMissing(db, scopeNow(), subscription.token, {}, 4)]);
+    expect((await allAttemptsTo(subscription.token)).map((attempt) => attempt.event_token).sort()).toEqual(events.map((event) => event.token).sort());
+    await receivedAt(receiver, '/replay-together', events.length);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('recovers in chunks, each in a transaction of its own, queueing each event that gave up once whatever the number of its failed attempts', async () => {
+    const closed = await startWebhookReceiver();
+    const refusedUrl = `${closed.url}/refused-chunks`;
+    await closed.close();
+    const subscription = await client.events.subscriptions.create({ url: refusedUrl, event_types: ['card.created'] });
+    const events = await emitInOrder(Array<EventType>(5).fill('card.created'));
+    const attemptsEach = RETRY_SCHEDULE_MS.length + 1;
+    await eventually(async () => {
+      const attempts = await allAttemptsTo(subscription.token);
+      expect(attempts).toHaveLength(events.length * attemptsEach);
+      expect(attempts.every((attempt) => attempt.status === 'FAILED')).toBe(true);
+    });
+
+    await client.events.subscriptions.update(subscription.token, { url: `${receiver.url}/recover-chunks` });
+    const chunks = recordingChunks(subscription.token);
+    // Chunks of 3 attempts: an event's first attempt and its retries fall in different chunks.
+    await recover(chunks.db, scopeNow(), subscription.token, {}, 3);
+    expect(chunks.queuedPerTransaction.length).toBeGreaterThan(attemptsEach);
+    expect(Math.max(...chunks.queuedPerTransaction)).toBeLessThanOrEqual(3);
+    expect(chunks.queuedPerTransaction.reduce((sum, queued) => sum + queued, 0)).toBe(events.length);
+    await receivedAt(receiver, '/recover-chunks', events.length);
+    await eventually(async () => expect((await allAttemptsTo(subscription.token)).filter((attempt) => attempt.status === 'SUCCESS')).toHaveLength(events.length));
+    expect(receiver.at('/recover-chunks').map((request) => request.event.token).sort()).toEqual(events.map((event) => event.token).sort());
+
+    // Delivered now: nothing more to recover.
+    const again = recordingChunks(subscription.token);
+    await recover(again.db, scopeNow(), subscription.token, {}, 3);
+    expect(again.queuedPerTransaction.every((queued) => queued === 0)).toBe(true);
+    await pause(200);
+    expect(receiver.at('/recover-chunks')).toHaveLength(events.length);
     await client.events.subscriptions.del(subscription.token);
   });
 
