@@ -79,6 +79,32 @@ export function eventBody(event: store.EventRow): string {
   return JSON.stringify({ event_type: event.event_type, ...(JSON.parse(event.payload) as object) });
 }
 
+/**
+ * The start of an answer's body, read no further than the RESPONSE_KEPT_CHARS kept: a receiver may
+ * answer a body of any size, or never end it, and its 2xx is a success all the same.
+ */
+async function bodyStart(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < RESPONSE_KEPT_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
+
+/** What an attempt keeps of a text: its first RESPONSE_KEPT_CHARS characters, a NUL as U+FFFD (PostgreSQL text cannot hold a NUL). */
+function kept(text: string): string {
+  return text.slice(0, RESPONSE_KEPT_CHARS).replaceAll('\u0000', '\uFFFD');
+}
+
 interface SendResult {
   ok: boolean;
   statusCode: number;
@@ -219,8 +245,7 @@ export class Dispatcher {
         },
         body,
       });
-      const text = await response.text();
-      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status, response: text.slice(0, RESPONSE_KEPT_CHARS) };
+      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status, response: kept(await bodyStart(response)) };
     } catch (error) {
       return { ok: false, statusCode: 0, response: this.#describeFailure(error) };
     }
@@ -232,7 +257,7 @@ export class Dispatcher {
     }
     const cause = error instanceof Error ? (error.cause as { message?: unknown } | undefined) : undefined;
     const message = typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
-    return message.slice(0, RESPONSE_KEPT_CHARS);
+    return kept(message);
   }
 
   /** Records the outcome and, for a failure that may be retried, queues the next attempt, in one transaction. */

@@ -5,6 +5,8 @@
  * send_example, and isolation between programs. Events are emitted with `emitEvent` in a
  * transaction of their own, as every resource does in the transaction of its change.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Lithic from 'lithic';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
@@ -14,6 +16,7 @@ import type { EventType } from '../events/types.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+import { RESPONSE_KEPT_CHARS } from './delivery.js';
 import { recover, replayMissing } from './service.js';
 
 const RETRY_SCHEDULE_MS = [100, 100, 100];
@@ -267,6 +270,42 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect(new Set(receiver.at('/flaky').map((request) => request.headers['webhook-id']))).toEqual(new Set([event.token]));
     receiver.answer = () => ({ status: 200, body: 'ok' });
     await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('records any answer a receiver gives, a NUL character too (which PostgreSQL text cannot hold)', async () => {
+    const subscription = await subscribe('/nul');
+    receiver.answer = (request) => (request.path === '/nul' ? { status: 500, body: 'bad\u0000answer' } : { status: 200, body: 'ok' });
+    const event = await emit('card.created');
+    const [attempt] = await eventually(async () => {
+      const attempts = await attemptsOf(event.token, { status: 'FAILED' });
+      expect(attempts).not.toEqual([]);
+      return attempts;
+    });
+    expect(attempt).toMatchObject({ status: 'FAILED', response_status_code: 500, response: 'bad\uFFFDanswer' });
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it("records a 2xx as a success as soon as the first KiB of the answer arrived, without waiting for the body's end", async () => {
+    // A receiver that answers 200 and then streams its body for ever.
+    const endless = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('x'.repeat(RESPONSE_KEPT_CHARS + 100));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const subscription = await client.events.subscriptions.create({ url: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/endless` });
+      const event = await emit('card.created');
+      const [attempt] = await eventually(async () => {
+        const attempts = await attemptsOf(event.token);
+        expect(attempts.map((candidate) => candidate.status)).toEqual(['SUCCESS']);
+        return attempts;
+      });
+      expect(attempt).toMatchObject({ response_status_code: 200, response: 'x'.repeat(RESPONSE_KEPT_CHARS) });
+      await client.events.subscriptions.del(subscription.token);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
   });
 
   it('gives up after the schedule when the receiver refuses connections; recover sends them again', async () => {
