@@ -18,7 +18,8 @@
  *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
  *   is queued after the next delay of the retry schedule, until the schedule runs out.
  * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
- *   FAILED and not retried (`recover` re-queues such events later).
+ *   FAILED and not retried (`recover` re-queues such events later); one deleted or disabled while
+ *   its attempt was under way gets no retry.
  * - Nothing escapes the loop: errors are logged (attempt and subscription tokens, never a secret
  *   or a payload) and the attempt is retried when its lease expires.
  */
@@ -274,6 +275,9 @@ export class Dispatcher {
       };
       const recorded = await store.completeAttempt(tx, delivery.program_id, delivery.token, this.#owner, outcome);
       if (recorded !== 1 || result.ok || !mayRetry || delayMs === undefined) return;
+      // Deleted or disabled while the request was under way: nothing more is sent to it (recover re-queues the event once it is enabled again).
+      const subscription = await store.findSubscription(tx, delivery.program_id, delivery.subscription_token);
+      if (subscription === undefined || subscription.disabled === 1) return;
       await store.insertAttempts(tx, [
         {
           ...newAttempt(delivery.program_id, delivery.event_token, { token: delivery.subscription_token, url: outcome.url }, nowMs),

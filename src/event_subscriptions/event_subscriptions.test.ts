@@ -458,22 +458,29 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(bystander.token);
   });
 
-  it('stops delivering to a deleted subscription', async () => {
-    const subscription = await subscribe('/deleted');
-    // The receiver deletes the subscription, then fails: the retry is never sent.
+  it('queues no retry to a subscription deleted or disabled while an attempt was under way', async () => {
+    const deleted = await subscribe('/deleted', { event_types: ['card.created'] });
+    const disabled = await subscribe('/disabled', { event_types: ['card.created'] });
+    // Each receiver removes its subscription, then fails: no retry is queued, nor ever sent.
     receiver.answer = async (request) => {
-      if (request.path === '/deleted') await client.events.subscriptions.del(subscription.token);
+      if (request.path === '/deleted') await client.events.subscriptions.del(deleted.token);
+      if (request.path === '/disabled') await client.events.subscriptions.update(disabled.token, { url: disabled.url, disabled: true });
       return { status: 503 };
     };
     const event = await emit('card.created');
-    await eventually(async () => expect((await attemptsOf(event.token)).map((attempt) => [attempt.status, attempt.response])).toEqual([
-      ['FAILED', 'event subscription deleted'],
-      ['FAILED', ''],
-    ]));
+    await eventually(async () => {
+      const attempts = await attemptsOf(event.token);
+      expect(attempts.map((attempt) => [attempt.status, attempt.response_status_code])).toEqual([
+        ['FAILED', 503],
+        ['FAILED', 503],
+      ]);
+    });
     await pause(300);
-    expect(receiver.at('/deleted')).toHaveLength(1);
+    expect(await attemptsOf(event.token)).toHaveLength(2);
+    expect([receiver.at('/deleted'), receiver.at('/disabled')].map((requests) => requests.length)).toEqual([1, 1]);
     receiver.answer = () => ({ status: 200, body: 'ok' });
   });
+
 
   it("keeps programs apart: another program's subscriptions are 404 and never get its events", async () => {
     const other = await context.server.newProgram('other');
