@@ -502,6 +502,36 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect((await receivedAt(receiver, '/theirs', 1)).map((request) => request.event.token)).toEqual([theirEvent.token]);
     await pause(200);
     expect(receiver.at('/mine').map((request) => request.event.token)).toEqual([event.token]);
-    await client.events.subscriptions.del(mine.token);
+
+    // Neither program can send its event to the other's subscription, nor the other's example event to its own.
+    await expectError(other.client.events.resend(theirEvent.token, { eventSubscriptionToken: mine.token }), 404);
+    await client.events.subscriptions.sendSimulatedExample(mine.token);
+    const [, example] = await receivedAt(receiver, '/mine', 2);
+    await expectError(other.client.events.resend(example!.event.token, { eventSubscriptionToken: theirs.token }), 404);
+    await expectError(other.client.events.subscriptions.recover(mine.token), 404);
+    await expectError(other.client.events.subscriptions.replayMissing(mine.token), 404);
+    await expectError(other.client.events.subscriptions.rotateSecret(mine.token), 404);
+    // This program's attempts are no place in the other's lists: a cursor naming one is a 400, as an unknown token is.
+    const [myAttempt] = (await client.events.subscriptions.listAttempts(mine.token)).data;
+    for (const cursor of [myAttempt!.token, crypto.randomUUID()]) {
+      expect(await expectError(other.client.events.subscriptions.listAttempts(theirs.token, { starting_after: cursor }), 400)).toContain(`no item with token '${cursor}'`);
+      expect(await expectError(other.client.events.listAttempts(theirEvent.token, { ending_before: cursor }), 400)).toContain(`no item with token '${cursor}'`);
+    }
+
+    // The other program's replay and recover of its own subscription send only its own events (this program's are older, some failed).
+    const failing = await client.events.subscriptions.create({ url: `${receiver.url}/mine-failing` });
+    receiver.answer = (request) => (request.path === '/mine-failing' ? { status: 500 } : { status: 200, body: 'ok' });
+    const failed = await emit('card.created');
+    await eventually(async () => expect(await attemptsOf(failed.token, { status: 'FAILED' })).toHaveLength(RETRY_SCHEDULE_MS.length + 1));
+    const theirEvents = (await other.client.events.list({ page_size: 100 })).data.map((listed) => listed.token);
+    await other.client.events.subscriptions.replayMissing(theirs.token);
+    await other.client.events.subscriptions.recover(theirs.token);
+    await pause(300);
+    const theyReceived = receiver.at('/theirs').map((request) => request.event.token);
+    expect(theyReceived.length).toBeGreaterThan(1);
+    expect(theyReceived.filter((token) => !theirEvents.includes(token))).toEqual([]);
+    const theirAttempts = (await other.client.events.subscriptions.listAttempts(theirs.token, { page_size: 100 })).data;
+    expect(theirAttempts.filter((attempt) => !theirEvents.includes(attempt.event_token))).toEqual([]);
+    for (const subscription of [mine, failing]) await client.events.subscriptions.del(subscription.token);
   });
 });
