@@ -16,8 +16,7 @@ import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
-import { emitEvent } from '../events/emit.js';
-import { insertFinancialAccount, toApi as financialAccountToApi } from '../financial_accounts/service.js';
+import { insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { accountSpent } from '../transactions/history.js';
@@ -134,7 +133,6 @@ export async function openHolderAccount(
     nowMs,
   );
   await insertAccount(tx, programId, { ...account, is_default: false, issuing_financial_account_token: issuing.token }, nowMs);
-  await emitEvent(tx, programId, 'financial_account.created', financialAccountToApi(issuing), nowMs);
 }
 
 /** Closes an account (its holder failed verification). Idempotent. */

@@ -78,6 +78,24 @@ export async function keysetPage<O>(
   return { rows: pageRows, has_more };
 }
 
+/** A row's place in `(created_ms, token)` order: the cursor of a walk over a range in chunks. */
+export interface RowKey {
+  created_ms: number;
+  token: string;
+}
+
+/**
+ * One chunk of a walk over `query` in ascending `(created_ms, token)` order (its index's order):
+ * the next `limit` rows after `after` (`null`: from the start). The walk goes on from the last row
+ * of a full chunk and ends at a shorter one.
+ */
+export function chunkAfter<O>(query: SelectQueryBuilder<Database, never, O>, alias: string, after: RowKey | null, limit: number): SelectQueryBuilder<Database, never, O> {
+  const created = sql.ref(`${alias}.created_ms`);
+  const token = sql.ref(`${alias}.token`);
+  const ranged = after === null ? query : query.where(sql<boolean>`(${created}, ${token}) > (${after.created_ms}, ${after.token})`);
+  return ranged.orderBy(sql`${created}`).orderBy(sql`${token}`).limit(limit);
+}
+
 /** Applies `begin`/`end` (exclusive) to a query on `alias.created_ms`. */
 export function createdBetween<O>(
   query: SelectQueryBuilder<Database, never, O>,

@@ -18,7 +18,8 @@
  *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
  *   is queued after the next delay of the retry schedule, until the schedule runs out.
  * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
- *   FAILED and not retried (`recover` re-queues such events later).
+ *   FAILED and not retried (`recover` re-queues such events later); one deleted or disabled while
+ *   its attempt was under way gets no retry.
  * - Nothing escapes the loop: errors are logged (attempt and subscription tokens, never a secret
  *   or a payload) and the attempt is retried when its lease expires.
  */
@@ -77,6 +78,32 @@ export function nudgeAfterCommit(tx: Tx): void {
  */
 export function eventBody(event: store.EventRow): string {
   return JSON.stringify({ event_type: event.event_type, ...(JSON.parse(event.payload) as object) });
+}
+
+/**
+ * The start of an answer's body, read no further than the RESPONSE_KEPT_CHARS kept: a receiver may
+ * answer a body of any size, or never end it, and its 2xx is a success all the same.
+ */
+async function bodyStart(response: Response): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < RESPONSE_KEPT_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
+
+/** What an attempt keeps of a text: its first RESPONSE_KEPT_CHARS characters, a NUL as U+FFFD (PostgreSQL text cannot hold a NUL). */
+function kept(text: string): string {
+  return text.slice(0, RESPONSE_KEPT_CHARS).replaceAll('\u0000', '\uFFFD');
 }
 
 interface SendResult {
@@ -219,8 +246,7 @@ export class Dispatcher {
         },
         body,
       });
-      const text = await response.text();
-      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status, response: text.slice(0, RESPONSE_KEPT_CHARS) };
+      return { ok: response.status >= 200 && response.status < 300, statusCode: response.status, response: kept(await bodyStart(response)) };
     } catch (error) {
       return { ok: false, statusCode: 0, response: this.#describeFailure(error) };
     }
@@ -232,7 +258,7 @@ export class Dispatcher {
     }
     const cause = error instanceof Error ? (error.cause as { message?: unknown } | undefined) : undefined;
     const message = typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
-    return message.slice(0, RESPONSE_KEPT_CHARS);
+    return kept(message);
   }
 
   /** Records the outcome and, for a failure that may be retried, queues the next attempt, in one transaction. */
@@ -249,6 +275,9 @@ export class Dispatcher {
       };
       const recorded = await store.completeAttempt(tx, delivery.program_id, delivery.token, this.#owner, outcome);
       if (recorded !== 1 || result.ok || !mayRetry || delayMs === undefined) return;
+      // Deleted or disabled while the request was under way: nothing more is sent to it (recover re-queues the event once it is enabled again).
+      const subscription = await store.findSubscription(tx, delivery.program_id, delivery.subscription_token);
+      if (subscription === undefined || subscription.disabled === 1) return;
       await store.insertAttempts(tx, [
         {
           ...newAttempt(delivery.program_id, delivery.event_token, { token: delivery.subscription_token, url: outcome.url }, nowMs),

@@ -5,14 +5,19 @@
  * send_example, and isolation between programs. Events are emitted with `emitEvent` in a
  * transaction of their own, as every resource does in the transaction of its change.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Lithic from 'lithic';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
+import type { Db } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
 import type { EventType } from '../events/types.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+import { RESPONSE_KEPT_CHARS } from './delivery.js';
+import { recover, replayMissing } from './service.js';
 
 const RETRY_SCHEDULE_MS = [100, 100, 100];
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -45,6 +50,49 @@ describeWithDb('event subscriptions and webhooks', () => {
   async function attemptsOf(eventToken: string, query: Lithic.Events.EventListAttemptsParams = {}) {
     return (await client.events.listAttempts(eventToken, query)).data;
   }
+
+  /** Events of these types in one transaction, a millisecond apart, ending a second ago (before anything the test does next). */
+  async function emitInOrder(eventTypes: readonly EventType[]) {
+    const startMs = systemClock.nowMs() - 1_000 - eventTypes.length;
+    return context.server.server.db.transaction(async (tx) => {
+      const emitted = [];
+      for (const [index, eventType] of eventTypes.entries()) emitted.push(await emitEvent(tx, program.programId, eventType, { token: crypto.randomUUID() }, startMs + index));
+      return emitted;
+    });
+  }
+
+  async function allAttemptsTo(subscriptionToken: string) {
+    const attempts: Lithic.Events.MessageAttempt[] = [];
+    for await (const attempt of client.events.subscriptions.listAttempts(subscriptionToken, { page_size: 100 })) attempts.push(attempt);
+    return attempts;
+  }
+
+  /** The server's database, noting how many attempts to the subscription each of its transactions queued (the walks run them one after another). */
+  function recordingChunks(subscriptionToken: string): { db: Db; queuedPerTransaction: number[] } {
+    const db = context.server.server.db;
+    const queuedPerTransaction: number[] = [];
+    const attemptCount = async () => {
+      const { count } = await db.kysely
+        .selectFrom('event_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('program_id', '=', program.programId)
+        .where('subscription_token', '=', subscriptionToken)
+        .executeTakeFirstOrThrow();
+      return Number(count);
+    };
+    const recording: Db = {
+      ...db,
+      async transaction(work) {
+        const before = await attemptCount();
+        const result = await db.transaction(work);
+        queuedPerTransaction.push((await attemptCount()) - before);
+        return result;
+      },
+    };
+    return { db: recording, queuedPerTransaction };
+  }
+
+  const scopeNow = () => ({ programId: program.programId, clockOffsetMs: 0, nowMs: systemClock.nowMs() });
 
   it('creates, reads, updates, lists and deletes subscriptions', async () => {
     const created = await subscribe('/crud');
@@ -113,7 +161,8 @@ describeWithDb('event subscriptions and webhooks', () => {
     const card = await client.cards.create({ type: 'VIRTUAL' });
 
     const deliveries = await receivedAt(receiver, '/routes', 3);
-    const events = (await client.events.list({ event_types: ['financial_account.created', 'financial_account.updated', 'card.created'], with_content: true })).data;
+    // The three newest: the program's own accounts recorded their creation before the subscription existed.
+    const events = (await client.events.list({ event_types: ['financial_account.created', 'financial_account.updated', 'card.created'], with_content: true, page_size: 3 })).data;
     expect(events.map((event) => event.event_type)).toEqual(['card.created', 'financial_account.updated', 'financial_account.created']);
     for (const event of events) {
       const delivery = deliveries.find((candidate) => candidate.headers['webhook-id'] === event.token);
@@ -223,6 +272,42 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(subscription.token);
   });
 
+  it('records any answer a receiver gives, a NUL character too (which PostgreSQL text cannot hold)', async () => {
+    const subscription = await subscribe('/nul');
+    receiver.answer = (request) => (request.path === '/nul' ? { status: 500, body: 'bad\u0000answer' } : { status: 200, body: 'ok' });
+    const event = await emit('card.created');
+    const [attempt] = await eventually(async () => {
+      const attempts = await attemptsOf(event.token, { status: 'FAILED' });
+      expect(attempts).not.toEqual([]);
+      return attempts;
+    });
+    expect(attempt).toMatchObject({ status: 'FAILED', response_status_code: 500, response: 'bad\uFFFDanswer' });
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it("records a 2xx as a success as soon as the first KiB of the answer arrived, without waiting for the body's end", async () => {
+    // A receiver that answers 200 and then streams its body for ever.
+    const endless = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('x'.repeat(RESPONSE_KEPT_CHARS + 100));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const subscription = await client.events.subscriptions.create({ url: `http://127.0.0.1:${(endless.address() as AddressInfo).port}/endless` });
+      const event = await emit('card.created');
+      const [attempt] = await eventually(async () => {
+        const attempts = await attemptsOf(event.token);
+        expect(attempts.map((candidate) => candidate.status)).toEqual(['SUCCESS']);
+        return attempts;
+      });
+      expect(attempt).toMatchObject({ response_status_code: 200, response: 'x'.repeat(RESPONSE_KEPT_CHARS) });
+      await client.events.subscriptions.del(subscription.token);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
   it('gives up after the schedule when the receiver refuses connections; recover sends them again', async () => {
     const closed = await startWebhookReceiver();
     const refusedUrl = `${closed.url}/refused`;
@@ -280,6 +365,81 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(subscription.token);
   });
 
+  it('replays missing events in chunks, each in a transaction of its own, one type after another, queueing each event once', async () => {
+    const CHUNK = 4;
+    const events = await emitInOrder([...Array<EventType>(9).fill('card.created'), ...Array<EventType>(5).fill('balance.updated'), 'financial_account.updated']);
+    const subscription = await subscribe('/replay-chunks', { event_types: ['card.created', 'balance.updated', 'card.shipped'] });
+    const resent = events[2]!;
+    await client.events.resend(resent.token, { eventSubscriptionToken: subscription.token });
+    await receivedAt(receiver, '/replay-chunks', 1);
+
+    const chunks = recordingChunks(subscription.token);
+    await replayMissing(chunks.db, scopeNow(), subscription.token, {}, CHUNK);
+    // card.created: 4 + 4 + 1 events (one already sent), balance.updated: 4 + 1, card.shipped: none.
+    expect(chunks.queuedPerTransaction).toEqual([3, 4, 1, 4, 1, 0]);
+    const expected = events.filter((event) => event.event_type !== 'financial_account.updated').map((event) => event.token);
+    await receivedAt(receiver, '/replay-chunks', expected.length);
+    await pause(200);
+    expect(receiver.at('/replay-chunks').map((request) => request.event.token).sort()).toEqual([...expected].sort());
+    const attempts = await allAttemptsTo(subscription.token);
+    expect(attempts.map((attempt) => attempt.event_token).sort()).toEqual([...expected].sort());
+
+    // Again: nothing is missing any more, over HTTP too (where an Idempotency-Key's repeat replays the answer).
+    const again = recordingChunks(subscription.token);
+    await replayMissing(again.db, scopeNow(), subscription.token, {}, CHUNK);
+    expect(again.queuedPerTransaction.every((queued) => queued === 0)).toBe(true);
+    const request = () => context.server.request('POST', `/v1/event_subscriptions/${subscription.token}/replay_missing`, { apiKey: program.apiKey, headers: { 'idempotency-key': resent.token } });
+    expect((await request()).status).toBe(200);
+    const repeated = await request();
+    expect([repeated.status, repeated.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    await pause(200);
+    expect(await allAttemptsTo(subscription.token)).toHaveLength(expected.length);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('replays each missing event once when two replays of one subscription run at once', async () => {
+    const events = await emitInOrder(Array<EventType>(12).fill('card.created'));
+    const subscription = await subscribe('/replay-together', { event_types: ['card.created'] });
+    const db = context.server.server.db;
+    await Promise.all([replayMissing(db, scopeNow(), subscription.token, {}, 4), replayMissing(db, scopeNow(), subscription.token, {}, 4)]);
+    expect((await allAttemptsTo(subscription.token)).map((attempt) => attempt.event_token).sort()).toEqual(events.map((event) => event.token).sort());
+    await receivedAt(receiver, '/replay-together', events.length);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
+  it('recovers in chunks, each in a transaction of its own, queueing each event that gave up once whatever the number of its failed attempts', async () => {
+    const closed = await startWebhookReceiver();
+    const refusedUrl = `${closed.url}/refused-chunks`;
+    await closed.close();
+    const subscription = await client.events.subscriptions.create({ url: refusedUrl, event_types: ['card.created'] });
+    const events = await emitInOrder(Array<EventType>(5).fill('card.created'));
+    const attemptsEach = RETRY_SCHEDULE_MS.length + 1;
+    await eventually(async () => {
+      const attempts = await allAttemptsTo(subscription.token);
+      expect(attempts).toHaveLength(events.length * attemptsEach);
+      expect(attempts.every((attempt) => attempt.status === 'FAILED')).toBe(true);
+    });
+
+    await client.events.subscriptions.update(subscription.token, { url: `${receiver.url}/recover-chunks` });
+    const chunks = recordingChunks(subscription.token);
+    // Chunks of 3 attempts: an event's first attempt and its retries fall in different chunks.
+    await recover(chunks.db, scopeNow(), subscription.token, {}, 3);
+    expect(chunks.queuedPerTransaction.length).toBeGreaterThan(attemptsEach);
+    expect(Math.max(...chunks.queuedPerTransaction)).toBeLessThanOrEqual(3);
+    expect(chunks.queuedPerTransaction.reduce((sum, queued) => sum + queued, 0)).toBe(events.length);
+    await receivedAt(receiver, '/recover-chunks', events.length);
+    await eventually(async () => expect((await allAttemptsTo(subscription.token)).filter((attempt) => attempt.status === 'SUCCESS')).toHaveLength(events.length));
+    expect(receiver.at('/recover-chunks').map((request) => request.event.token).sort()).toEqual(events.map((event) => event.token).sort());
+
+    // Delivered now: nothing more to recover.
+    const again = recordingChunks(subscription.token);
+    await recover(again.db, scopeNow(), subscription.token, {}, 3);
+    expect(again.queuedPerTransaction.every((queued) => queued === 0)).toBe(true);
+    await pause(200);
+    expect(receiver.at('/recover-chunks')).toHaveLength(events.length);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
   it('sends an example event to one subscription only, kept out of the events', async () => {
     const target = await subscribe('/example', { event_types: ['balance.updated', 'card.created'] });
     const bystander = await subscribe('/example-bystander');
@@ -298,22 +458,29 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(bystander.token);
   });
 
-  it('stops delivering to a deleted subscription', async () => {
-    const subscription = await subscribe('/deleted');
-    // The receiver deletes the subscription, then fails: the retry is never sent.
+  it('queues no retry to a subscription deleted or disabled while an attempt was under way', async () => {
+    const deleted = await subscribe('/deleted', { event_types: ['card.created'] });
+    const disabled = await subscribe('/disabled', { event_types: ['card.created'] });
+    // Each receiver removes its subscription, then fails: no retry is queued, nor ever sent.
     receiver.answer = async (request) => {
-      if (request.path === '/deleted') await client.events.subscriptions.del(subscription.token);
+      if (request.path === '/deleted') await client.events.subscriptions.del(deleted.token);
+      if (request.path === '/disabled') await client.events.subscriptions.update(disabled.token, { url: disabled.url, disabled: true });
       return { status: 503 };
     };
     const event = await emit('card.created');
-    await eventually(async () => expect((await attemptsOf(event.token)).map((attempt) => [attempt.status, attempt.response])).toEqual([
-      ['FAILED', 'event subscription deleted'],
-      ['FAILED', ''],
-    ]));
+    await eventually(async () => {
+      const attempts = await attemptsOf(event.token);
+      expect(attempts.map((attempt) => [attempt.status, attempt.response_status_code])).toEqual([
+        ['FAILED', 503],
+        ['FAILED', 503],
+      ]);
+    });
     await pause(300);
-    expect(receiver.at('/deleted')).toHaveLength(1);
+    expect(await attemptsOf(event.token)).toHaveLength(2);
+    expect([receiver.at('/deleted'), receiver.at('/disabled')].map((requests) => requests.length)).toEqual([1, 1]);
     receiver.answer = () => ({ status: 200, body: 'ok' });
   });
+
 
   it("keeps programs apart: another program's subscriptions are 404 and never get its events", async () => {
     const other = await context.server.newProgram('other');
@@ -335,6 +502,36 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect((await receivedAt(receiver, '/theirs', 1)).map((request) => request.event.token)).toEqual([theirEvent.token]);
     await pause(200);
     expect(receiver.at('/mine').map((request) => request.event.token)).toEqual([event.token]);
-    await client.events.subscriptions.del(mine.token);
+
+    // Neither program can send its event to the other's subscription, nor the other's example event to its own.
+    await expectError(other.client.events.resend(theirEvent.token, { eventSubscriptionToken: mine.token }), 404);
+    await client.events.subscriptions.sendSimulatedExample(mine.token);
+    const [, example] = await receivedAt(receiver, '/mine', 2);
+    await expectError(other.client.events.resend(example!.event.token, { eventSubscriptionToken: theirs.token }), 404);
+    await expectError(other.client.events.subscriptions.recover(mine.token), 404);
+    await expectError(other.client.events.subscriptions.replayMissing(mine.token), 404);
+    await expectError(other.client.events.subscriptions.rotateSecret(mine.token), 404);
+    // This program's attempts are no place in the other's lists: a cursor naming one is a 400, as an unknown token is.
+    const [myAttempt] = (await client.events.subscriptions.listAttempts(mine.token)).data;
+    for (const cursor of [myAttempt!.token, crypto.randomUUID()]) {
+      expect(await expectError(other.client.events.subscriptions.listAttempts(theirs.token, { starting_after: cursor }), 400)).toContain(`no item with token '${cursor}'`);
+      expect(await expectError(other.client.events.listAttempts(theirEvent.token, { ending_before: cursor }), 400)).toContain(`no item with token '${cursor}'`);
+    }
+
+    // The other program's replay and recover of its own subscription send only its own events (this program's are older, some failed).
+    const failing = await client.events.subscriptions.create({ url: `${receiver.url}/mine-failing` });
+    receiver.answer = (request) => (request.path === '/mine-failing' ? { status: 500 } : { status: 200, body: 'ok' });
+    const failed = await emit('card.created');
+    await eventually(async () => expect(await attemptsOf(failed.token, { status: 'FAILED' })).toHaveLength(RETRY_SCHEDULE_MS.length + 1));
+    const theirEvents = (await other.client.events.list({ page_size: 100 })).data.map((listed) => listed.token);
+    await other.client.events.subscriptions.replayMissing(theirs.token);
+    await other.client.events.subscriptions.recover(theirs.token);
+    await pause(300);
+    const theyReceived = receiver.at('/theirs').map((request) => request.event.token);
+    expect(theyReceived.length).toBeGreaterThan(1);
+    expect(theyReceived.filter((token) => !theirEvents.includes(token))).toEqual([]);
+    const theirAttempts = (await other.client.events.subscriptions.listAttempts(theirs.token, { page_size: 100 })).data;
+    expect(theirAttempts.filter((attempt) => !theirEvents.includes(attempt.event_token))).toEqual([]);
+    for (const subscription of [mine, failing]) await client.events.subscriptions.del(subscription.token);
   });
 });

@@ -166,14 +166,23 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
       {
         schema: {
           summary,
-          description: `${description} begin/end (query string, as the SDK sends them): strictly after/before. ${onDisabled} ${voidAnswer}`,
+          description:
+            `${description} begin/end (query string, as the SDK sends them): strictly after/before. ` +
+            `Queued in transactions of at most ${service.REQUEUE_CHUNK_SIZE} events, each committed on its own: a call that fails part-way keeps what it queued, and its retry queues the rest. ` +
+            `${onDisabled} ${voidAnswer}`,
           tags,
           params,
           querystring: TimeRangeQuery,
           response: { 200: EmptyBody },
         },
       },
-      async (request, reply) => commit(request, reply, (tx) => requeue(tx, request.scope, request.params.event_subscription_token, request.query)),
+      async (request, reply) => {
+        // Not one transaction: the events are queued in chunks, each committed on its own (service.REQUEUE_CHUNK_SIZE).
+        // The answer is recorded under the Idempotency-Key once all are queued; a request that fails part-way
+        // leaves what it queued, and its retry queues only what is still missing.
+        await requeue(db, request.scope, request.params.event_subscription_token, request.query);
+        return commit(request, reply, async () => undefined);
+      },
     );
   }
 

@@ -22,7 +22,8 @@
  */
 import { isoTimestamp, MS_PER_HOUR } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
-import type { Executor, Tx } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { RowKey } from '../db/pagination.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { EventsTable } from '../events/tables.js';
 import type { EventType } from '../events/types.js';
@@ -90,10 +91,15 @@ async function findOrThrow(exec: Executor, scope: ProgramScope, token: string): 
   return row;
 }
 
-async function findEnabledOrThrow(exec: Executor, scope: ProgramScope, token: string): Promise<store.SubscriptionRow> {
-  const row = await findOrThrow(exec, scope, token);
+/** The subscription found: 404 without one, 422 when it is disabled (nothing would be sent to it). */
+function enabledOrThrow(row: store.SubscriptionRow | undefined, token: string): store.SubscriptionRow {
+  if (!row) throw notFound(SUBSCRIPTION, token);
   if (row.disabled === 1) throw new UnprocessableError(`${SUBSCRIPTION} '${token}' is disabled: nothing would be sent to it`);
   return row;
+}
+
+async function findEnabledOrThrow(exec: Executor, scope: ProgramScope, token: string): Promise<store.SubscriptionRow> {
+  return enabledOrThrow(await store.findSubscription(exec, scope.programId, token), token);
 }
 
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateSubscriptionBody): Promise<EventSubscription> {
@@ -199,14 +205,73 @@ export async function resend(tx: Tx, scope: ProgramScope, eventToken: string, su
   await queueTo(tx, scope, await findEnabledOrThrow(tx, scope, subscriptionToken), [eventToken]);
 }
 
-export async function recover(tx: Tx, scope: ProgramScope, token: string, range: TimeRangeQuery): Promise<void> {
-  const subscription = await findEnabledOrThrow(tx, scope, token);
-  await queueTo(tx, scope, subscription, await store.eventsToRecover(tx, scope.programId, token, range));
+/**
+ * At most this many rows are read, and events queued, in one transaction of recover or
+ * replay_missing: a program may have very many events, and one transaction over all of them would
+ * hold its locks (on SQLite, the database) and grow its write without bound.
+ */
+export const REQUEUE_CHUNK_SIZE = 1_000;
+
+/**
+ * Walks a range in chunks, each in a transaction of its own that first locks the subscription
+ * (404 once it is gone, 422 once it is disabled: nothing more would be sent; concurrent walks of
+ * one subscription take turns, so none queues what another just queued). `step` queues what one
+ * chunk holds and returns the cursor of the next, or undefined at the end.
+ */
+async function walkInChunks(
+  db: Db,
+  scope: ProgramScope,
+  token: string,
+  step: (tx: Tx, subscription: store.SubscriptionRow, after: RowKey | null) => Promise<RowKey | undefined>,
+): Promise<void> {
+  for (let after: RowKey | null | undefined = null; after !== undefined; ) {
+    const from: RowKey | null = after;
+    after = await db.transaction(async (tx) => {
+      const subscription = await store.lockSubscription(db, tx, scope.programId, token);
+      return step(tx, enabledOrThrow(subscription, token), from);
+    });
+  }
 }
 
-export async function replayMissing(tx: Tx, scope: ProgramScope, token: string, range: TimeRangeQuery): Promise<void> {
-  const subscription = await findEnabledOrThrow(tx, scope, token);
-  await queueTo(tx, scope, subscription, await store.eventsNeverAttempted(tx, scope.programId, token, eventTypesOf(subscription), range));
+/** The cursor after a chunk of `chunkSize` rows: its last row's, or undefined when it was the last chunk. */
+function nextCursor(rows: readonly RowKey[], chunkSize: number): RowKey | undefined {
+  const last = rows[rows.length - 1];
+  return rows.length < chunkSize || last === undefined ? undefined : { created_ms: last.created_ms, token: last.token };
+}
+
+/**
+ * Queues again every event whose delivery to the subscription gave up: a FAILED attempt created in
+ * the range, and none that succeeded or is under way. The subscription's attempts are walked in
+ * chunks (`REQUEUE_CHUNK_SIZE`). An event one chunk queues has an attempt under way from then on (a
+ * failed attempt's retry is queued in the transaction that records the failure), so a later chunk
+ * that meets another of its failed attempts leaves it alone.
+ */
+export async function recover(db: Db, scope: ProgramScope, token: string, range: TimeRangeQuery, chunkSize = REQUEUE_CHUNK_SIZE): Promise<void> {
+  const within = { ...range, untilMs: scope.nowMs };
+  await walkInChunks(db, scope, token, async (tx, subscription, after) => {
+    const attempts = await store.attemptsToRecover(tx, scope.programId, token, within, after, chunkSize);
+    const gaveUp = new Set(attempts.filter((attempt) => attempt.gave_up).map((attempt) => attempt.event_token));
+    await queueTo(tx, scope, subscription, [...gaveUp]);
+    return nextCursor(attempts, chunkSize);
+  });
+}
+
+/**
+ * Queues the program's events of the subscription's types created in the range that were never
+ * attempted for it, also those from before it existed: the events are walked in chunks
+ * (`REQUEUE_CHUNK_SIZE`), one type after another on the events' type index (all of them at once
+ * for a subscription to every type), oldest first within each.
+ */
+export async function replayMissing(db: Db, scope: ProgramScope, token: string, range: TimeRangeQuery, chunkSize = REQUEUE_CHUNK_SIZE): Promise<void> {
+  const within = { ...range, untilMs: scope.nowMs };
+  const eventTypes = eventTypesOf(await findEnabledOrThrow(db.kysely, scope, token));
+  for (const eventType of eventTypes ?? [null]) {
+    await walkInChunks(db, scope, token, async (tx, subscription, after) => {
+      const events = await store.eventsToReplay(tx, scope.programId, token, eventType, within, after, chunkSize);
+      await queueTo(tx, scope, subscription, events.filter((event) => !event.attempted).map((event) => event.token));
+      return nextCursor(events, chunkSize);
+    });
+  }
 }
 
 /** An example event of the type asked (default: the subscription's first type, or card.created), queued to this subscription only. */

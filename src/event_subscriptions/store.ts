@@ -3,9 +3,10 @@
  * The dispatcher's queries (due attempts, leases, completion) work across programs: they run
  * outside any request, by the `(status, due_wall_ms)` index.
  */
-import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Db, Executor, Tx } from '../db/database.js';
+import { chunkAfter, createdBetween, keysetPage, type PageParams, type RowKey } from '../db/pagination.js';
+import type { Database } from '../db/schema.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import type { EventAttemptsTable, EventsTable, EventSubscriptionsTable } from '../events/tables.js';
 
@@ -17,8 +18,17 @@ export async function insertSubscription(exec: Executor, row: SubscriptionRow): 
   await insertRows(exec, 'event_subscriptions', [row]);
 }
 
+function subscription(exec: Executor, programId: string, token: string) {
+  return exec.selectFrom('event_subscriptions').selectAll().where('program_id', '=', programId).where('token', '=', token);
+}
+
 export function findSubscription(exec: Executor, programId: string, token: string): Promise<SubscriptionRow | undefined> {
-  return exec.selectFrom('event_subscriptions').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
+  return subscription(exec, programId, token).executeTakeFirst();
+}
+
+/** The subscription, its row locked until `tx` ends (PostgreSQL; a SQLite write transaction holds the database). */
+export function lockSubscription(db: Db, tx: Tx, programId: string, token: string): Promise<SubscriptionRow | undefined> {
+  return db.forUpdate(subscription(tx, programId, token)).executeTakeFirst();
 }
 
 export type SubscriptionChanges = Partial<Pick<SubscriptionRow, 'url' | 'description' | 'disabled' | 'event_types' | 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_until_ms'>> & {
@@ -88,57 +98,73 @@ export async function insertExampleEvent(exec: Executor, row: EventRow): Promise
   await insertRows(exec, 'example_events', [row]);
 }
 
-/**
- * recover: the events that have a FAILED attempt to the subscription created in the range, and no
- * attempt that succeeded or is still under way (PENDING, SENDING): their delivery gave up.
- */
-export async function eventsToRecover(exec: Executor, programId: string, subscriptionToken: string, range: { begin?: string | undefined; end?: string | undefined }) {
-  const failed = exec
-    .selectFrom('event_attempts')
-    .select('event_token')
-    .distinct()
-    .where('program_id', '=', programId)
-    .where('subscription_token', '=', subscriptionToken)
-    .where('status', '=', 'FAILED')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('event_attempts as other')
-            .select(sql`1`.as('one'))
-            .where('other.program_id', '=', programId)
-            .where('other.subscription_token', '=', subscriptionToken)
-            .whereRef('other.event_token', '=', 'event_attempts.event_token')
-            .where('other.status', '<>', 'FAILED'),
-        ),
-      ),
-    );
-  const rows = await createdBetween(failed, range, 'event_attempts').execute();
-  return rows.map((row) => row.event_token);
+/** The range of a recover or replay_missing: `begin`/`end` (exclusive) and, inclusive, the time of the request (what is recorded while it runs is not chased). */
+export interface RequeueRange {
+  begin?: string | undefined;
+  end?: string | undefined;
+  untilMs: number;
 }
 
-/** replay_missing: the program's events in the range, of `eventTypes` (null: all), never attempted for the subscription. */
-export async function eventsNeverAttempted(
-  exec: Executor,
-  programId: string,
-  subscriptionToken: string,
-  eventTypes: readonly string[] | null,
-  range: { begin?: string | undefined; end?: string | undefined },
-) {
-  let query = exec.selectFrom('events').select(['token', 'created_ms']).where('program_id', '=', programId);
-  if (eventTypes !== null) query = query.where('event_type', 'in', eventTypes);
-  const unattempted = query.where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('event_attempts')
+function createdIn<O>(query: SelectQueryBuilder<Database, never, O>, range: RequeueRange, alias: string): SelectQueryBuilder<Database, never, O> {
+  return createdBetween(query, range, alias).where(sql<boolean>`${sql.ref(`${alias}.created_ms`)} <= ${range.untilMs}`);
+}
+
+/**
+ * recover, one chunk: the next `limit` attempts to the subscription created in the range, after
+ * `after` (on `event_attempts_by_subscription`), each with `gave_up`: it FAILED, and its event has
+ * no attempt to the subscription that succeeded or is under way (PENDING, SENDING).
+ */
+export function attemptsToRecover(exec: Executor, programId: string, subscriptionToken: string, range: RequeueRange, after: RowKey | null, limit: number) {
+  const attempts = exec
+    .selectFrom('event_attempts as attempt')
+    .select(['attempt.created_ms', 'attempt.token', 'attempt.event_token'])
+    .select((eb) =>
+      eb
+        .and([
+          eb('attempt.status', '=', 'FAILED'),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('event_attempts as other')
+                .select(sql`1`.as('one'))
+                .where('other.program_id', '=', programId)
+                .whereRef('other.event_token', '=', 'attempt.event_token')
+                .where('other.subscription_token', '=', subscriptionToken)
+                .where('other.status', '<>', 'FAILED'),
+            ),
+          ),
+        ])
+        .as('gave_up'),
+    )
+    .where('attempt.program_id', '=', programId)
+    .where('attempt.subscription_token', '=', subscriptionToken);
+  return chunkAfter(createdIn(attempts, range, 'attempt'), 'attempt', after, limit).execute();
+}
+
+/**
+ * replay_missing, one chunk: the next `limit` events of the program of `eventType` (null: of any
+ * type) created in the range, after `after` (on `events_by_type`, or `events_by_created`), each
+ * with `attempted`: the subscription has an attempt of it.
+ */
+export function eventsToReplay(exec: Executor, programId: string, subscriptionToken: string, eventType: string | null, range: RequeueRange, after: RowKey | null, limit: number) {
+  let events = exec
+    .selectFrom('events')
+    .select(['events.created_ms', 'events.token'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('event_attempts')
             .select(sql`1`.as('one'))
             .where('event_attempts.program_id', '=', programId)
             .whereRef('event_attempts.event_token', '=', 'events.token')
             .where('event_attempts.subscription_token', '=', subscriptionToken),
-        ),
-      ),
-    );
-  const rows = await createdBetween(unattempted, range, 'events').orderBy(sql`created_ms`).orderBy(sql`token`).execute();
-  return rows.map((row) => row.token);
+        )
+        .as('attempted'),
+    )
+    .where('events.program_id', '=', programId);
+  if (eventType !== null) events = events.where('events.event_type', '=', eventType);
+  return chunkAfter(createdIn(events, range, 'events'), 'events', after, limit).execute();
 }
 
 // ---- The dispatcher's queries ----

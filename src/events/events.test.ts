@@ -19,6 +19,8 @@ type EventType = Event['event_type'];
 
 const START = '2031-03-10T12:00:00.000Z';
 const TODAY = START.slice(0, 10);
+/** Leaves out what a program records when it is created (its own financial accounts, dated by the wall clock, years before START). */
+const SINCE_START = { begin: new Date(Date.parse(START) - 1).toISOString() };
 
 describeWithDb('events', () => {
   const context = useTestServer();
@@ -30,9 +32,9 @@ describeWithDb('events', () => {
   }
 
   /** Every event of the program, oldest first (same-millisecond events in token order). */
-  async function allEvents(client: Lithic): Promise<Event[]> {
+  async function allEvents(client: Lithic, query: Lithic.Events.EventListParams = {}): Promise<Event[]> {
     const events: Event[] = [];
-    for await (const event of client.events.list({ with_content: true, page_size: 100 })) events.push(event);
+    for await (const event of client.events.list({ ...query, with_content: true, page_size: 100 })) events.push(event);
     return events.reverse();
   }
 
@@ -203,6 +205,18 @@ describeWithDb('events', () => {
     });
   });
 
+  describe('programs', () => {
+    it("records the creation of the program's own ISSUING, OPERATING and RESERVE accounts, as every financial account's", async () => {
+      const { client } = await context.server.newProgram();
+      const events = await allEvents(client);
+      const accounts = (await client.financialAccounts.list()).data;
+      expect(accounts.map((account) => account.type).sort()).toEqual(['ISSUING', 'OPERATING', 'RESERVE']);
+      expect(typesOf(events)).toEqual(['financial_account.created', 'financial_account.created', 'financial_account.created']);
+      const payloads = new Map(events.map((event) => [event.payload['token'], event]));
+      for (const account of accounts) expect(payloads.get(account.token)).toMatchObject({ created: account.created, payload: account });
+    });
+  });
+
   describe('money', () => {
     it('records financial account creation and real updates', async () => {
       const client = await freshClient();
@@ -368,10 +382,10 @@ describeWithDb('events', () => {
       await moveClock(client, '2031-03-10T14:00:00.000Z');
       await client.financialAccounts.update(first, { nickname: 'renamed' });
 
-      const all = await allEvents(client);
+      const all = await allEvents(client, SINCE_START);
       expect(typesOf(all)).toEqual(['card.created', 'card.created', 'card.created', 'card.created', 'financial_account.created', 'financial_account.updated']);
 
-      const withoutContent = await client.events.list();
+      const withoutContent = await client.events.list(SINCE_START);
       expect(withoutContent.data.map((event) => event.payload)).toEqual(all.map(() => ({})));
       expect(withoutContent.data.map((event) => event.token)).toEqual([...all].reverse().map((event) => event.token));
 
@@ -383,12 +397,12 @@ describeWithDb('events', () => {
 
       const page = await client.events.list({ page_size: 2 });
       expect(page.has_more).toBe(true);
-      const older = await client.events.list({ page_size: 10, starting_after: page.data[1]?.token });
+      const older = await client.events.list({ ...SINCE_START, page_size: 10, starting_after: page.data[1]?.token });
       expect(older.data).toHaveLength(4);
       const newer = await client.events.list({ page_size: 10, ending_before: older.data[0]?.token });
       expect(newer.data.map((event) => event.token)).toEqual(page.data.map((event) => event.token));
 
-      const financial = await context.server.request('GET', '/v1/events?event_types=financial_account.created,financial_account.updated', { apiKey: client.apiKey });
+      const financial = await context.server.request('GET', `/v1/events?event_types=financial_account.created,financial_account.updated&begin=${SINCE_START.begin}`, { apiKey: client.apiKey });
       expect(((await financial.json()) as { data: Event[] }).data.map((event) => event.event_type)).toEqual(['financial_account.updated', 'financial_account.created']);
       const repeated = await context.server.request('GET', '/v1/events?event_types=financial_account.updated&event_types=card.created', { apiKey: client.apiKey });
       expect(((await repeated.json()) as { data: Event[] }).data).toHaveLength(5);
@@ -401,14 +415,14 @@ describeWithDb('events', () => {
       const client = await freshClient();
       const other = await freshClient();
       const token = await newAccount(client, 'Mine');
-      const [event] = await allEvents(client);
+      const [event] = await allEvents(client, SINCE_START);
       const retrieved = await client.events.retrieve(event?.token as string);
       const account = await client.financialAccounts.retrieve(token);
       expect(retrieved).toEqual({ token: event?.token, created: account.created, event_type: 'financial_account.created', payload: account });
       expect(Object.keys(retrieved.payload).length).toBeGreaterThan(10);
       await expectError(other.events.retrieve(event?.token as string), 404);
       await expectError(client.events.retrieve(crypto.randomUUID()), 404);
-      expect((await other.events.list()).data).toEqual([]);
+      expect((await other.events.list(SINCE_START)).data).toEqual([]);
       await expectError(other.events.list({ starting_after: event?.token }), 400);
     });
 
@@ -440,7 +454,7 @@ describeWithDb('events', () => {
       for (let index = 0; index < count; index++) emitted.push(await emitEvent(tx, program.programId, 'card.created', { card_token: `card-${index}`, replacement_for: null }, Date.parse(START) + index));
       return emitted.map((event) => event.token);
     });
-    const listed = await allEvents(program.client);
+    const listed = await allEvents(program.client, SINCE_START);
     expect(listed.map((event) => event.token)).toEqual(tokens);
     expect(listed[count - 1]?.payload).toEqual({ card_token: `card-${count - 1}`, replacement_for: null });
     await expect(
@@ -449,6 +463,6 @@ describeWithDb('events', () => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    expect(await allEvents(program.client)).toHaveLength(count);
+    expect(await allEvents(program.client, SINCE_START)).toHaveLength(count);
   });
 });

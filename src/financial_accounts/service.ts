@@ -56,9 +56,13 @@ export interface NewFinancialAccount {
   is_for_benefit_of: boolean;
 }
 
-/** Inserts a financial account and its zero balance. Callers run it inside their transaction. */
+/**
+ * Inserts a financial account and its zero balance, and records its `financial_account.created`,
+ * in the caller's transaction: every financial account is opened here (the program's own, a
+ * holder's ISSUING account, one created over the API), so every one records its creation.
+ */
 export async function insertFinancialAccount(
-  tx: Executor,
+  tx: Tx,
   programId: string,
   account: NewFinancialAccount,
   nowMs: number,
@@ -80,6 +84,7 @@ export async function insertFinancialAccount(
   };
   await store.insert(tx, row);
   await openBalance(tx, programId, row.token, nowMs);
+  await emitEvent(tx, programId, 'financial_account.created', toApi(row), nowMs);
   return row;
 }
 
@@ -110,9 +115,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateFi
     },
     scope.nowMs,
   );
-  const created = toApi(row);
-  await emitEvent(tx, scope.programId, 'financial_account.created', created, scope.nowMs);
-  return created;
+  return toApi(row);
 }
 
 /** `financial_account.updated` with the account as GET answers it now. */

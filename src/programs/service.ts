@@ -8,7 +8,7 @@
 import { insertAccount } from '../accounts/service.js';
 import { newToken } from '../ids.js';
 import { isoTimestamp, LATEST_CLOCK_MS, programNowMs, type WallClock } from '../clock.js';
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { insertFinancialAccount } from '../financial_accounts/service.js';
 import { displayPrefix, generateApiKey, hashApiKey, sameHash } from './keys.js';
@@ -29,7 +29,8 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
   return db.transaction((tx) => insertProgramWithAccounts(tx, wall.nowMs(), name));
 }
 
-async function insertProgramWithAccounts(tx: Executor, nowMs: number, name: string): Promise<string> {
+/** A program with its own ISSUING, OPERATING and RESERVE financial accounts (each recording its `financial_account.created`) and its default account. */
+async function insertProgramWithAccounts(tx: Tx, nowMs: number, name: string): Promise<string> {
   const programId = newToken();
   await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
   const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
@@ -72,7 +73,7 @@ export function createProgramWithKey(db: Db, wall: WallClock, name: string, key?
   return db.transaction((tx) => insertProgramWithKey(tx, wall, name, key));
 }
 
-async function insertProgramWithKey(tx: Executor, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
+async function insertProgramWithKey(tx: Tx, wall: WallClock, name: string, key?: string): Promise<CreatedKey> {
   const programId = await insertProgramWithAccounts(tx, wall.nowMs(), name);
   return createApiKey(tx, wall, programId, key);
 }
