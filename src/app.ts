@@ -31,7 +31,7 @@ import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.
 import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, lowerCaseTokens, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, lowerCaseTokens, refuseBody, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -89,6 +89,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
         if (request.body === undefined) request.body = {};
       };
       route.preValidation = [...[route.preValidation ?? []].flat(), defaultBody];
+    }
+    if (route.schema?.body === undefined && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(String(route.method))) {
+      route.preValidation = [...[route.preValidation ?? []].flat(), refuseBody];
     }
     if (!(route.config as { public?: boolean } | undefined)?.public) {
       route.onRequest = [...[route.onRequest ?? []].flat(), authenticateRequest];

@@ -1,4 +1,5 @@
 /** The HTTP contract shared by every route: error shape, 404/413/400 handling, request ids, OpenAPI. */
+import crypto from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
@@ -83,6 +84,22 @@ describeWithDb('HTTP layer', () => {
       const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body });
       await expectError(response, 400, /body|must be object|not valid JSON/);
     }
+  });
+
+  it('answers a body sent to an operation that takes none with 400 (its parameters would be ignored), but takes no body or {}', async () => {
+    const unknown = crypto.randomUUID();
+    for (const path of [`/v2/auth_rules/${unknown}/promote`, `/v1/event_subscriptions/${unknown}/recover`, `/v1/transactions/${unknown}/expire_authorization`]) {
+      for (const body of ['{"begin": "2030-01-01T00:00:00Z"}', '[]', 'null', '7']) {
+        const response = await context.server.request('POST', path, { apiKey: context.program.apiKey, body });
+        await expectError(response, 400, /^body: this operation takes no body/);
+      }
+      for (const body of [undefined, '', '{}']) {
+        const response = await context.server.request('POST', path, { apiKey: context.program.apiKey, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
+        expect(response.status).toBe(404);
+      }
+    }
+    const response = await context.server.request('DELETE', `/v2/auth_rules/${unknown}`, { apiKey: context.program.apiKey, body: '{"force": true}' });
+    await expectError(response, 400, /^body: this operation takes no body/);
   });
 
   it('answers a body that is not an object with 400 where the body is optional too (no body at all is an empty one)', async () => {

@@ -215,3 +215,15 @@ export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply,
   }
   return done();
 }
+
+/**
+ * preValidation for a write that takes no body: a body sent anyway would go unread (a `recover` with
+ * `{"begin": …}` in it would recover everything), so it is a 400. No body, an empty one, or `{}`
+ * is none.
+ */
+export async function refuseBody(request: { body: unknown }): Promise<void> {
+  const { body } = request;
+  if (body === undefined) return;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0) return;
+  throw new InvalidRequestError('body: this operation takes no body (its parameters, if any, go in the query string)');
+}
