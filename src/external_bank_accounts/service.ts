@@ -42,7 +42,7 @@ import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { APPROVED, append } from '../money_events/events.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { isValidRoutingNumber, withCheckDigit } from './routing.js';
 import type {
   CreateExternalBankAccountBody,
@@ -372,17 +372,20 @@ export async function retry(
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...started, updated_ms: scope.nowMs });
 }
 
-/** The clock job: PENDING prenotes whose wait is over become ENABLED. Idempotent (conditional update). */
+/**
+ * The clock job: PENDING prenotes whose wait is over become ENABLED, dated when the wait ended (never
+ * before the account's last change), however late the job runs. Idempotent (conditional update).
+ */
 export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
-  for (const token of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
-    if ((await store.enableDuePrenote(tx, scope.programId, token, scope.nowMs)) === 0) continue;
-    await recorded(tx, scope, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, token));
+  for (const due of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
+    const enabledAt = actingOn({ ...scope, nowMs: due.prenote_due_ms as number }, due.updated_ms);
+    if ((await store.enableDuePrenote(tx, scope.programId, due.token, scope.nowMs, enabledAt.nowMs)) === 0) continue;
+    await recorded(tx, enabledAt, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, due.token));
   }
 }
 
 const duePrenotes: DueWork = {
   check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
-  job: applyDuePrenotes,
 };
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {

@@ -48,13 +48,14 @@ export async function update(exec: Executor, programId: string, token: string, c
 }
 
 /**
- * ENABLED, if it is still a PENDING prenote whose wait is over when the update runs: a concurrent
- * `retry_prenote` that started a new wait is not enabled by a job that read the old one. 1 or 0.
+ * ENABLED at `enabledMs`, if it is still a PENDING prenote whose wait is over by `nowMs` when the
+ * update runs: a concurrent `retry_prenote` that started a new wait is not enabled by a job that
+ * read the old one. 1 or 0.
  */
-export async function enableDuePrenote(exec: Executor, programId: string, token: string, nowMs: number): Promise<number> {
+export async function enableDuePrenote(exec: Executor, programId: string, token: string, nowMs: number, enabledMs: number): Promise<number> {
   const result = await exec
     .updateTable('external_bank_accounts')
-    .set({ verification_state: 'ENABLED', prenote_due_ms: null, updated_ms: nowMs })
+    .set({ verification_state: 'ENABLED', prenote_due_ms: null, updated_ms: enabledMs })
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .where('verification_state', '=', 'PENDING')
@@ -63,16 +64,23 @@ export async function enableDuePrenote(exec: Executor, programId: string, token:
   return Number(result.numUpdatedRows);
 }
 
-/** Tokens of PENDING prenotes whose waiting time is over. */
-export async function duePrenotes(exec: Executor, programId: string, nowMs: number, limit?: number): Promise<string[]> {
+/** PENDING prenotes whose waiting time is over, in the order it ended. */
+export async function duePrenotes(
+  exec: Executor,
+  programId: string,
+  nowMs: number,
+  limit?: number,
+): Promise<Pick<ExternalBankAccountRow, 'token' | 'prenote_due_ms' | 'updated_ms'>[]> {
   let query = exec
     .selectFrom('external_bank_accounts')
-    .select('token')
+    .select(['token', 'prenote_due_ms', 'updated_ms'])
     .where('program_id', '=', programId)
     .where('verification_state', '=', 'PENDING')
-    .where('prenote_due_ms', '<=', nowMs);
+    .where('prenote_due_ms', '<=', nowMs)
+    .orderBy('prenote_due_ms')
+    .orderBy('token');
   if (limit !== undefined) query = query.limit(limit);
-  return (await query.execute()).map((row) => row.token);
+  return query.execute();
 }
 
 export interface ListFilters {
