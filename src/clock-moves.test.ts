@@ -9,6 +9,7 @@ import { MS_PER_DAY, MS_PER_HOUR } from './clock.js';
 import { frozenWallClock } from './testing/clock.js';
 import { describeWithDb, useTestServer } from './testing/harness.js';
 import { manualBankAccount, newAccount } from './testing/money.js';
+import { enforcedRule, velocityLimit } from './testing/auth_rules.js';
 import { authorize, cardOnOwnAccount, moveClock } from './testing/transactions.js';
 
 const START = '2030-01-10T12:00:00.000Z';
@@ -87,6 +88,25 @@ describeWithDb('clock moves: dating and order', () => {
       await readEverything(stepping, made);
     }
     expect(await clockTimeline(stepping)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it('two clock moves at once: each effect once (PostgreSQL runs them side by side)', async () => {
+    const { client } = await context.server.newProgram();
+    await oneOfEach(client);
+    const moves = await Promise.allSettled([moveClock(client, '2031-01-01T00:00:00Z'), moveClock(client, '2031-01-01T00:00:00Z'), moveClock(client, '2030-12-31T00:00:00Z')]);
+    // One that arrives after a later move is refused, as any move back is.
+    for (const move of moves) if (move.status === 'rejected') expect(String(move.reason)).toMatch(/now: /);
+    expect(await clockTimeline(client)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it("another program's clock and due work are left alone", async () => {
+    const { client } = await context.server.newProgram();
+    const other = (await context.server.newProgram()).client;
+    const made = await oneOfEach(other);
+    await moveClock(client, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    expect((await other.get('/v1/simulate/clock')) as { now: string }).toEqual({ now: START });
+    expect(await statesOf(other, made)).toEqual({ card: 'PENDING_FULFILLMENT', hold: 'PENDING', prenote: 'PENDING', operation: 'PENDING' });
+    expect(await clockTimeline(other)).toEqual([]);
   });
 
   it('operations due at one instant are journaled, announced and listed in the order they took effect', async () => {
@@ -192,5 +212,105 @@ describeWithDb('the real-speed clock: what it made due is dated when it fell due
     advance(MS_PER_DAY + MS_PER_HOUR); // 02:00 the next day
     await authorize(client, card, 10); // a card message moves the account's money without applying due operations
     expect((await client.managementOperations.retrieve(second.token)).updated).toBe(iso(tomorrowMs + MS_PER_DAY + 2 * MS_PER_HOUR));
+  });
+});
+
+/** The state each clock-driven effect is in at the program's current time. */
+async function statesOf(client: Lithic, made: Awaited<ReturnType<typeof oneOfEach>>) {
+  return {
+    card: (await client.cards.retrieve(made.card.token)).state,
+    hold: (await client.transactions.retrieve(made.hold)).status,
+    prenote: (await client.externalBankAccounts.retrieve(made.bankAccount.token)).verification_state,
+    operation: (await client.managementOperations.retrieve(made.credit.token)).status,
+  };
+}
+
+/**
+ * Made at 2030-01-10T23:59:59.999Z: the card ships and the operation (dated 2030-01-11) takes
+ * effect 1 ms later, the prenote ends 3 days later and the hold expires 7 days later, to the
+ * millisecond. `moveTo` brings the program's clock to an instant (a clock move, or the real-speed
+ * clock with reads catching up).
+ */
+async function checkBoundaries(client: Lithic, moveTo: (ms: number) => Promise<void>) {
+  const madeMs = Date.parse('2030-01-10T23:59:59.999Z');
+  await moveClock(client, iso(madeMs));
+  const card = await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS });
+  const hold = await authorize(client, card, 700);
+  const bankAccount = await client.externalBankAccounts.create({ ...manualBankAccount(await newAccount(client)), verification_method: 'PRENOTE' });
+  const credit = await client.managementOperations.create({
+    amount: 300, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-11',
+    event_type: 'PROVISIONAL_CREDIT', financial_account_token: card.funding.token,
+  });
+  const made = { card, hold, bankAccount, credit, operating: '' };
+  const before = { card: 'PENDING_FULFILLMENT', hold: 'PENDING', prenote: 'PENDING', operation: 'PENDING' };
+  expect(await statesOf(client, made)).toEqual(before);
+  const midnightMs = madeMs + 1;
+  await moveTo(midnightMs);
+  expect(await statesOf(client, made)).toEqual({ ...before, card: 'PENDING_ACTIVATION', operation: 'SETTLED' });
+  await moveTo(madeMs + 3 * MS_PER_DAY - 1);
+  expect((await statesOf(client, made)).prenote).toBe('PENDING');
+  await moveTo(madeMs + 3 * MS_PER_DAY);
+  expect((await statesOf(client, made)).prenote).toBe('ENABLED');
+  await moveTo(madeMs + 7 * MS_PER_DAY - 1);
+  expect((await statesOf(client, made)).hold).toBe('PENDING');
+  await moveTo(madeMs + 7 * MS_PER_DAY);
+  expect((await statesOf(client, made)).hold).toBe('EXPIRED');
+  expect(await eventsOf(client, ['card.shipped', 'external_bank_account.updated', 'management_operation.updated', 'card_transaction.updated']).then((events) =>
+    events.filter((event) => event.created > iso(madeMs)).map((event) => [event.event_type, event.created]),
+  )).toEqual([
+    ['card.shipped', iso(midnightMs)],
+    ['management_operation.updated', iso(midnightMs)],
+    ['external_bank_account.updated', iso(madeMs + 3 * MS_PER_DAY)],
+    ['card_transaction.updated', iso(madeMs + 7 * MS_PER_DAY)],
+  ]);
+}
+
+describeWithDb('boundaries: each effect at its instant to the millisecond', () => {
+  const { wall, advance } = frozenWallClock(START);
+  const context = useTestServer({ wall });
+
+  it('when the clock is moved to each instant', async () => {
+    const { client } = await context.server.newProgram();
+    await checkBoundaries(client, (ms) => moveClock(client, iso(ms)));
+  });
+
+  it('when the real-speed clock reaches it and reads catch up (horizons included)', async () => {
+    const { client } = await context.server.newProgram();
+    const now = async () => Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
+    await checkBoundaries(client, async (ms) => advance(ms - (await now())));
+  });
+
+  it('velocity DAY windows start at midnight US Eastern on both daylight saving changes', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    await enforcedRule(client, velocityLimit({ limit_count: 1, period: { type: 'DAY' } }, { card_tokens: [card.token] }, 'one a day'));
+    const statusAt = async (instant: string) => {
+      await moveClock(client, instant);
+      return (await client.transactions.retrieve(await authorize(client, card, 100))).status;
+    };
+    // 2030-03-10 (DST starts at 02:00) runs from 05:00Z to 04:00Z; 2030-11-03 (DST ends) from 04:00Z to 05:00Z.
+    for (const [dayStart, lastMs, nextDay] of [
+      ['2030-03-10T05:00:00.000Z', '2030-03-11T03:59:59.999Z', '2030-03-11T04:00:00.000Z'],
+      ['2030-11-03T04:00:00.000Z', '2030-11-04T04:59:59.999Z', '2030-11-04T05:00:00.000Z'],
+    ] as const) {
+      expect([await statusAt(dayStart), await statusAt(lastMs), await statusAt(nextDay)]).toEqual(['PENDING', 'DECLINED', 'PENDING']);
+    }
+  });
+
+  it('a MONTHLY card limit counts from 6 days after the same date one month back, a leap day at the end of March', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'MONTHLY' });
+    const spend = async (instant: string, cents: number) => {
+      await moveClock(client, instant);
+      const token = await authorize(client, card, cents);
+      const status = (await client.transactions.retrieve(token)).status;
+      if (status === 'PENDING') await client.transactions.simulateClearing({ token }); // settled spend stays in its window
+      return status;
+    };
+    expect(await spend('2032-03-05T23:59:59.999Z', 600)).toBe('PENDING');
+    expect(await spend('2032-03-06T00:00:00.000Z', 300)).toBe('PENDING');
+    // On 2032-03-31 one month back is 2032-02-29 (clamped): the window starts 2032-03-06T00:00Z.
+    expect(await spend('2032-03-31T23:59:59.999Z', 701)).toBe('DECLINED');
+    expect(await spend('2032-03-31T23:59:59.999Z', 700)).toBe('PENDING');
   });
 });
