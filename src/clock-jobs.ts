@@ -4,15 +4,17 @@
  * (running it twice at the same time changes nothing the second time).
  *
  * Jobs run (1) in the transaction of `POST /v1/simulate/clock`, right after the clock moves, so the
- * response and every later read see their effects (`runClockJobsAcross`); and (2) every minute for
- * every program, since the clock also moves at real speed. A resource that needs one adds it to the
- * list below. At one instant, holds expire before management operations are decided on their funds.
+ * response and every later read see their effects; (2) every minute for every program, since the
+ * clock also moves at real speed; (3) when a read finds its work due (`catchUp`). Each time the same
+ * way, `runClockJobsAcross`: what fell due is applied in the order it fell due and dated then,
+ * however long ago that was. A resource that needs one adds it to the list below. At one instant,
+ * holds expire before management operations are decided on their funds.
  */
 import { fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes } from './external_bank_accounts/service.js';
-import { applyDueOperations, dueDayStartsBetween } from './management_operations/service.js';
+import { applyDueOperations, dueDayStartsThrough } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
 import { expireDueAuthorizations } from './transactions/service.js';
 
@@ -26,15 +28,17 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
 }
 
 /**
- * After the program's clock jumped from `fromMs` to `scope.nowMs`: the jobs run at each day start
- * in between on which a management operation falls due, earliest first, then at now. The jump then
- * does what passing through those instants would have done: a hold that expired before an
- * operation's date is released before the operation is decided on its funds (and one that expires
- * after it is not), and each operation takes effect, and is dated, on its date.
+ * After the program's clock moved to `scope.nowMs`: the jobs run at the start of each day on which a
+ * PENDING management operation falls due, earliest first (also a day the clock had already reached
+ * before the move: the real-speed clock passed its midnight since the last sweep), then at now.
+ * The move then does what passing through those instants would have done: a hold that expired
+ * before an operation's date is released before the operation is decided on its funds (and one
+ * that expires after it is not), and each operation takes effect, and is dated, on its date (see
+ * `applyDueOperations`). The other jobs date what they do at the instant it fell due themselves.
  */
-export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, fromMs: number): Promise<void> {
-  for (const stepMs of await dueDayStartsBetween(tx, scope.programId, fromMs, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs });
-  await runClockJobs(db, tx, scope);
+export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
+  for (const stepMs of await dueDayStartsThrough(tx, scope.programId, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs }, jobs);
+  await runClockJobs(db, tx, scope, jobs);
 }
 
 /**
@@ -43,13 +47,12 @@ export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, fr
  */
 export type DueCheck = { due: true } | { due: false; clearUntilMs?: number };
 
-/** Clock-driven work that the requests touching its state catch up on first. */
+/** Clock-driven work that the requests touching its state catch up on first (its job is in `clockJobs`). */
 export interface DueWork {
   /** The name of its horizon; without one, every check asks the database. */
   horizon?: string;
   /** An indexed read-only check. */
   check(exec: Executor, scope: ProgramScope): Promise<DueCheck>;
-  job: ClockJob;
 }
 
 function clearByHorizon(db: Db, work: DueWork, scope: ProgramScope): boolean {
@@ -94,22 +97,25 @@ export function fallsDueAt(db: Db, tx: Tx, work: DueWork, programId: string, due
 /**
  * For reads that must show what has fallen due by the program's clock even before the next sweep
  * (e.g. a balance once a management operation's effective date has come): the check, outside any
- * transaction, and only when something is due, a write transaction that runs the job.
+ * transaction, and only when something is due, a write transaction that brings the program up to
+ * date as a clock move does (`runClockJobsAcross`), so that what the read shows took effect in the
+ * order it fell due, however long ago that was: a hold that expired after an operation's date is
+ * released after the operation is decided, not before.
  */
-export async function catchUp(db: Db, scope: ProgramScope, work: DueWork): Promise<void> {
+export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   if (clearByHorizon(db, work, scope)) return;
   const found = await checkFor(db, db.kysely, work, scope);
-  if (found.due) await db.transaction((tx) => work.job(db, tx, scope));
+  if (found.due) await db.transaction((tx) => runClockJobsAcross(db, tx, scope, jobs));
   else found.learn();
 }
 
-/** Runs every job for every program, each program in its own transaction. */
+/** Brings every program up to date, each in its own transaction (as a clock move does: `runClockJobsAcross`). */
 export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   if (jobs.length === 0) return;
   const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms']).execute();
   for (const program of programs) {
     await db.transaction((tx) =>
-      runClockJobs(
+      runClockJobsAcross(
         db,
         tx,
         { programId: program.id, clockOffsetMs: program.clock_offset_ms, nowMs: programNowMs(wall, program.clock_offset_ms) },

@@ -15,4 +15,14 @@ describe('tokens', () => {
     const many = new Set(Array.from({ length: 10_000 }, () => newToken()));
     expect(many.size).toBe(10_000);
   });
+
+  it('made in one millisecond, sort in the order they were made (journals and events of one instant keep their order)', () => {
+    const sameMs = { nowMs: () => 1_795_334_400_000 };
+    const made = Array.from({ length: 5_000 }, () => newToken(sameMs));
+    expect([...made].sort()).toEqual(made);
+    // Past 4096 in one millisecond the counter carries into the time: still increasing.
+    expect(made.every((token, index) => index === 0 || token > (made[index - 1] as string))).toBe(true);
+    const later = newToken({ nowMs: () => 1_795_334_400_001 });
+    expect(later > (made.at(-1) as string)).toBe(true);
+  });
 });

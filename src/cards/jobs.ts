@@ -6,6 +6,10 @@
  * clock job (clock-jobs.ts): moving the clock past midnight fulfils the cards at once, and card
  * reads catch it up (`dueFulfilment`) rather than show PENDING_FULFILLMENT until the next sweep.
  *
+ * A card is sent at the first midnight after its creation, and dated then (its `updated` and its
+ * event), however late the batch runs: a clock moved a year ahead sent it on its second day, before
+ * whatever else fell due later. Never before the card's last change, though.
+ *
  * Each card sent records `card.shipped` with Lithic's payload (`card_token`, `shipping_method` in
  * Lithic's carrier wording, `tracking_number`, `bulk_order_token`): the sandbox has no bulk orders,
  * and a tracked method gets a sandbox tracking number made from the card token.
@@ -34,10 +38,19 @@ export function shippedPayload(card: Pick<store.CardRow, 'token' | 'shipping'>) 
   return { card_token: card.token, bulk_order_token: null, shipping_method: carrier, tracking_number: trackingNumber };
 }
 
+/** The midnight (00:00 UTC) of the batch that sends a card created at `createdMs`. */
+export function fulfilmentMs(createdMs: number): number {
+  return utcDayStartMs(isoDate(createdMs)) + MS_PER_DAY;
+}
+
 export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {
   const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
-  const shipped = await store.fulfilPhysicalCards(tx, scope.programId, FULFILMENT, todayStartMs, scope.nowMs);
-  for (const card of shipped) await emitEvent(tx, scope.programId, 'card.shipped', shippedPayload(card), scope.nowMs);
+  for (const card of await store.awaitingFulfilment(tx, scope.programId, FULFILMENT.from, todayStartMs)) {
+    const shippedMs = Math.max(fulfilmentMs(card.created_ms), card.updated_ms);
+    if ((await store.fulfil(tx, scope.programId, card.token, FULFILMENT, shippedMs)) === 1) {
+      await emitEvent(tx, scope.programId, 'card.shipped', shippedPayload(card), shippedMs);
+    }
+  }
 };
 
 /**
@@ -51,5 +64,4 @@ export const dueFulfilment: DueWork = {
     if (await store.awaitsFulfilment(exec, scope.programId, FULFILMENT.from, todayStartMs)) return { due: true };
     return { due: false, clearUntilMs: todayStartMs + MS_PER_DAY };
   },
-  job: fulfilPhysicalCards,
 };

@@ -142,21 +142,33 @@ export async function awaitsFulfilment(exec: Executor, programId: string, state:
   return found !== undefined;
 }
 
-/** Daily fulfilment: PHYSICAL cards pending fulfilment created before `createdBeforeMs` move on; answers the cards it moved. */
-export function fulfilPhysicalCards(
+/** PHYSICAL cards pending fulfilment created before `createdBeforeMs`, oldest first: the cards the batch has to send. */
+export function awaitingFulfilment(
   exec: Executor,
   programId: string,
-  step: { from: string; to: string },
+  state: string,
   createdBeforeMs: number,
-  nowMs: number,
-): Promise<Pick<CardRow, 'token' | 'shipping'>[]> {
+): Promise<Pick<CardRow, 'token' | 'shipping' | 'created_ms' | 'updated_ms'>[]> {
   return exec
+    .selectFrom('cards')
+    .select(['token', 'shipping', 'created_ms', 'updated_ms'])
+    .where('program_id', '=', programId)
+    .where('state', '=', state)
+    .where('type', '=', 'PHYSICAL')
+    .where('created_ms', '<', createdBeforeMs)
+    .orderBy('created_ms')
+    .orderBy('token')
+    .execute();
+}
+
+/** Moves one card on a fulfilment step if it is still at its start (a concurrent batch may have sent it): 1 or 0. */
+export async function fulfil(exec: Executor, programId: string, token: string, step: { from: string; to: string }, nowMs: number): Promise<number> {
+  const result = await exec
     .updateTable('cards')
     .set({ state: step.to, updated_ms: nowMs })
     .where('program_id', '=', programId)
+    .where('token', '=', token)
     .where('state', '=', step.from)
-    .where('type', '=', 'PHYSICAL')
-    .where('created_ms', '<', createdBeforeMs)
-    .returning(['token', 'shipping'])
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -362,9 +362,9 @@ describeWithDb('external bank accounts', () => {
     const { db } = context.server.server;
     const startedMs = Date.parse(created.created);
     // The job read the prenote as due at the old time; the retry has since set a new wait.
-    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY - 1)).toBe(0);
+    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY - 1, startedMs + 3 * MS_PER_DAY - 1)).toBe(0);
     expect((await context.program.client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('PENDING');
-    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY)).toBe(1);
+    expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY, startedMs + 3 * MS_PER_DAY)).toBe(1);
   });
 
   it('updates the editable fields and nothing else', async () => {

@@ -392,19 +392,19 @@ export async function retry(
 }
 
 /**
- * The clock job: PENDING prenotes whose wait is over become ENABLED, dated when the wait ended
- * however far past it the clock moved (as an expired authorization is). Idempotent (conditional update).
+ * The clock job: PENDING prenotes whose wait is over become ENABLED, dated when the wait ended (never
+ * before the account's last change), however late the job runs. Idempotent (conditional update).
  */
 export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
-  for (const { token, prenote_due_ms: dueMs } of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
-    if ((await store.enableDuePrenote(tx, scope.programId, token, dueMs)) === 0) continue;
-    await recorded(tx, { ...scope, nowMs: dueMs }, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, token));
+  for (const due of await store.duePrenotes(tx, scope.programId, scope.nowMs)) {
+    const enabledAt = actingOn({ ...scope, nowMs: due.prenote_due_ms }, due.updated_ms);
+    if ((await store.enableDuePrenote(tx, scope.programId, due.token, due.prenote_due_ms, enabledAt.nowMs)) === 0) continue;
+    await recorded(tx, enabledAt, 'external_bank_account.updated', await findOrThrow(tx, scope.programId, due.token));
   }
 }
 
 const duePrenotes: DueWork = {
   check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
-  job: applyDuePrenotes,
 };
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {

@@ -48,14 +48,15 @@ export async function update(exec: Executor, programId: string, token: string, c
 }
 
 /**
- * ENABLED at `dueMs`, if it is still the PENDING prenote whose wait ends then (read due by the
- * caller): a concurrent `retry_prenote` that started a new wait is not enabled by a job that read
- * the old one. 1 or 0.
+/**
+ * ENABLED at `enabledMs`, if it is still the PENDING prenote whose wait ends at `dueMs` (read due by
+ * the caller): a concurrent `retry_prenote` that started a new wait is not enabled by a job that
+ * read the old one. 1 or 0.
  */
-export async function enableDuePrenote(exec: Executor, programId: string, token: string, dueMs: number): Promise<number> {
+export async function enableDuePrenote(exec: Executor, programId: string, token: string, dueMs: number, enabledMs: number): Promise<number> {
   const result = await exec
     .updateTable('external_bank_accounts')
-    .set({ verification_state: 'ENABLED', prenote_due_ms: null, updated_ms: dueMs })
+    .set({ verification_state: 'ENABLED', prenote_due_ms: null, updated_ms: enabledMs })
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .where('verification_state', '=', 'PENDING')
@@ -64,16 +65,23 @@ export async function enableDuePrenote(exec: Executor, programId: string, token:
   return Number(result.numUpdatedRows);
 }
 
-/** PENDING prenotes whose waiting time is over, with the time it ended. */
-export async function duePrenotes(exec: Executor, programId: string, nowMs: number, limit?: number): Promise<Array<{ token: string; prenote_due_ms: number }>> {
+/** PENDING prenotes whose waiting time is over, in the order it ended, with when it ended and their last change. */
+export async function duePrenotes(
+  exec: Executor,
+  programId: string,
+  nowMs: number,
+  limit?: number,
+): Promise<Array<{ token: string; prenote_due_ms: number; updated_ms: number }>> {
   let query = exec
     .selectFrom('external_bank_accounts')
-    .select(['token', 'prenote_due_ms'])
+    .select(['token', 'prenote_due_ms', 'updated_ms'])
     .where('program_id', '=', programId)
     .where('verification_state', '=', 'PENDING')
-    .where('prenote_due_ms', '<=', nowMs);
+    .where('prenote_due_ms', '<=', nowMs)
+    .orderBy('prenote_due_ms')
+    .orderBy('token');
   if (limit !== undefined) query = query.limit(limit);
-  return (await query.execute()).map((row) => ({ token: row.token, prenote_due_ms: Number(row.prenote_due_ms) }));
+  return (await query.execute()).map((row) => ({ token: row.token, prenote_due_ms: Number(row.prenote_due_ms), updated_ms: Number(row.updated_ms) }));
 }
 
 export interface ListFilters {

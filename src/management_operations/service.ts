@@ -8,9 +8,11 @@
  * `POST /v1/simulate/clock` and every minute), run also at the start of every money-moving write
  * (so a funds decision never misses a due credit) and before reads of operations and balances
  * (`catchUpDueOperations`: an indexed check, and a write only when something is due). So what a
- * client reads always matches the clock, whichever comes first. A clock move past several dates
- * applies them in date order (then creation order), each at the start of its day, with the holds
- * that expired before it released first (`runClockJobsAcross`). An operation whose account is
+ * client reads always matches the clock, whichever comes first. A clock move (and a read or sweep
+ * that catches up) past several dates applies them in date order (then creation order), each at the
+ * start of its day, with the holds that expired before it released first (`runClockJobsAcross`).
+ * Its journal, events and `updated` are dated then, however late it is applied; or at its account's
+ * last movement, if one came later (`takesEffectMs`). An operation whose account is
  * SUSPENDED when its date comes waits, PENDING, until the account is OPEN again (a suspended
  * account takes no movement, and the SDK has no decline reason for it); until then the due check
  * finds it due and asks the database on each write of the program.
@@ -203,15 +205,16 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
     if (row.credit_in_suspense === 0 && (await financialAccounts.find(tx, programId, row.financial_account_token))?.status !== 'OPEN') continue;
     // Already locked: read again, as the operations before this one may have moved its funds.
     const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
+    const atMs = takesEffectMs(row, balances);
     if (fundsAllow(balances, row)) {
-      const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), nowMs);
+      const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), atMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
       const events = await eventsOf(tx, programId, [token]);
       const first = events.get(token)?.[0];
       invariant(first !== undefined, `management operation ${token} has its creation event`);
-      await ledger.post(tx, programId, operationMovement(row, first.token, false), nowMs);
+      await ledger.post(tx, programId, operationMovement(row, first.token, false), atMs);
     } else {
-      const updated = await store.transition(tx, programId, token, 'PENDING', declined, nowMs);
+      const updated = await store.transition(tx, programId, token, 'PENDING', declined, atMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
       await append(
         tx,
@@ -225,11 +228,22 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
           detailed_results: ['INSUFFICIENT_FUNDS'],
           effective_date: row.effective_date,
         },
-        nowMs,
+        atMs,
       );
     }
-    await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, nowMs);
+    await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, atMs);
   }
+}
+
+/**
+ * When a due operation takes effect, however late the job that applies it runs: at the start of its
+ * effective date, or at the last movement of its account if that came later (a card message, which
+ * does not wait for due operations, or an expiry recorded since). Its funds were decided on the
+ * balance after that movement, so its journal, events and `updated` say so, never before it.
+ */
+function takesEffectMs(row: Row, balances: ReadonlyMap<string, ledger.Balance>): number {
+  const lastMovementMs = balances.get(row.financial_account_token)?.updated_ms ?? row.updated_ms;
+  return Math.max(utcDayStartMs(row.effective_date), lastMovementMs, row.updated_ms);
 }
 
 /** `management_operation.updated` with the operation as GET answers it now; answers it too. */
@@ -251,11 +265,16 @@ async function checkDueOperations(exec: Executor, scope: ProgramScope): Promise<
   return { due: false, clearUntilMs: first === undefined ? nextCreatableMs : Math.min(utcDayStartMs(first), nextCreatableMs) };
 }
 
-const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations, job: applyDueOperations };
+const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations };
 
-/** The day starts in (`fromMs`, `throughMs`] on which PENDING operations fall due, earliest first. */
-export async function dueDayStartsBetween(exec: Executor, programId: string, fromMs: number, throughMs: number): Promise<number[]> {
-  return (await store.pendingDatesBetween(exec, programId, isoDate(fromMs), isoDate(throughMs))).map(utcDayStartMs);
+/**
+ * The day starts, through `throughMs`, on which PENDING operations fall due, earliest first: a clock
+ * move runs the jobs at each (clock-jobs.ts `runClockJobsAcross`). Also those before the move: an
+ * operation whose midnight the real-speed clock passed since the last sweep is decided as of its
+ * date, with the holds that had expired by then, not after the jump.
+ */
+export async function dueDayStartsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  return (await store.pendingDatesThrough(exec, programId, isoDate(throughMs))).map(utcDayStartMs);
 }
 
 /** Before a read that must reflect the clock (operations, balances, financial transactions). */

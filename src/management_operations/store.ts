@@ -55,15 +55,14 @@ export async function dueTokens(exec: Executor, programId: string, today: string
   return rows.map((row) => row.token);
 }
 
-/** The distinct effective dates in (`afterDate`, `throughDate`] of the program's PENDING operations, earliest first. */
-export async function pendingDatesBetween(exec: Executor, programId: string, afterDate: string, throughDate: string): Promise<string[]> {
+/** The distinct effective dates, on or before `throughDate`, of the PENDING operations, earliest first. */
+export async function pendingDatesThrough(exec: Executor, programId: string, throughDate: string): Promise<string[]> {
   const rows = await exec
     .selectFrom('management_operations')
     .select('effective_date')
     .distinct()
     .where('program_id', '=', programId)
     .where('status', '=', 'PENDING')
-    .where('effective_date', '>', afterDate)
     .where('effective_date', '<=', throughDate)
     .orderBy('effective_date')
     .execute();

@@ -103,8 +103,17 @@ describeWithDb('program clock', () => {
   });
 
   it('refuses malformed instants with 400', async () => {
-    for (const body of [{ now: 'tomorrow' }, { now: 12 }, {}, { now: '2031-02-30T00:00:00Z' }, { now: '2031-03-15T12:00:00Z', extra: true }]) {
-      await expect(context.program.client.post('/v1/simulate/clock', { body })).rejects.toBeInstanceOf(Lithic.BadRequestError);
+    for (const [body, message] of [
+      [{ now: 'tomorrow' }, 'now: must be a valid date-time'],
+      [{ now: 12 }, 'now: must be string'],
+      [{}, 'now: is required'],
+      [{ now: '2031-02-30T00:00:00Z' }, 'now: must be a valid date-time'],
+      [{ now: '2031-03-15' }, 'now: must be a valid date-time'],
+      [{ now: '2031-03-15T12:00:00Z', extra: true }, 'extra: is not a recognised field'],
+    ] as const) {
+      const refused = await context.program.client.post('/v1/simulate/clock', { body }).catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(Lithic.BadRequestError);
+      expect((refused as Error).message).toContain(message);
     }
     // A leap second is RFC 3339 but no instant a clock can hold; it used to be misreported as a concurrent move.
     const leap = await context.program.client.post('/v1/simulate/clock', { body: { now: '2098-12-31T23:59:60Z' } }).catch((caught: unknown) => caught);

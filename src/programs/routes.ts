@@ -47,7 +47,7 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const sent = await commit(request, reply, async (tx) => {
         const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
         const moved = { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) };
-        await runClockJobsAcross(app.deps.db, tx, moved, request.scope.nowMs);
+        await runClockJobsAcross(app.deps.db, tx, moved);
         return { now: isoTimestamp(nowMs) };
       });
       // After the move committed: the program's next request reads its new time.

@@ -1,0 +1,316 @@
+/**
+ * What a clock move applies: each clock-driven effect exactly once, dated at the instant it fell
+ * due, in the order things fell due, whether the clock jumps or steps and whether a read catches
+ * up first.
+ */
+import type Lithic from 'lithic';
+import { expect, it } from 'vitest';
+import { MS_PER_DAY, MS_PER_HOUR } from './clock.js';
+import { frozenWallClock } from './testing/clock.js';
+import { describeWithDb, useTestServer } from './testing/harness.js';
+import { manualBankAccount, newAccount } from './testing/money.js';
+import { enforcedRule, velocityLimit } from './testing/auth_rules.js';
+import { authorize, cardOnOwnAccount, moveClock } from './testing/transactions.js';
+
+const START = '2030-01-10T12:00:00.000Z';
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function eventsOf(client: Lithic, types: string[]): Promise<Lithic.Event[]> {
+  const events: Lithic.Event[] = [];
+  for await (const event of client.events.list({ event_types: types as Lithic.EventListParams['event_types'], with_content: true, page_size: 100 })) events.push(event);
+  return events.reverse(); // oldest first
+}
+
+const SHIPPING_ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', address1: '1 Main St', city: 'New York', state: 'NY', postal_code: '10001', country: 'USA' };
+
+/**
+ * One of each clock-driven effect, made at START: a PHYSICAL card (ships 2030-01-11T00:00), a hold
+ * (expires 2030-01-17T12:00), a PRENOTE (enabled 2030-01-13T12:00), a credit dated 2030-01-15.
+ */
+async function oneOfEach(client: Lithic) {
+  const card = await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS });
+  const hold = await authorize(client, card, 700);
+  const operating = await newAccount(client);
+  const bankAccount = await client.externalBankAccounts.create({ ...manualBankAccount(operating), verification_method: 'PRENOTE' });
+  const credit = await client.managementOperations.create({
+    amount: 300, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-15',
+    event_type: 'PROVISIONAL_CREDIT', financial_account_token: card.funding.token,
+  });
+  return { card, hold, operating, bankAccount, credit };
+}
+
+/** What the clock did to `oneOfEach`, oldest first: each effect's event type and instant. */
+const EXPECTED_TIMELINE = [
+  ['card.shipped', '2030-01-11T00:00:00.000Z'],
+  ['external_bank_account.updated', '2030-01-13T12:00:00.000Z'],
+  ['balance.updated', '2030-01-15T00:00:00.000Z'],
+  ['management_operation.updated', '2030-01-15T00:00:00.000Z'],
+  ['balance.updated', '2030-01-17T12:00:00.000Z'],
+  ['card_transaction.updated', '2030-01-17T12:00:00.000Z'],
+];
+
+async function clockTimeline(client: Lithic): Promise<string[][]> {
+  const events = await eventsOf(client, []);
+  return events.filter((event) => event.created > START).map((event) => [event.event_type, event.created]);
+}
+
+/** Every read that catches up on clock-driven work. */
+async function readEverything(client: Lithic, made: Awaited<ReturnType<typeof oneOfEach>>) {
+  await Promise.all([
+    client.cards.retrieve(made.card.token),
+    client.cards.list(),
+    client.transactions.retrieve(made.hold),
+    client.transactions.list(),
+    client.externalBankAccounts.retrieve(made.bankAccount.token),
+    client.externalBankAccounts.list(),
+    client.managementOperations.retrieve(made.credit.token),
+    client.financialAccounts.balances.list(made.card.funding.token),
+    client.balances.list(),
+    client.financialAccounts.financialTransactions.list(made.card.funding.token),
+    client.accounts.retrieveSpendLimits(made.card.account_token),
+  ]);
+}
+
+describeWithDb('clock moves: dating and order', () => {
+  const { wall } = frozenWallClock(START);
+  const context = useTestServer({ wall });
+
+  it('one jump of 400 days, or 6-hour steps with reads in between: each effect once, at its instant, in that order', async () => {
+    const jumping = (await context.server.newProgram()).client;
+    await oneOfEach(jumping);
+    await moveClock(jumping, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    expect(await clockTimeline(jumping)).toEqual(EXPECTED_TIMELINE);
+
+    const stepping = (await context.server.newProgram()).client;
+    const made = await oneOfEach(stepping);
+    for (let stepMs = Date.parse(START) + 6 * MS_PER_HOUR; stepMs <= Date.parse('2030-01-20T00:00:00Z'); stepMs += 6 * MS_PER_HOUR) {
+      await moveClock(stepping, iso(stepMs));
+      await readEverything(stepping, made);
+    }
+    expect(await clockTimeline(stepping)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it('two clock moves at once: each effect once (PostgreSQL runs them side by side)', async () => {
+    const { client } = await context.server.newProgram();
+    await oneOfEach(client);
+    const moves = await Promise.allSettled([moveClock(client, '2031-01-01T00:00:00Z'), moveClock(client, '2031-01-01T00:00:00Z'), moveClock(client, '2030-12-31T00:00:00Z')]);
+    // One that arrives after a later move is refused, as any move back is.
+    for (const move of moves) if (move.status === 'rejected') expect(String(move.reason)).toMatch(/now: /);
+    expect(await clockTimeline(client)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it("another program's clock and due work are left alone", async () => {
+    const { client } = await context.server.newProgram();
+    const other = (await context.server.newProgram()).client;
+    const made = await oneOfEach(other);
+    await moveClock(client, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    expect((await other.get('/v1/simulate/clock')) as { now: string }).toEqual({ now: START });
+    expect(await statesOf(other, made)).toEqual({ card: 'PENDING_FULFILLMENT', hold: 'PENDING', prenote: 'PENDING', operation: 'PENDING' });
+    expect(await clockTimeline(other)).toEqual([]);
+  });
+
+  it('operations due at one instant are journaled, announced and listed in the order they took effect', async () => {
+    const { client } = await context.server.newProgram();
+    const account = await newAccount(client);
+    const created: string[] = [];
+    for (let index = 1; index <= 8; index++) {
+      const operation = await client.managementOperations.create({
+        amount: index, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-12',
+        event_type: 'PROVISIONAL_CREDIT', financial_account_token: account,
+      });
+      created.push(operation.token);
+    }
+    await moveClock(client, '2030-01-20T00:00:00Z');
+    const updated = await eventsOf(client, ['management_operation.updated']);
+    expect(updated.map((event) => (event.payload as { token: string }).token)).toEqual(created);
+    expect(new Set(updated.map((event) => event.created))).toEqual(new Set(['2030-01-12T00:00:00.000Z']));
+    const balances = (await eventsOf(client, ['balance.updated'])).filter((event) => (event.payload as { data: { token: string }[] }).data[0]?.token === account);
+    expect(balances.map((event) => (event.payload as { data: { available_amount: number }[] }).data[0]?.available_amount)).toEqual([1, 3, 6, 10, 15, 21, 28, 36]);
+    const [now] = (await client.financialAccounts.balances.list(account)).data;
+    const [then] = (await client.financialAccounts.balances.list(account, { balance_date: '2030-01-12T00:00:00Z' })).data;
+    expect(then?.last_transaction_token).toBe(created[7]);
+    expect(then).toEqual(now);
+  });
+
+  it('a PHYSICAL card ships at the first midnight after its creation, however far the clock jumps', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await client.cards.create({ type: 'PHYSICAL', shipping_address: { first_name: 'A', last_name: 'B', address1: '1 Main St', city: 'NYC', state: 'NY', postal_code: '10001', country: 'USA' } });
+    await moveClock(client, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    expect((await client.cards.retrieve(card.token)).state).toBe('PENDING_ACTIVATION');
+    const shipped = await eventsOf(client, ['card.shipped']);
+    expect(shipped.map((event) => event.created)).toEqual(['2030-01-11T00:00:00.000Z']);
+  });
+
+  it('a PRENOTE bank account is ENABLED 3 days after the prenote, however far the clock jumps', async () => {
+    const { client } = await context.server.newProgram();
+    const operating = await newAccount(client);
+    const bankAccount = await client.externalBankAccounts.create({ ...manualBankAccount(operating), verification_method: 'PRENOTE' });
+    expect(bankAccount.verification_state).toBe('PENDING');
+    await moveClock(client, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    expect((await client.externalBankAccounts.retrieve(bankAccount.token)).verification_state).toBe('ENABLED');
+    const updated = await eventsOf(client, ['external_bank_account.updated']);
+    expect(updated.map((event) => [event.created, (event.payload as { verification_state: string }).verification_state])).toEqual([['2030-01-13T12:00:00.000Z', 'ENABLED']]);
+  });
+
+  it('an authorization expires once, 7 days after it was made, when the clock jumps 400 days', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    const token = await authorize(client, card, 500);
+    await moveClock(client, iso(Date.parse(START) + 400 * MS_PER_DAY));
+    const transaction = await client.transactions.retrieve(token);
+    expect(transaction.status).toBe('EXPIRED');
+    expect(transaction.events?.map((event) => [event.type, event.created])).toEqual([
+      ['AUTHORIZATION', START],
+      ['AUTHORIZATION_EXPIRY', '2030-01-17T12:00:00.000Z'],
+    ]);
+  });
+});
+
+describeWithDb('the real-speed clock: what it made due is dated when it fell due, whoever applies it', () => {
+  const { wall, advance } = frozenWallClock(START);
+  const context = useTestServer({ wall });
+
+  it('each effect once, at its instant, also when concurrent reads catch up on it together', async () => {
+    const { client } = await context.server.newProgram();
+    const made = await oneOfEach(client);
+    advance(10 * MS_PER_DAY); // no clock move, no sweep: only the reads catch up
+    await Promise.all([readEverything(client, made), readEverything(client, made), readEverything(client, made)]);
+    expect(await clockTimeline(client)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it('an operation whose date came before the move is decided then, not after the jump', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    const account = card.funding.token;
+    const todayMs = Date.parse(iso(wall.nowMs()).slice(0, 10));
+    await client.managementOperations.create({ amount: 100, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: iso(todayMs).slice(0, 10), event_type: 'PROVISIONAL_CREDIT', financial_account_token: account });
+    await authorize(client, card, 100); // holds all of it for 7 days
+    const tomorrowMs = todayMs + MS_PER_DAY;
+    const debit = await client.managementOperations.create({ amount: 50, category: 'MANAGEMENT_FEE', direction: 'DEBIT', effective_date: iso(tomorrowMs).slice(0, 10), event_type: 'LATE_PAYMENT', financial_account_token: account });
+    advance(tomorrowMs + MS_PER_HOUR - wall.nowMs()); // the real clock passes midnight, no sweep yet
+    await moveClock(client, iso(tomorrowMs + 365 * MS_PER_DAY));
+    const decided = await client.managementOperations.retrieve(debit.token);
+    expect(decided.status).toBe('DECLINED');
+    expect(decided.updated).toBe(iso(tomorrowMs));
+  });
+
+  it('an operation is dated on its date, or after the last movement of its account if one came later', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    const today = iso(wall.nowMs()).slice(0, 10);
+    const tomorrowMs = Date.parse(today) + MS_PER_DAY;
+    const operate = (dayStartMs: number) =>
+      client.managementOperations.create({
+        amount: 100, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: iso(dayStartMs).slice(0, 10),
+        event_type: 'PROVISIONAL_CREDIT', financial_account_token: card.funding.token,
+      });
+    const first = await operate(tomorrowMs);
+    advance(tomorrowMs + MS_PER_HOUR - wall.nowMs()); // 01:00: due for an hour, nothing has applied it
+    expect((await client.managementOperations.retrieve(first.token)).updated).toBe(iso(tomorrowMs));
+
+    const second = await operate(tomorrowMs + MS_PER_DAY);
+    advance(MS_PER_DAY + MS_PER_HOUR); // 02:00 the next day
+    await authorize(client, card, 10); // a card message moves the account's money without applying due operations
+    expect((await client.managementOperations.retrieve(second.token)).updated).toBe(iso(tomorrowMs + MS_PER_DAY + 2 * MS_PER_HOUR));
+  });
+});
+
+/** The state each clock-driven effect is in at the program's current time. */
+async function statesOf(client: Lithic, made: Awaited<ReturnType<typeof oneOfEach>>) {
+  return {
+    card: (await client.cards.retrieve(made.card.token)).state,
+    hold: (await client.transactions.retrieve(made.hold)).status,
+    prenote: (await client.externalBankAccounts.retrieve(made.bankAccount.token)).verification_state,
+    operation: (await client.managementOperations.retrieve(made.credit.token)).status,
+  };
+}
+
+/**
+ * Made at 2030-01-10T23:59:59.999Z: the card ships and the operation (dated 2030-01-11) takes
+ * effect 1 ms later, the prenote ends 3 days later and the hold expires 7 days later, to the
+ * millisecond. `moveTo` brings the program's clock to an instant (a clock move, or the real-speed
+ * clock with reads catching up).
+ */
+async function checkBoundaries(client: Lithic, moveTo: (ms: number) => Promise<void>) {
+  const madeMs = Date.parse('2030-01-10T23:59:59.999Z');
+  await moveClock(client, iso(madeMs));
+  const card = await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS });
+  const hold = await authorize(client, card, 700);
+  const bankAccount = await client.externalBankAccounts.create({ ...manualBankAccount(await newAccount(client)), verification_method: 'PRENOTE' });
+  const credit = await client.managementOperations.create({
+    amount: 300, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-11',
+    event_type: 'PROVISIONAL_CREDIT', financial_account_token: card.funding.token,
+  });
+  const made = { card, hold, bankAccount, credit, operating: '' };
+  const before = { card: 'PENDING_FULFILLMENT', hold: 'PENDING', prenote: 'PENDING', operation: 'PENDING' };
+  expect(await statesOf(client, made)).toEqual(before);
+  const midnightMs = madeMs + 1;
+  await moveTo(midnightMs);
+  expect(await statesOf(client, made)).toEqual({ ...before, card: 'PENDING_ACTIVATION', operation: 'SETTLED' });
+  await moveTo(madeMs + 3 * MS_PER_DAY - 1);
+  expect((await statesOf(client, made)).prenote).toBe('PENDING');
+  await moveTo(madeMs + 3 * MS_PER_DAY);
+  expect((await statesOf(client, made)).prenote).toBe('ENABLED');
+  await moveTo(madeMs + 7 * MS_PER_DAY - 1);
+  expect((await statesOf(client, made)).hold).toBe('PENDING');
+  await moveTo(madeMs + 7 * MS_PER_DAY);
+  expect((await statesOf(client, made)).hold).toBe('EXPIRED');
+  expect(await eventsOf(client, ['card.shipped', 'external_bank_account.updated', 'management_operation.updated', 'card_transaction.updated']).then((events) =>
+    events.filter((event) => event.created > iso(madeMs)).map((event) => [event.event_type, event.created]),
+  )).toEqual([
+    ['card.shipped', iso(midnightMs)],
+    ['management_operation.updated', iso(midnightMs)],
+    ['external_bank_account.updated', iso(madeMs + 3 * MS_PER_DAY)],
+    ['card_transaction.updated', iso(madeMs + 7 * MS_PER_DAY)],
+  ]);
+}
+
+describeWithDb('boundaries: each effect at its instant to the millisecond', () => {
+  const { wall, advance } = frozenWallClock(START);
+  const context = useTestServer({ wall });
+
+  it('when the clock is moved to each instant', async () => {
+    const { client } = await context.server.newProgram();
+    await checkBoundaries(client, (ms) => moveClock(client, iso(ms)));
+  });
+
+  it('when the real-speed clock reaches it and reads catch up (horizons included)', async () => {
+    const { client } = await context.server.newProgram();
+    const now = async () => Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
+    await checkBoundaries(client, async (ms) => advance(ms - (await now())));
+  });
+
+  it('velocity DAY windows start at midnight US Eastern on both daylight saving changes', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    await enforcedRule(client, velocityLimit({ limit_count: 1, period: { type: 'DAY' } }, { card_tokens: [card.token] }, 'one a day'));
+    const statusAt = async (instant: string) => {
+      await moveClock(client, instant);
+      return (await client.transactions.retrieve(await authorize(client, card, 100))).status;
+    };
+    // 2030-03-10 (DST starts at 02:00) runs from 05:00Z to 04:00Z; 2030-11-03 (DST ends) from 04:00Z to 05:00Z.
+    for (const [dayStart, lastMs, nextDay] of [
+      ['2030-03-10T05:00:00.000Z', '2030-03-11T03:59:59.999Z', '2030-03-11T04:00:00.000Z'],
+      ['2030-11-03T04:00:00.000Z', '2030-11-04T04:59:59.999Z', '2030-11-04T05:00:00.000Z'],
+    ] as const) {
+      expect([await statusAt(dayStart), await statusAt(lastMs), await statusAt(nextDay)]).toEqual(['PENDING', 'DECLINED', 'PENDING']);
+    }
+  });
+
+  it('a MONTHLY card limit counts from 6 days after the same date one month back, a leap day at the end of March', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'MONTHLY' });
+    const spend = async (instant: string, cents: number) => {
+      await moveClock(client, instant);
+      const token = await authorize(client, card, cents);
+      const status = (await client.transactions.retrieve(token)).status;
+      if (status === 'PENDING') await client.transactions.simulateClearing({ token }); // settled spend stays in its window
+      return status;
+    };
+    expect(await spend('2032-03-05T23:59:59.999Z', 600)).toBe('PENDING');
+    expect(await spend('2032-03-06T00:00:00.000Z', 300)).toBe('PENDING');
+    // On 2032-03-31 one month back is 2032-02-29 (clamped): the window starts 2032-03-06T00:00Z.
+    expect(await spend('2032-03-31T23:59:59.999Z', 701)).toBe('DECLINED');
+    expect(await spend('2032-03-31T23:59:59.999Z', 700)).toBe('PENDING');
+  });
+});
