@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { MS_PER_DAY, MS_PER_HOUR } from './clock.js';
 import { frozenWallClock } from './testing/clock.js';
 import { describeWithDb, useTestServer } from './testing/harness.js';
-import { manualBankAccount, newAccount } from './testing/money.js';
+import { bookTransfer, manualBankAccount, newAccount } from './testing/money.js';
 import { enforcedRule, velocityLimit } from './testing/auth_rules.js';
 import { authorize, cardOnOwnAccount, moveClock } from './testing/transactions.js';
 
@@ -97,6 +97,24 @@ describeWithDb('clock moves: dating and order', () => {
     // One that arrives after a later move is refused, as any move back is.
     for (const move of moves) if (move.status === 'rejected') expect(String(move.reason)).toMatch(/now: /);
     expect(await clockTimeline(client)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it('a write racing a clock move is wholly before it or wholly after it: never decided after the move yet dated before', async () => {
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const { client } = await context.server.newProgram();
+      const from = await newAccount(client);
+      const to = await newAccount(client);
+      await client.managementOperations.create({
+        amount: 100, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-11',
+        event_type: 'PROVISIONAL_CREDIT', financial_account_token: from,
+      });
+      const [, transfer] = await Promise.all([moveClock(client, '2030-01-11T01:00:00.000Z'), bookTransfer(client, from, to, 100)]);
+      // Approved only on the credit the move applied at 2030-01-11T00:00, so dated after it; declined only before it.
+      expect({ result: transfer.result, afterTheCredit: transfer.created >= '2030-01-11T00:00:00.000Z' }).toEqual({
+        result: transfer.result,
+        afterTheCredit: transfer.result === 'APPROVED',
+      });
+    }
   });
 
   it("another program's clock and due work are left alone", async () => {

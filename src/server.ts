@@ -19,6 +19,7 @@ import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions, logsRequests } from './logger.js';
 import { AuthCache } from './programs/auth-cache.js';
+import { ClockGate } from './programs/clock-gate.js';
 import { provisionKeys, type CreatedKey } from './programs/service.js';
 
 const CLOCK_SWEEP_INTERVAL_MS = 60_000;
@@ -52,7 +53,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await verifyEncryptionKey(db, secrets, keySource, wall.nowMs());
     const { generated } = await provisionKeys(db, wall, config.apiKeys);
     if (generated) options.onKeyGenerated?.(generated);
-    const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall) }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
+    const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall), clockGate: new ClockGate() }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
     reportBackgroundError = (message) => app.log.error({ component: 'sqlite-checkpointer' }, message);
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));

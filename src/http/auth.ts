@@ -6,6 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { programNowMs } from '../clock.js';
+import type { ProgramScope } from '../programs/scope.js';
 import { authenticate, cachedAuthentication, type Authentication } from '../programs/service.js';
 import { sendError } from './errors.js';
 
@@ -43,10 +44,25 @@ function admit(request: FastifyRequest, reply: FastifyReply, result: Authenticat
     sendError(request, reply, 401, MESSAGES[result.reason]);
     return;
   }
-  request.scope = {
-    programId: result.programId,
-    clockOffsetMs: result.clockOffsetMs,
-    nowMs: programNowMs(request.server.deps.wall, result.clockOffsetMs),
-  };
+  request.scope = scopeOf(request, result);
   done();
+}
+
+function scopeOf(request: FastifyRequest, authenticated: { programId: string; clockOffsetMs: number }): ProgramScope {
+  return {
+    programId: authenticated.programId,
+    clockOffsetMs: authenticated.clockOffsetMs,
+    nowMs: programNowMs(request.server.deps.wall, authenticated.clockOffsetMs),
+  };
+}
+
+/**
+ * Reads the program's time again (a write does, once it holds the clock gate: programs/clock-gate.ts),
+ * from the cache that a clock move of this process empties when it commits. A key revoked meanwhile
+ * changes nothing here: the request was admitted.
+ */
+export async function rereadProgramTime(request: FastifyRequest): Promise<void> {
+  const { db, authCache } = request.server.deps;
+  const result = cachedAuthentication(request.headers.authorization, authCache) ?? (await authenticate(db.kysely, request.headers.authorization, authCache));
+  if (result.ok && result.programId === request.scope.programId) request.scope = scopeOf(request, result);
 }

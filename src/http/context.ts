@@ -6,6 +6,7 @@ import type { WallClock } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db } from '../db/database.js';
 import type { AuthCache } from '../programs/auth-cache.js';
+import type { ClockGate } from '../programs/clock-gate.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { IdempotencyClaim } from './idempotency.js';
 
@@ -16,6 +17,8 @@ export interface Deps {
   secrets: Secrets;
   /** Successful authentications of this process (programs/auth-cache.ts). */
   authCache: AuthCache;
+  /** Writes and clock moves of a program take turns (programs/clock-gate.ts). */
+  clockGate: ClockGate;
 }
 
 declare module 'fastify' {

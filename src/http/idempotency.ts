@@ -34,7 +34,7 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { WallClock } from '../clock.js';
 import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
-import { REQUEST_ID_HEADER } from './auth.js';
+import { REQUEST_ID_HEADER, rereadProgramTime } from './auth.js';
 import * as store from './idempotency-store.js';
 import { lowerCaseTokensInUrl } from './validation.js';
 
@@ -196,8 +196,27 @@ function sendBody(reply: FastifyReply, payload: string): FastifyReply {
  * DELETE handler goes through here. The response is serialised with the route's schema inside the
  * transaction and, when the request holds an idempotency claim, stored with the effect. A 204, or
  * work that returns nothing (a call the SDK declares void), answers an empty body.
+ *
+ * The write waits while the program's clock is being moved, then reads the program's time again:
+ * what it records is never dated before what a move that committed meanwhile applied
+ * (programs/clock-gate.ts). A clock move holds the gate itself and says so (`clockGateHeld`).
  */
-export async function commit<T>(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx) => Promise<T>): Promise<FastifyReply> {
+export async function commit<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (tx: Tx) => Promise<T>,
+  options: { clockGateHeld?: boolean } = {},
+): Promise<FastifyReply> {
+  const leave = options.clockGateHeld ? undefined : await request.server.deps.clockGate.enterWrite(request.scope.programId);
+  try {
+    await rereadProgramTime(request);
+    return await committed(request, reply, work);
+  } finally {
+    leave?.();
+  }
+}
+
+async function committed<T>(request: FastifyRequest, reply: FastifyReply, work: (tx: Tx) => Promise<T>): Promise<FastifyReply> {
   const claim = request.idempotency;
   const payload = await request.server.deps.db.transaction(async (tx) => {
     const result = await work(tx);

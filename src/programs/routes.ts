@@ -44,15 +44,27 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const sent = await commit(request, reply, async (tx) => {
-        const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
-        const moved = { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) };
-        await runClockJobsAcross(app.deps.db, tx, moved);
-        return { now: isoTimestamp(nowMs) };
-      });
-      // After the move committed: the program's next request reads its new time.
-      app.deps.authCache.forgetProgram(request.scope.programId);
-      return sent;
+      const { programId } = request.scope;
+      // Alone: the program's writes under way commit first, and those arriving wait (programs/clock-gate.ts).
+      const leave = await app.deps.clockGate.enterMove(programId);
+      try {
+        const sent = await commit(
+          request,
+          reply,
+          async (tx) => {
+            const nowMs = await moveClock(tx, app.deps.wall, request.scope, Date.parse(request.body.now));
+            const moved = { ...request.scope, nowMs, clockOffsetMs: request.scope.clockOffsetMs + (nowMs - request.scope.nowMs) };
+            await runClockJobsAcross(app.deps.db, tx, moved);
+            return { now: isoTimestamp(nowMs) };
+          },
+          { clockGateHeld: true },
+        );
+        // After the move committed, before the writes waiting for it go on: they read its new time.
+        app.deps.authCache.forgetProgram(programId);
+        return sent;
+      } finally {
+        leave();
+      }
     },
   );
 

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ClockGate } from './clock-gate.js';
+
+/** Lets every settled promise's continuations run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ClockGate', () => {
+  it('lets writes of a program run together', async () => {
+    const gate = new ClockGate();
+    const leaves = await Promise.all([gate.enterWrite('p'), gate.enterWrite('p'), gate.enterWrite('p')]);
+    leaves.forEach((leave) => leave());
+  });
+
+  it('holds a move until the writes under way leave, and the writes arriving meanwhile until the move leaves', async () => {
+    const gate = new ClockGate();
+    const order: string[] = [];
+    const leaveFirst = await gate.enterWrite('p');
+    const moving = gate.enterMove('p').then((leave) => (order.push('move'), leave));
+    await settle();
+    const later = gate.enterWrite('p').then((leave) => (order.push('later write'), leave));
+    await settle();
+    expect(order).toEqual([]);
+    order.push('first write leaves');
+    leaveFirst();
+    const leaveMove = await moving;
+    await settle();
+    expect(order).toEqual(['first write leaves', 'move']);
+    leaveMove();
+    (await later)();
+    expect(order).toEqual(['first write leaves', 'move', 'later write']);
+  });
+
+  it('runs moves one at a time', async () => {
+    const gate = new ClockGate();
+    const order: string[] = [];
+    const leaveA = await gate.enterMove('p');
+    const second = gate.enterMove('p').then((leave) => (order.push('B'), leave));
+    await settle();
+    expect(order).toEqual([]);
+    leaveA();
+    (await second)();
+    expect(order).toEqual(['B']);
+  });
+
+  it("never holds another program's writes", async () => {
+    const gate = new ClockGate();
+    const leaveMove = await gate.enterMove('p');
+    const leave = await gate.enterWrite('q');
+    leave();
+    leaveMove();
+  });
+
+  it('leaves once however often leave is called', async () => {
+    const gate = new ClockGate();
+    const leaveA = await gate.enterWrite('p');
+    const leaveB = await gate.enterWrite('p');
+    leaveA();
+    leaveA();
+    let moved = false;
+    const moving = gate.enterMove('p').then((leave) => ((moved = true), leave));
+    await settle();
+    expect(moved).toBe(false);
+    leaveB();
+    (await moving)();
+    expect(moved).toBe(true);
+  });
+});
