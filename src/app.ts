@@ -2,11 +2,16 @@
  * The HTTP application: Fastify with the shared mechanisms wired once for every route, then each
  * resource's routes. Read this file to see the order a request goes through:
  *
- *   onRequest   request id header, then authentication (API key → program scope and its clock)
- *   validation  no U+0000 anywhere (PostgreSQL text cannot hold it), then the route's TypeBox
- *               schema (bodies strict; query strings coerced)
- *   preHandler  POST routes: idempotency claim (with Idempotency-Key): replay, 400 or 409 happen here
- *   handler     domain code; writes go through `commit` (one transaction + idempotency record)
+ *   onRequest   request id header, then authentication (API key → program scope and its clock),
+ *               except on routes marked `config: { public: true }` (/openapi.json)
+ *   validation  a body sent to a write that takes none is refused; no U+0000 or lone surrogate
+ *               anywhere (PostgreSQL text cannot hold them), no `__proto__`/`constructor` key, no
+ *               nesting past 32 levels; tokens lower-cased; comma-separated array queries split;
+ *               then the route's TypeBox schema (bodies strict; query strings coerced)
+ *   preHandler  POST routes: idempotency claim (Idempotency-Key, or a body token where the route
+ *               says so): replay, 400 or 409 happen here
+ *   handler     domain code; writes go through `commit` (clock gate, one transaction + idempotency
+ *               record)
  *   onSend      POST routes: an unfinished idempotency claim is released (before the answer leaves)
  *   errors      one error shape for everything (http/errors.ts)
  */

@@ -9,7 +9,8 @@
  *   cardwright keys revoke <key-id>     revoke a key; requests with it get 401
  *   cardwright --help                   this list (exit 0); a bad argument exits 2 with the reason
  *
- * Every command uses the configured database (DATABASE_URL, default ./data/cardwright.db).
+ * Every command uses the configured database (DATABASE_URL, default <CARDWRIGHT_DATA_DIR>/cardwright.db,
+ * that is ./data/cardwright.db). `help` as the command, or `-h` / `--help` anywhere, shows the usage.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isoTimestamp, systemClock } from './clock.js';

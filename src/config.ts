@@ -1,5 +1,5 @@
 /**
- * Configuration comes from the environment only (see CONTRACT.md and the README's table).
+ * Configuration comes from the environment only (the README's Configuration table lists each variable).
  * Parsing is strict: a bad value stops the server at start with a message naming the variable,
  * instead of surfacing later as a confusing runtime error.
  */

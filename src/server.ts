@@ -1,8 +1,10 @@
 /**
- * Starting and stopping a Cardwright server: open the database, apply migrations, provision keys,
- * listen, and send webhooks (event_subscriptions/delivery.ts). On SIGTERM/SIGINT it stops accepting
- * connections, lets in-flight requests finish, stops the webhook dispatcher (aborting its requests),
- * then closes the database.
+ * Starting and stopping a Cardwright server: open the database, apply migrations, check the
+ * encryption key, provision keys, listen, send webhooks (event_subscriptions/delivery.ts), and every
+ * minute run every program's clock jobs and delete expired idempotency records. On SIGTERM/SIGINT
+ * (`closeOnSignals`) it stops accepting connections, lets in-flight requests finish, stops the
+ * webhook dispatcher (aborting its requests), then closes the database; past SHUTDOWN_DEADLINE_MS
+ * (10 s), or on a second signal, it exits without waiting.
  */
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';

@@ -1,6 +1,6 @@
 /**
  * Account holders (spec 2.3, 3.3, 4.3): enrollment through the KYB, KYB_DELEGATED, KYC and
- * KYC_EXEMPT workflows, retrieval, listing, and the simulated enrollment review.
+ * KYC_EXEMPT workflows, retrieval, listing, updates, and the simulated enrollment review.
  *
  * Enrolling validates every field (rules.ts), decides the initial verification (verification.ts),
  * and in one transaction stores the holder and opens its account with the account's ISSUING

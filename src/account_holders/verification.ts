@@ -3,7 +3,7 @@
  *
  * - KYB_BASIC starts PENDING_REVIEW and is decided later by the enrollment-review simulation.
  * - KYC_BASIC is decided at once from the individual's government id: Lithic's sandbox ids
- *   000-00-0001 … 000-00-0007 and 000-00-0010 are REJECTED with one fixed reason; any other id is
+ *   000-00-0001 … 000-00-0007 and 000-00-0010 are REJECTED, each with its own fixed reason; any other id is
  *   ACCEPTED.
  * - The BYO workflows (verified by the customer) and KYC_EXEMPT are ACCEPTED.
  * - KYB_DELEGATED (SDK 0.119) is ACCEPTED at once too. Lithic's docs do not describe its outcome, so

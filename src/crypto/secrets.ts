@@ -1,5 +1,6 @@
 /**
- * Encryption at rest for card numbers, CVVs, PINs, bank account numbers and government ids.
+ * Encryption at rest for card numbers, CVVs, bank account numbers, government ids and stored
+ * idempotent responses; keyed hashes for what is only compared (a PAN to find its card, a PIN).
  *
  * AES-256-GCM with a random 96-bit nonce per value; stored as `v1.<nonce>.<tag>.<ciphertext>`
  * (base64url parts). `lookupHash` is a keyed HMAC (a sub-key derived from the same key) so that a

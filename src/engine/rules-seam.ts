@@ -4,13 +4,13 @@
  * The engine (this folder) decides every authorization-type event in a fixed order: card usable →
  * account state → account spend limits → card spend limit → **Auth Rules** → funds. At the Auth
  * Rules step it hands the event's facts to an `AuthRulesEvaluator` and gets back the enforced
- * declines. The evaluator:
+ * declines (an Authorization Challenge is one). The evaluator:
  *  - finds the ACTIVE rules of the AUTHORIZATION stream that apply to the card (program-level
- *    minus excluded cards, the card's account's, the card's own);
+ *    minus excluded cards, the card's account's, its business account's, the card's own);
  *  - evaluates each rule's current version (enforced) and its draft version, if any (shadow: its
  *    verdict is recorded, never returned as a decline);
- *  - records every evaluation (rule, version, verdict, event token, time) in the same database
- *    transaction, for the daily performance report;
+ *  - records the event's verdicts (enforced and shadow) as one outcome, counted per day, in the same
+ *    database transaction, for the performance report;
  *  - reads history only through `AuthorizationHistory` (indexed sums over the transactions table,
  *    provided by the engine), never by loading past transactions.
  *

@@ -1,6 +1,6 @@
 /**
  * Financial transactions: what each transaction (a book transfer, a payment, a management
- * operation, later a card transaction) did to one financial account, read from the ledger's journals
+ * operation, a card transaction) did to one financial account, read from the ledger's journals
  * rather than kept a second time. A transaction is the journals that share its `transaction_token`;
  * each journal is one event. From the account's entries, signed as the money goes (negative when
  * it leaves the account):

@@ -1,6 +1,6 @@
 /**
  * SQL for the ledger. Only `ledger.ts` calls this file. The statements every money movement runs
- * (lock a balance, write the journal and its entries, apply the deltas) are compiled once
+ * (lock a balance, write the movement's entries, which carry their journal, apply the deltas) are compiled once
  * (db/prepared.ts): they are on the path of every card authorization.
  */
 import { inChunks } from '../db/chunks.js';

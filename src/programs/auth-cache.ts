@@ -4,7 +4,7 @@
  *
  * - Only successes are kept (an unknown key always reaches the database, so guessing cannot fill
  *   the cache), at most MAX_ENTRIES of them, the oldest dropped first.
- * - An entry is trusted for TTL_MS of wall time, then the key is looked up again. So a key revoked
+ * - An entry is trusted for AUTH_CACHE_TTL_MS (1 s) of wall time, then the key is looked up again. So a key revoked
  *   by the CLI or by another server, or a clock moved by another server, takes effect within a
  *   second everywhere.
  * - When this process moves a program's clock, the program's entries are dropped at once (after

@@ -1,4 +1,7 @@
-/** `GET /v1/status` and the program clock (`GET`/`POST /v1/simulate/clock`). */
+/**
+ * `GET /v1/status`, the program clock (`GET`/`POST /v1/simulate/clock`) and the program's sandbox
+ * settings (`GET`/`POST /v1/simulate/program`: `require_funds`).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { runClockJobsAcross } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';

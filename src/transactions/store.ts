@@ -1,5 +1,5 @@
 /**
- * SQL for card transactions, their events and the spend-per-day buckets. The queries on the path of
+ * SQL for card transactions, their events and the spend buckets (per day and per hour). The queries on the path of
  * every authorization are prepared once (db/prepared.ts); lists and the rarely used filtered sums
  * are built per call.
  */
