@@ -114,6 +114,7 @@ describeWithDb('idempotency', () => {
     });
     const response = await post(key, { nickname: 'inflight', type: 'OPERATING' });
     expect(response.status).toBe(409);
+    expect(Object.keys(JSON.parse(response.text)).sort()).toEqual(['debugging_request_id', 'message']);
     expect(JSON.parse(response.text).message).toMatch(/still being processed/);
     expect(await countNamed('inflight')).toBe(0);
   });
