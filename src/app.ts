@@ -31,7 +31,7 @@ import { eventRoutes } from './events/routes.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerClientError, answerUnroutablePath, registerErrorHandling } from './http/errors.js';
 import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.js';
 import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
@@ -43,6 +43,7 @@ import { transactionRoutes } from './transactions/routes.js';
 import { version } from './version.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+const MAX_PATH_PARAMETER_LENGTH = 1024 * 1024;
 
 /** Every resource's routes. A new resource adds one line. */
 const resources = [
@@ -76,7 +77,13 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Requests arriving during a shutdown get the one error shape (server.ts), not Fastify's own 503.
+    return503OnClosing: false,
+    // Longer than any request line Node reads (its header limit), so that a path parameter of any
+    // length reaches its schema, whose 400 names it, instead of the router's own 414.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    frameworkErrors: answerUnroutablePath,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);

@@ -34,8 +34,8 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     await database.drop();
   });
 
-  async function start(extra: Record<string, string> = {}): Promise<ServerProcess> {
-    const server = await spawnServer({ ...env, ...extra });
+  async function start(extra: Record<string, string> = {}, cwd?: string): Promise<ServerProcess> {
+    const server = await spawnServer({ ...env, ...extra }, cwd);
     running.push(server);
     return server;
   }
@@ -44,6 +44,12 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     const first = await start();
     const key = /^\s+(cw_\S+)$/m.exec(first.output())?.[1];
     expect(key).toBeDefined();
+    // As the README's quick start shows it.
+    expect(first.output()).toContain(
+      `\nNo API key was configured, so one was created. It is shown only this once:\n\n    ${key}\n\n` +
+        'Use it as the Authorization header. Manage keys with: npm run cli -- keys list|create|revoke\n\n',
+    );
+    expect(first.output()).toMatch(/^Cardwright \d+\.\d+\.\d+ listening on http:\/\/127\.0\.0\.1:\d+ \((sqlite|postgres)\)$/m);
     await expect(sdkClient(first.url, key as string).apiStatus()).resolves.toEqual({ message: 'OK' });
     first.child.kill('SIGTERM');
     await first.exited;
@@ -61,6 +67,51 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     const account = await alpha.financialAccounts.create({ nickname: 'alpha only', type: 'OPERATING' });
     await expect(bravo.financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
     expect(server.output()).not.toContain('sandbox-key-alpha');
+  });
+
+  it('provisions each distinct key of CARDWRIGHT_API_KEYS once, as a program of its own, and keeps it across restarts', async () => {
+    const listedKeys = () => runCli(['keys', 'list'], env).stdout.trim().split('\n');
+    const first = await start({ CARDWRIGHT_API_KEYS: 'alpha-key-1234,alpha-key-1234, bravo-key-1234' });
+    expect(listedKeys()).toHaveLength(2);
+    const alphaAccount = await sdkClient(first.url, 'alpha-key-1234').financialAccounts.create({ nickname: 'alpha before restart', type: 'OPERATING' });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // Another order, and a key added: the known keys keep their programs, the new one is a program of its own.
+    const second = await start({ CARDWRIGHT_API_KEYS: 'charlie-key-1234,bravo-key-1234,alpha-key-1234' });
+    expect(listedKeys()).toHaveLength(3);
+    expect(new Set(listedKeys().map((line) => /program (\S+)/.exec(line)?.[1])).size).toBe(3);
+    await expect(sdkClient(second.url, 'alpha-key-1234').financialAccounts.retrieve(alphaAccount.token)).resolves.toMatchObject({ nickname: 'alpha before restart' });
+    for (const other of ['bravo-key-1234', 'charlie-key-1234']) {
+      await expect(sdkClient(second.url, other).financialAccounts.retrieve(alphaAccount.token)).rejects.toMatchObject({ status: 404 });
+    }
+    // Without the variable, the stored keys still work, and no new key is made.
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    const third = await start();
+    expect(third.output()).not.toMatch(/cw_/);
+    expect(listedKeys()).toHaveLength(3);
+    await expect(sdkClient(third.url, 'charlie-key-1234').apiStatus()).resolves.toEqual({ message: 'OK' });
+    for (const server of [first, second, third]) expect(server.output()).not.toMatch(/cw_|alpha-key|bravo-key|charlie-key/);
+  });
+
+  it.skipIf(engine !== 'sqlite')('keeps its data in ./data/cardwright.db and ./data/encryption.key without DATABASE_URL, and runs on sqlite::memory:', async () => {
+    const defaults = { DATABASE_URL: '', CARDWRIGHT_DATA_DIR: '', CARDWRIGHT_ENCRYPTION_KEY: '', CARDWRIGHT_API_KEYS: 'default-key-1234' };
+    const server = await start(defaults, database.dataDir);
+    expect(server.output()).toMatch(/listening on \S+ \(sqlite\)/);
+    const account = await sdkClient(server.url, 'default-key-1234').financialAccounts.create({ nickname: 'in ./data', type: 'OPERATING' });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const stored = new BetterSqlite3(path.join(database.dataDir, 'data', 'cardwright.db'), { readonly: true });
+    try {
+      expect(stored.prepare('select nickname from financial_accounts where token = ?').get(account.token)).toEqual({ nickname: 'in ./data' });
+    } finally {
+      stored.close();
+    }
+    expect(fs.readFileSync(path.join(database.dataDir, 'data', 'encryption.key'), 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n?$/);
+
+    const inMemory = await start({ ...defaults, DATABASE_URL: 'sqlite::memory:' }, database.dataDir);
+    await expect(sdkClient(inMemory.url, 'default-key-1234').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
   });
 
   it('keeps every acknowledged write across kill -9', async () => {
@@ -194,12 +245,26 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     expect(inUse.stderr).toMatch(new RegExp(`PORT.*${new URL(server.url).port}`));
   });
 
-  it('refuses a bad configuration at start with a clear message', async () => {
-    const result = runCli(['serve'], { ...env, CARDWRIGHT_ENCRYPTION_KEY: 'too-short' });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/);
-    expect(runCli(['serve'], { ...env, DATABASE_URL: 'mysql://nope' }).stderr).toMatch(/DATABASE_URL must start with/);
-    expect(runCli(['serve'], { ...env, PORT: 'eighty' }).stderr).toMatch(/PORT must be an integer/);
+  it('refuses a bad value of every variable at start: exit 1, one line naming the variable', async () => {
+    const refusals: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'eighty' }, /^PORT must be an integer/],
+      [{ PORT: '65536' }, /^PORT must be an integer/],
+      [{ HOST: 'not_a_host' }, /^HOST: cannot listen on "not_a_host"/],
+      [{ DATABASE_URL: 'mysql://nope' }, /^DATABASE_URL must start with/],
+      [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: "sqlite:" needs a path/],
+      [{ CARDWRIGHT_API_KEYS: 'key-one-1234,,key-two-1234' }, /^CARDWRIGHT_API_KEYS: item 2 of 3 is empty/],
+      [{ CARDWRIGHT_ENCRYPTION_KEY: 'too-short' }, /^CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/],
+      [{ CARDWRIGHT_ENCRYPTION_KEY: crypto.randomBytes(16).toString('base64') }, /^CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 \(got 16 bytes\)/],
+      [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+      [{ CARDWRIGHT_PG_POOL_SIZE: '0' }, /^CARDWRIGHT_PG_POOL_SIZE must be a positive integer/],
+    ];
+    for (const [variables, message] of refusals) {
+      const result = runCli(['serve'], { ...env, PORT: '0', ...variables });
+      const name = JSON.stringify(variables);
+      expect(result.status, name).toBe(1);
+      expect(result.stderr.trim().split('\n'), name).toHaveLength(1);
+      expect(result.stderr.replace(/^configuration error: /, ''), name).toMatch(message);
+    }
   });
 
   it('names the variable, quickly, when the database cannot be used', async () => {

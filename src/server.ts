@@ -19,6 +19,7 @@ import { connectDatabase, type Db } from './db/database.js';
 import { Dispatcher, type DispatcherOptions } from './event_subscriptions/delivery.js';
 import { warnOfCheckpointerError } from './db/sqlite.js';
 import { migrateToLatest } from './db/migrate.js';
+import { sendError } from './http/errors.js';
 import { loggerOptions, logsRequests } from './logger.js';
 import { AuthCache } from './programs/auth-cache.js';
 import { ClockGate } from './programs/clock-gate.js';
@@ -69,8 +70,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await dispatcher.stop();
       await db.close();
     });
-    // While shutting down, answers close their connection so that keep-alive clients let go.
+    // While shutting down, a request that arrives is refused (503: the SDKs retry it) and answers
+    // close their connection so that keep-alive clients let go.
     let closing = false;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!closing) return done();
+      sendError(request, reply, 503, 'The server is shutting down: retry (a retry with the same Idempotency-Key never applies a request twice)');
+    });
     app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');
       done(null, payload);

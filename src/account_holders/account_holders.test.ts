@@ -495,7 +495,7 @@ describeWithDb('account holders', () => {
     });
 
     it('refuses bad list parameters with 400', async () => {
-      for (const query of ['limit=0', 'limit=101', 'page_size=10', 'begin=yesterday', `starting_after=${crypto.randomUUID()}`]) {
+      for (const query of ['limit=0', 'limit=101', 'page_size=0', 'page_size=5&limit=5', 'begin=yesterday', `starting_after=${crypto.randomUUID()}`]) {
         const response = await context.server.request('GET', `/v1/account_holders?${query}`, { apiKey: lister.apiKey });
         expect(response.status, query).toBe(400);
       }

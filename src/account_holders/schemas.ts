@@ -295,8 +295,13 @@ export const AccountHolder = Type.Object(
 );
 export type AccountHolder = Static<typeof AccountHolder>;
 
+/**
+ * Lithic's SDK sizes this list's pages with `limit`; the contract names every list's `page_size`.
+ * Either is taken (not both), with the same bounds and default (50).
+ */
 export const ListAccountHoldersQuery = StrictObject({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Items per page, 1 to 100' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page, 1 to 100 (default 50); as page_size' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page, 1 to 100 (default 50); as limit' })),
   starting_after: Type.Optional(Uuid),
   ending_before: Type.Optional(Uuid),
   begin: Type.Optional(DateTime),

@@ -368,8 +368,9 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
 }
 
 export async function list(exec: Executor, scope: ProgramScope, query: ListAccountHoldersQuery): Promise<ListResponse<AccountHolder>> {
-  const { limit, starting_after, ending_before, ...filters } = query;
-  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size: limit, starting_after, ending_before });
+  const { limit, page_size, starting_after, ending_before, ...filters } = query;
+  if (limit !== undefined && page_size !== undefined) throw new InvalidRequestError('page_size: give page_size or limit, not both');
+  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size: page_size ?? limit, starting_after, ending_before });
   return { data: rows.map(toApi), has_more };
 }
 

@@ -8,15 +8,13 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { programNowMs } from '../clock.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { authenticate, cachedAuthentication, type Authentication } from '../programs/service.js';
-import { sendError } from './errors.js';
+import { REQUEST_ID_HEADER, sendError } from './errors.js';
 
 const MESSAGES = {
   missing: 'Please provide API key in Authorization header',
   unknown: 'Could not find API key',
   revoked: 'API key is not active',
 } as const;
-
-export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Every request, found or not: its id goes on the response (the id of an error body too). */
 export function setRequestId(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -1,8 +1,11 @@
 /** The HTTP contract shared by every route: error shape, 404/413/400 handling, request ids, OpenAPI. */
 import crypto from 'node:crypto';
+import { once } from 'node:events';
+import net from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect, it } from 'vitest';
-import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { expectErrorResponse } from '../testing/api-errors.js';
+import { describeWithDb, startTestServer, useTestServer } from '../testing/harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Calls the SDK declares void: a 200 with no body. */
@@ -16,25 +19,81 @@ const VOID_OPERATIONS = [
   'POST /v1/simulate/event_subscriptions/{event_subscription_token}/send_example',
 ];
 
+/**
+ * Sends raw HTTP on a new connection and reads the whole answer: for what no HTTP client sends. Each
+ * string is written as is; each function is awaited between the writes.
+ */
+async function rawExchange(url: string, ...steps: Array<string | (() => Promise<unknown>)>): Promise<Response> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  const closed = once(socket, 'close');
+  await once(socket, 'connect');
+  for (const step of steps) {
+    if (typeof step === 'string') socket.write(step);
+    else await step();
+  }
+  await closed;
+  const [head = '', body = ''] = received.split('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = head.split('\r\n');
+  const headers = new Headers(headerLines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+  return new Response(body, { status: Number(statusLine.split(' ')[1]), headers });
+}
+
 describeWithDb('HTTP layer', () => {
   const context = useTestServer();
 
-  async function expectError(response: Response, status: number, message: RegExp) {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = (await response.json()) as { debugging_request_id: string; message: string };
-    expect(Object.keys(body).sort()).toEqual(['debugging_request_id', 'message']);
-    expect(body.debugging_request_id).toMatch(UUID);
-    expect(body.debugging_request_id).toBe(response.headers.get('x-request-id'));
-    expect(body.message).toMatch(message);
-  }
 
   it('answers unknown routes and methods with a JSON 404', async () => {
-    await expectError(await context.server.request('GET', '/v1/nothing-here', { apiKey: context.program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
-    await expectError(await context.server.request('DELETE', '/v1/financial_accounts', { apiKey: context.program.apiKey }), 404, /No route/);
-    await expectError(await context.server.request('GET', '/v1/nothing-here'), 404, /No route/);
+    await expectErrorResponse(await context.server.request('GET', '/v1/nothing-here', { apiKey: context.program.apiKey }), 404, /No route for GET \/v1\/nothing-here/);
+    await expectErrorResponse(await context.server.request('DELETE', '/v1/financial_accounts', { apiKey: context.program.apiKey }), 404, /No route/);
+    await expectErrorResponse(await context.server.request('GET', '/v1/nothing-here'), 404, /No route/);
     // A card number in the path is masked, as in the logs.
-    await expectError(await context.server.request('GET', '/v1/nothing-here/4111111111111111'), 404, /No route for GET \/v1\/nothing-here\/\*{12}1111$/);
+    await expectErrorResponse(await context.server.request('GET', '/v1/nothing-here/4111111111111111'), 404, /No route for GET \/v1\/nothing-here\/\*{12}1111$/);
+  });
+
+  it('answers every error status of the contract in the one shape, with the request id header', async () => {
+    const { apiKey } = context.program;
+    await expectErrorResponse(await context.server.request('POST', '/v1/financial_accounts', { apiKey, body: '{' }), 400, /not valid JSON/);
+    await expectErrorResponse(await context.server.request('GET', '/v1/status'), 401, /provide API key/);
+    await expectErrorResponse(await context.server.request('GET', '/v1/status', { apiKey: 'cw_unknown-key-0000' }), 401, /Could not find API key/);
+    await expectErrorResponse(await context.server.request('GET', `/v1/financial_accounts/${crypto.randomUUID()}`, { apiKey }), 404, /not found/);
+    const otp = { token: crypto.randomUUID(), otp: '123456' };
+    await expectErrorResponse(await context.server.request('POST', '/v1/three_ds_decisioning/simulate/enter_otp', { apiKey, body: otp }), 422, /token/);
+  });
+
+  it('answers a path it cannot decode, and a path parameter of any length, in the one error shape', async () => {
+    const { apiKey } = context.program;
+    await expectErrorResponse(await context.server.request('GET', '/v1/cards/%E0%A4%A', { apiKey }), 400, /^path: /);
+    await expectErrorResponse(await context.server.request('GET', '/v1/nothing-here/%', {}), 400, /^path: /);
+    for (const length of [101, 5000]) {
+      await expectErrorResponse(await context.server.request('GET', `/v1/cards/${'a'.repeat(length)}`, { apiKey }), 400, /^card_token: must be a valid uuid/);
+    }
+    await expectErrorResponse(await context.server.request('GET', `/v1/cards/${'a'.repeat(101)}`), 401, /provide API key/);
+  });
+
+  it('answers a request the HTTP parser refuses in the one error shape', async () => {
+    const badLength = `GET /v1/status HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n`;
+    await expectErrorResponse(await rawExchange(context.server.url, badLength), 400, /^HTTP: /);
+    const unknownMethod = `BREW /v1/status HTTP/1.1\r\nHost: x\r\n\r\n`;
+    await expectErrorResponse(await rawExchange(context.server.url, unknownMethod), 400, /^HTTP: /);
+    const hugeHeader = `GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`;
+    await expectErrorResponse(await rawExchange(context.server.url, hugeHeader), 431, /^HTTP: the request headers are larger than/);
+  });
+
+  it('answers a request that arrives while the server shuts down with a 503 in the one error shape', async () => {
+    const closing = await startTestServer();
+    const { apiKey } = await closing.newProgram();
+    let closed: Promise<void> | undefined;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    // The request has begun before the shutdown (its connection is not idle, so it is not cut), and ends after it.
+    const response = await rawExchange(closing.url, 'GET /v1/status HTTP/1.1\r\nHost: x\r\n', pause, async () => {
+      closed = closing.close();
+      await pause();
+    }, `Authorization: ${apiKey}\r\n\r\n`);
+    await closed;
+    await expectErrorResponse(response, 503, /shutting down/);
   });
 
   it('masks a card number a client used as a field name in the 400 naming it', async () => {
@@ -76,13 +135,13 @@ describeWithDb('HTTP layer', () => {
 
   it('answers malformed JSON with 400', async () => {
     const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '{"nickname": "x",' });
-    await expectError(response, 400, /not valid JSON/);
+    await expectErrorResponse(response, 400, /not valid JSON/);
   });
 
   it('answers a body that is not an object with 400', async () => {
     for (const body of ['[]', '"text"', '42', 'null']) {
       const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body });
-      await expectError(response, 400, /body|must be object|not valid JSON/);
+      await expectErrorResponse(response, 400, /body|must be object|not valid JSON/);
     }
   });
 
@@ -91,7 +150,7 @@ describeWithDb('HTTP layer', () => {
     for (const path of [`/v2/auth_rules/${unknown}/promote`, `/v1/event_subscriptions/${unknown}/recover`, `/v1/transactions/${unknown}/expire_authorization`]) {
       for (const body of ['{"begin": "2030-01-01T00:00:00Z"}', '[]', 'null', '7']) {
         const response = await context.server.request('POST', path, { apiKey: context.program.apiKey, body });
-        await expectError(response, 400, /^body: this operation takes no body/);
+        await expectErrorResponse(response, 400, /^body: this operation takes no body/);
       }
       for (const body of [undefined, '', '{}']) {
         const response = await context.server.request('POST', path, { apiKey: context.program.apiKey, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
@@ -99,14 +158,14 @@ describeWithDb('HTTP layer', () => {
       }
     }
     const response = await context.server.request('DELETE', `/v2/auth_rules/${unknown}`, { apiKey: context.program.apiKey, body: '{"force": true}' });
-    await expectError(response, 400, /^body: this operation takes no body/);
+    await expectErrorResponse(response, 400, /^body: this operation takes no body/);
   });
 
   it('answers a body that is not an object with 400 where the body is optional too (no body at all is an empty one)', async () => {
     const { token } = await context.program.client.financialAccounts.create({ nickname: 'kept', type: 'OPERATING' });
     for (const body of ['null', '[]', '7']) {
       const response = await context.server.request('PATCH', `/v1/financial_accounts/${token}`, { apiKey: context.program.apiKey, body });
-      await expectError(response, 400, /body: must be object/);
+      await expectErrorResponse(response, 400, /body: must be object/);
     }
     const empty = await context.server.request('PATCH', `/v1/financial_accounts/${token}`, { apiKey: context.program.apiKey, body: '', headers: { 'content-type': 'application/json' } });
     expect(empty.status).toBe(200);
@@ -115,7 +174,7 @@ describeWithDb('HTTP layer', () => {
 
   it('answers an empty JSON body where a body is required with 400', async () => {
     const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body: '' , headers: { 'content-type': 'application/json' } });
-    await expectError(response, 400, /body/);
+    await expectErrorResponse(response, 400, /body/);
   });
 
   it('answers bodies over 1 MiB with a JSON 413', async () => {
@@ -123,7 +182,7 @@ describeWithDb('HTTP layer', () => {
       apiKey: context.program.apiKey,
       body: JSON.stringify({ nickname: 'x'.repeat(1024 * 1024 + 10), type: 'OPERATING' }),
     });
-    await expectError(response, 413, /1 MiB/);
+    await expectErrorResponse(response, 413, /1 MiB/);
   });
 
   it('answers a body without a JSON content type with 400 naming the header', async () => {
@@ -133,8 +192,8 @@ describeWithDb('HTTP layer', () => {
         headers: { authorization: context.program.apiKey, ...headers },
         body: new TextEncoder().encode(JSON.stringify({ nickname: 'typeless', type: 'OPERATING' })),
       });
-    await expectError(await send({}), 400, /^Content-Type: must be application\/json$/);
-    await expectError(await send({ 'content-type': 'application/x-www-form-urlencoded' }), 400, /^Content-Type: must be application\/json$/);
+    await expectErrorResponse(await send({}), 400, /^Content-Type: must be application\/json$/);
+    await expectErrorResponse(await send({ 'content-type': 'application/x-www-form-urlencoded' }), 400, /^Content-Type: must be application\/json$/);
     const accounts = await context.program.client.financialAccounts.list();
     expect(accounts.data.filter((account) => account.nickname === 'typeless')).toEqual([]);
   });
@@ -145,7 +204,7 @@ describeWithDb('HTTP layer', () => {
     ['{"parameters": {"conditions": [{"__proto__": 1}]}}', 'parameters.conditions[0].__proto__'],
   ])('answers a body with a key JavaScript reserves (%s) with 400 naming it', async (body, path) => {
     const response = await context.server.request('POST', '/v1/financial_accounts', { apiKey: context.program.apiKey, body });
-    await expectError(response, 400, new RegExp(`^${path.replace(/[.[\]]/g, '\\$&')}: is not an allowed key`));
+    await expectErrorResponse(response, 400, new RegExp(`^${path.replace(/[.[\]]/g, '\\$&')}: is not an allowed key`));
   });
 
   it('puts a request id on every response, also on success', async () => {

@@ -2,10 +2,79 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
+import { conditionalBlock } from '../testing/auth_rules.js';
+import { kycExemptBody } from '../testing/enrollment.js';
 import { describeWithDb, sdkClient, useTestServer, type TestServer } from '../testing/harness.js';
+import { manualBankAccount } from '../testing/money.js';
+import { openApiRoutes } from '../testing/openapi.js';
+import { ownedResources, threeDsBody, type Owned } from '../testing/owned.js';
 import * as store from './idempotency-store.js';
 import { movableWallClock } from '../testing/clock.js';
 import { expireIdempotencyRecords, requestFingerprint } from './idempotency.js';
+
+/**
+ * A body for every POST route that passes its schema, given real resources of the program (their
+ * tokens fill the path). `variant` 1 is another request of the route without path parameters (a
+ * route with them is sent another token instead). The handler may accept or refuse it: either way
+ * the answer is recorded under the key.
+ */
+const EVERY_POST: Record<string, (owned: Owned, variant: number, today: string) => object | undefined> = {
+  // In this order: each acts on what the previous left (the authorization is advised, partly voided, cleared, then too late to expire).
+  '/v1/simulate/clock': (_owned, variant) => ({ now: new Date(Date.now() + 60_000 + variant).toISOString() }),
+  '/v1/simulate/program': (_owned, variant) => ({ require_funds: variant === 1 }),
+  '/v1/financial_accounts': (_owned, variant) => ({ nickname: `every post ${variant}`, type: 'OPERATING' }),
+  '/v1/financial_accounts/{financial_account_token}/update_status': () => ({ status: 'CLOSED', substatus: 'END_USER_REQUEST' }),
+  '/v1/account_holders': () => kycExemptBody(),
+  '/v1/simulate/account_holders/enrollment_review': ({ tokens }, variant) => ({ account_holder_token: tokens.account_holder_token![1], status: variant === 0 ? 'ACCEPTED' : 'REJECTED' }),
+  '/v1/cards': (_owned, variant) => ({ type: 'VIRTUAL', memo: `every post ${variant}` }),
+  '/v1/book_transfers': ({ operating, card }, variant) => ({
+    amount: 100 + variant,
+    category: 'TRANSFER',
+    from_financial_account_token: operating,
+    to_financial_account_token: card.funding.token,
+    type: 'TRANSFER',
+    subtype: 'INTERNAL',
+  }),
+  '/v1/book_transfers/{book_transfer_token}/reverse': () => ({}),
+  '/v1/management_operations': ({ operating }, variant, today) => ({
+    amount: 100 + variant,
+    category: 'MANAGEMENT_ADJUSTMENT',
+    direction: 'CREDIT',
+    effective_date: today,
+    event_type: 'PROVISIONAL_CREDIT',
+    financial_account_token: operating,
+  }),
+  '/v1/management_operations/{management_operation_token}/reverse': (_owned, _variant, today) => ({ effective_date: today }),
+  '/v1/external_payments': ({ operating }, variant, today) => ({ amount: 100 + variant, category: 'EXTERNAL_WIRE', effective_date: today, financial_account_token: operating, payment_type: 'DEPOSIT' }),
+  '/v1/external_payments/{external_payment_token}/settle': (_owned, _variant, today) => ({ effective_date: today }),
+  '/v1/external_payments/{external_payment_token}/release': (_owned, _variant, today) => ({ effective_date: today }),
+  '/v1/external_payments/{external_payment_token}/cancel': (_owned, _variant, today) => ({ effective_date: today }),
+  '/v1/external_payments/{external_payment_token}/reverse': (_owned, _variant, today) => ({ effective_date: today }),
+  '/v1/external_bank_accounts': ({ operating }) => manualBankAccount(operating),
+  '/v1/external_bank_accounts/{external_bank_account_token}/micro_deposits': () => ({ micro_deposits: [1, 2] }),
+  '/v1/external_bank_accounts/{external_bank_account_token}/retry_micro_deposits': () => ({}),
+  '/v1/external_bank_accounts/{external_bank_account_token}/retry_prenote': () => ({}),
+  '/v2/auth_rules': (_owned, variant) => conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }], { program_level: true }, `every post ${variant}`),
+  '/v2/auth_rules/{auth_rule_token}/draft': () => ({}),
+  '/v2/auth_rules/{auth_rule_token}/promote': () => undefined,
+  '/v1/three_ds_authentication/simulate': ({ card }, variant) => threeDsBody(card.pan, `GROCER ${variant}`),
+  '/v1/three_ds_decisioning/challenge_response': ({ pendingChallenge }, variant) => ({ token: pendingChallenge, challenge_response: variant === 0 ? 'APPROVE' : 'DECLINE_BY_CUSTOMER' }),
+  '/v1/three_ds_decisioning/simulate/enter_otp': ({ pendingChallenge }, variant) => ({ token: pendingChallenge, otp: variant === 0 ? '123456' : '654321' }),
+  '/v1/simulate/authorize': ({ card }, variant) => ({ amount: 100 + variant, descriptor: 'EVERY POST', pan: card.pan }),
+  '/v1/simulate/authorization_advice': ({ tokens }, variant) => ({ token: tokens.transaction_token![0], amount: 50 + variant }),
+  '/v1/simulate/void': ({ tokens }, variant) => ({ token: tokens.transaction_token![0], amount: 1 + variant }),
+  '/v1/simulate/clearing': ({ tokens }, variant) => ({ token: tokens.transaction_token![0], amount: 10 + variant }),
+  '/v1/transactions/{transaction_token}/expire_authorization': () => undefined,
+  '/v1/simulate/return': ({ card }, variant) => ({ amount: 100 + variant, descriptor: 'EVERY POST', pan: card.pan }),
+  '/v1/simulate/return_reversal': ({ tokens }, variant) => ({ token: variant === 0 ? tokens.transaction_token![0] : crypto.randomUUID() }),
+  '/v1/simulate/credit_authorization_advice': ({ card }, variant) => ({ amount: 100 + variant, descriptor: 'EVERY POST', pan: card.pan }),
+  '/v1/event_subscriptions': (_owned, variant) => ({ url: `https://example.com/every-post/${variant}` }),
+  '/v1/event_subscriptions/{event_subscription_token}/secret/rotate': () => undefined,
+  '/v1/events/{event_token}/event_subscriptions/{event_subscription_token}/resend': () => undefined,
+  '/v1/event_subscriptions/{event_subscription_token}/recover': () => undefined,
+  '/v1/event_subscriptions/{event_subscription_token}/replay_missing': () => undefined,
+  '/v1/simulate/event_subscriptions/{event_subscription_token}/send_example': () => ({}),
+};
 
 describeWithDb('idempotency', () => {
   const context = useTestServer();
@@ -114,6 +183,7 @@ describeWithDb('idempotency', () => {
     });
     const response = await post(key, { nickname: 'inflight', type: 'OPERATING' });
     expect(response.status).toBe(409);
+    expect(Object.keys(JSON.parse(response.text)).sort()).toEqual(['debugging_request_id', 'message']);
     expect(JSON.parse(response.text).message).toMatch(/still being processed/);
     expect(await countNamed('inflight')).toBe(0);
   });
@@ -136,6 +206,33 @@ describeWithDb('idempotency', () => {
     expect(response.status).toBe(200);
     expect(await countNamed('takeover')).toBe(1);
   });
+
+  it('on every POST route: a repeat answers the first answer (status and body) and changes nothing; the key with another request is a 400', async () => {
+    const routes = (await openApiRoutes(context.server)).filter(({ method }) => method === 'POST').map(({ path }) => path);
+    expect(routes.sort()).toEqual(Object.keys(EVERY_POST).sort());
+    const program = await context.server.newProgram('every post');
+    const owned = await ownedResources(program.client);
+    const send = async (key: string, path: string, body: object | undefined) => {
+      const response = await context.server.request('POST', path, { apiKey: program.apiKey, headers: { 'idempotency-key': key }, ...(body === undefined ? {} : { body }) });
+      return { status: response.status, text: await response.text(), replayed: response.headers.get('idempotent-replayed') };
+    };
+    const eventTokens = async () => (await program.client.events.list({ page_size: 100 })).data.map((event) => event.token);
+    for (const [route, bodyOf] of Object.entries(EVERY_POST)) {
+      const today = ((await program.client.get('/v1/simulate/clock')) as { now: string }).now.slice(0, 10);
+      const path = route.replace(/\{([^}]+)\}/g, (_match, name: string) => owned.tokens[name]![0]!);
+      const body = bodyOf(owned, 0, today);
+      const key = crypto.randomUUID();
+      const first = await send(key, path, body);
+      expect(first.status, `${route} ${first.text}`).toBeLessThan(500);
+      const eventsBefore = await eventTokens();
+      expect(await send(key, path, body), route).toEqual({ ...first, replayed: 'true' });
+      expect(await eventTokens(), route).toEqual(eventsBefore);
+      const otherPath = route.replace(/\{[^}]+\}/g, () => crypto.randomUUID());
+      const other = otherPath === route ? await send(key, path, bodyOf(owned, 1, today)) : await send(key, otherPath, body);
+      expect(other.status, `${route} ${other.text}`).toBe(400);
+      expect(JSON.parse(other.text).message, route).toMatch(/^Idempotency-Key: this key was already used with a different request/);
+    }
+  }, 120_000);
 
   it('20 concurrent duplicates create exactly one account; every success is the same response', async () => {
     const key = crypto.randomUUID();

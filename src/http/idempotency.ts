@@ -34,7 +34,8 @@ import type { Secrets } from '../crypto/secrets.js';
 import type { WallClock } from '../clock.js';
 import type { Db, Tx } from '../db/database.js';
 import { ConflictError, InvalidRequestError } from '../errors.js';
-import { REQUEST_ID_HEADER, rereadProgramTime } from './auth.js';
+import { rereadProgramTime } from './auth.js';
+import { REQUEST_ID_HEADER } from './errors.js';
 import * as store from './idempotency-store.js';
 import { lowerCaseTokensInUrl } from './validation.js';
 

@@ -126,6 +126,24 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
         }
       });
 
+      it('sizes its pages with page_size, 1 to 100 (as the contract names it, account holders too): 0 and 101 are a 400 naming it', async () => {
+        const list = async (query: string) => {
+          const response = await context.server.request('GET', `${path}?${query}`, { apiKey: pager.apiKey });
+          return { status: response.status, body: (await response.json()) as { data?: Item[]; has_more?: boolean; message?: string } };
+        };
+        for (const size of [1, 100]) {
+          const { status, body } = await list(`page_size=${size}`);
+          expect(status).toBe(200);
+          expect(Object.keys(body).sort()).toEqual(['data', 'has_more']);
+          expect(body.data?.map((item) => item.token)).toEqual(all.slice(0, size).map((item) => item.token));
+          expect(body.has_more).toBe(all.length > size);
+        }
+        for (const query of ['page_size=0', 'page_size=101', ...(path === '/v1/account_holders' ? ['page_size=2&limit=2'] : [])]) {
+          const { status, body } = await list(query);
+          expect([status, body.message?.startsWith('page_size: ')], query).toEqual([400, true]);
+        }
+      });
+
       it('refuses a cursor that names no item of this list (another list’s, another program’s) with 400', async () => {
         const elsewhere = (await context.program.client.financialAccounts.list()).data[0]?.token as string;
         const otherList = path === '/v1/cards' ? (await page('/v1/transactions', {})).data[0]?.token : (await page('/v1/cards', {})).data[0]?.token;

@@ -1,9 +1,12 @@
 /** API keys, program isolation, and the program clock. */
+import http from 'node:http';
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { AUTH_CACHE_TTL_MS } from './auth-cache.js';
 import { revokeKey } from './service.js';
 import { systemClock } from '../clock.js';
+import { expectErrorResponse } from '../testing/api-errors.js';
+import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, sdkClient, startTestServer, useTestServer, type TestProgram } from '../testing/harness.js';
 
 describeWithDb('API keys', () => {
@@ -13,6 +16,39 @@ describeWithDb('API keys', () => {
     await expect(context.program.client.apiStatus()).resolves.toEqual({ message: 'OK' });
     const response = await context.server.request('GET', '/v1/status', { apiKey: `Bearer ${context.program.apiKey}` });
     expect(response.status).toBe(200);
+  });
+
+  it('reads the key with spaces around it or after Bearer; an empty key, a bare Bearer, another scheme or anything after the key is a 401', async () => {
+    const { apiKey } = context.program;
+    for (const header of [` ${apiKey} `, `Bearer ${apiKey}`, `bearer ${apiKey}`, `Bearer   ${apiKey}`]) {
+      expect((await context.server.request('GET', '/v1/status', { apiKey: header })).status, header).toBe(200);
+    }
+    const refusals: Array<[string, RegExp]> = [
+      ['', /^Please provide API key/],
+      ['   ', /^Please provide API key/],
+      ['Bearer ', /^Could not find API key/],
+      ['Bearer', /^Could not find API key/],
+      [`Basic ${apiKey}`, /^Could not find API key/],
+      [`${apiKey} ${apiKey}`, /^Could not find API key/],
+      [apiKey.toUpperCase(), /^Could not find API key/],
+    ];
+    for (const [header, message] of refusals) {
+      await expectErrorResponse(await context.server.request('GET', '/v1/status', { apiKey: header }), 401, message);
+    }
+  });
+
+  it('reads the Authorization header whatever the case of its name', async () => {
+    const { port } = new URL(context.server.url);
+    for (const name of ['Authorization', 'AUTHORIZATION', 'aUtHoRiZaTiOn']) {
+      // Node sends a header name as it is given (fetch would lower-case it).
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/v1/status', headers: { [name]: context.program.apiKey } }, (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        }).on('error', reject);
+      });
+      expect(status, name).toBe(200);
+    }
   });
 
   it('answers 401 without a key, with an unknown key, and with a revoked key', async () => {
@@ -134,6 +170,27 @@ describeWithDb('program clock', () => {
     const other = await context.server.newProgram('other');
     const clock = await now(other);
     expect(Math.abs(clock - Date.now())).toBeLessThan(5_000);
+  });
+});
+
+describeWithDb('program clock, standing still', () => {
+  const NOW = '2032-06-15T12:00:00.000Z';
+  const context = useTestServer({ wall: frozenWallClock(NOW).wall });
+
+  it('answers GET and POST /v1/simulate/clock with exactly {"now": <date-time>}; the current instant is a move, one a millisecond earlier a 400 that changes nothing', async () => {
+    const { apiKey } = context.program;
+    const clock = async (method: 'GET' | 'POST', now?: string) => {
+      const response = await context.server.request(method, '/v1/simulate/clock', { apiKey, ...(now === undefined ? {} : { body: { now } }) });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    expect(await clock('GET')).toEqual({ status: 200, body: { now: NOW } });
+    expect(await clock('POST', NOW)).toEqual({ status: 200, body: { now: NOW } });
+    const later = '2032-06-15T13:30:00.250Z';
+    expect(await clock('POST', '2032-06-15T15:30:00.250+02:00')).toEqual({ status: 200, body: { now: later } });
+    expect(await clock('GET')).toEqual({ status: 200, body: { now: later } });
+    const earlier = await context.server.request('POST', '/v1/simulate/clock', { apiKey, body: { now: '2032-06-15T13:30:00.249Z' } });
+    await expectErrorResponse(earlier, 400, /^now: must not be earlier than the program's current time 2032-06-15T13:30:00.250Z/);
+    expect(await clock('GET')).toEqual({ status: 200, body: { now: later } });
   });
 });
 

@@ -21,21 +21,23 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts the built Cardwright server on a free port and resolves once it listens. */
-export function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+/** Starts the built Cardwright server on a free port and resolves once it listens; `cwd` is where `./data` is. */
+export function spawnServer(env: Record<string, string>, cwd?: string): Promise<ServerProcess> {
   assertBuilt();
   return spawnListening(
     [CLI, 'serve'],
     { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    cwd,
   );
 }
 
 /** Runs `node <args>` and resolves once its output matches `listening` (group 1 is the URL). */
-export async function spawnListening(args: string[], env: Record<string, string>, listening: RegExp): Promise<ServerProcess> {
+export async function spawnListening(args: string[], env: Record<string, string>, listening: RegExp, cwd?: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd === undefined ? {} : { cwd }),
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
