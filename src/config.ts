@@ -49,7 +49,8 @@ function parsePort(raw: string | undefined): number {
 
 function parsePositiveInt(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
+  // Decimal digits only, as PORT: Number() would also read "1e1", "0x10" or "0b11".
+  const value = /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < 1) {
     throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
   }

@@ -37,6 +37,13 @@ describe('configuration', () => {
     }
   });
 
+  it('reads CARDWRIGHT_PG_POOL_SIZE as decimal digits only', () => {
+    expect(loadConfig({ CARDWRIGHT_PG_POOL_SIZE: ' 16 ' }).pgPoolSize).toBe(16);
+    for (const size of ['0x10', '1e1', '0b11', '10.0', '+10', '0', '-1', 'ten']) {
+      expect(() => loadConfig({ CARDWRIGHT_PG_POOL_SIZE: size }), size).toThrow(/^CARDWRIGHT_PG_POOL_SIZE must be a positive integer/);
+    }
+  });
+
   it('refuses an empty item or a key with whitespace inside in CARDWRIGHT_API_KEYS, naming the item', () => {
     expect(loadConfig({ CARDWRIGHT_API_KEYS: '   ' }).apiKeys).toEqual([]);
     expect(() => loadConfig({ CARDWRIGHT_API_KEYS: 'key-one-1234,,key-two-1234' })).toThrow(/^CARDWRIGHT_API_KEYS: item 2 of 3 is empty/);
