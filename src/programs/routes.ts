@@ -7,12 +7,15 @@ import { runClockJobsAcross } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import { commit } from '../http/idempotency.js';
 import { DateTime, StrictObject, Type } from '../http/schemas.js';
+import { sharedWhileRunning } from './readiness.js';
 import { checkReadiness, fundsRequired, moveClock, setFundsRequired } from './service.js';
 
 const Clock = Type.Object({ now: DateTime });
 const ProgramSettings = Type.Object({ require_funds: Type.Boolean() });
 
 export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const ready = sharedWhileRunning(() => checkReadiness(app.deps.db));
+
   app.get(
     '/v1/status',
     {
@@ -24,7 +27,7 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => {
-      await checkReadiness(app.deps.db);
+      await ready();
       return { message: 'OK' };
     },
   );
