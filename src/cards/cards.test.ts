@@ -706,4 +706,14 @@ describeWithDb('PHYSICAL card fulfilment as time passes', () => {
     clock.advance(24 * 60 * 60 * 1000);
     expect((await client.cards.list({ state: 'PENDING_ACTIVATION' })).data.map((item) => item.token).sort()).toEqual([card.token, later.token].sort());
   });
+
+  it('ships a card whose midnight has passed before a PATCH changes it, with no read or sweep in between', async () => {
+    const { client } = (await context.server.newProgram('patch after midnight')) as { client: typeof context.program.client };
+    const card = await client.cards.create({ type: 'PHYSICAL', shipping_address: SHIPPING });
+    clock.advance(24 * 60 * 60 * 1000); // past the next midnight; nothing has read the card since
+    expect((await client.cards.update(card.token, { state: 'OPEN' })).state).toBe('OPEN');
+    const shipped = (await client.events.list({ event_types: ['card.shipped'], with_content: true })).data;
+    const nextMidnight = new Date(Date.parse(card.created.slice(0, 10)) + 24 * 60 * 60 * 1000).toISOString();
+    expect(shipped.map((event) => [event.payload['card_token'], event.created])).toEqual([[card.token, nextMidnight]]);
+  });
 });
