@@ -245,7 +245,8 @@ describeWithDb('account holders', () => {
     const fiveOwners = Array.from({ length: 5 }, () => kyb.beneficial_owner_individuals[0]);
     const cases: Array<[string, Body, string]> = [
       // SDK 0.119 leaves `workflow` optional in KYB_DELEGATED only: a body without it is that shape.
-      ['no workflow', withField(kyc, 'workflow', undefined), 'business_entity: is required'],
+      ['no workflow', withField(kyc, 'workflow', undefined), 'workflow: is required for a KYC or KYC_EXEMPT body (a body without workflow is KYB_DELEGATED)'],
+      ['no workflow, KYC_EXEMPT', withField(exempt, 'workflow', undefined), 'workflow: is required for a KYC or KYC_EXEMPT body (a body without workflow is KYB_DELEGATED)'],
       ['unknown workflow', withField(kyc, 'workflow', 'KYC_ADVANCED'), 'workflow: must be one of KYB_BASIC, KYB_BYO, KYB_DELEGATED, KYC_BASIC, KYC_BYO, KYC_EXEMPT'],
       ['missing individual', withField(kyc, 'individual', undefined), 'individual: is required'],
       ['missing tos_timestamp', withField(kyc, 'tos_timestamp', undefined), 'tos_timestamp: is required'],

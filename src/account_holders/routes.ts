@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { InvalidRequestError } from '../errors.js';
 import { commit } from '../http/idempotency.js';
 import { ListOf, TokenParams, Type } from '../http/schemas.js';
 import {
@@ -13,6 +14,19 @@ import {
 import * as service from './service.js';
 
 const tags = ['Account holders'];
+
+/**
+ * A create body without `workflow` is KYB_DELEGATED (the one variant whose SDK type leaves it
+ * optional). A body with a KYC or KYC_EXEMPT variant's own fields and no business has only forgotten its workflow:
+ * saying so is clearer than the delegated shape's "business_entity: is required".
+ */
+async function requireWorkflowOfIndividuals(request: { body: unknown }): Promise<void> {
+  const { body } = request;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.hasOwn(body, 'workflow') || Object.hasOwn(body, 'business_entity')) return;
+  if (Object.hasOwn(body, 'individual') || Object.hasOwn(body, 'kyc_exemption_type')) {
+    throw new InvalidRequestError('workflow: is required for a KYC or KYC_EXEMPT body (a body without workflow is KYB_DELEGATED)');
+  }
+}
 
 export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, secrets } = app.deps;
@@ -30,6 +44,7 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateAccountHolderBody,
         response: { 200: AccountHolderCreated },
       },
+      preValidation: requireWorkflowOfIndividuals,
     },
     async (request, reply) => commit(request, reply, (tx) => service.create(tx, request.scope, secrets, request.body)),
   );
