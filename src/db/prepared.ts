@@ -26,6 +26,9 @@ type Slot = { argument: number } | { constant: unknown };
 interface Template {
   sql: string;
   slots: Slot[];
+  /** What Kysely's `CompiledQuery.raw(sql)` would build on each call (see `withArguments`). */
+  query: CompiledQuery['query'];
+  queryId: CompiledQuery['queryId'];
 }
 
 const PLACEHOLDER = '\u0000cardwright-argument-';
@@ -47,12 +50,19 @@ function compileTemplate(query: { compile(): CompiledQuery<unknown> }): Template
     }
     return { constant: parameter };
   });
-  return { sql: compiled.sql, slots };
+  const raw = CompiledQuery.raw(compiled.sql);
+  return { sql: compiled.sql, slots, query: raw.query, queryId: raw.queryId };
 }
 
+/**
+ * The template's statement with these arguments. Built as a plain object rather than by
+ * `CompiledQuery.raw`, which freezes four new objects and makes a query id on every call (a few
+ * per cent of a write): the raw node and the id are the template's, made once (no plugin is
+ * installed, and only plugins read the id), and nothing changes a compiled query once built.
+ */
 function withArguments<Row>(template: Template, args: readonly unknown[]): CompiledQuery<Row> {
   const parameters = template.slots.map((slot) => ('argument' in slot ? args[slot.argument] : slot.constant));
-  return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<Row>;
+  return { sql: template.sql, query: template.query, queryId: template.queryId, parameters };
 }
 
 /** Compiles `build` once per engine; then gives the compiled query for new arguments. */
@@ -118,8 +128,19 @@ export function preparedOverTokens<Row>(
   return async (exec, programId, tokens) => (tokens.length === 0 ? [] : query(exec, 'tokens', [programId, ...tokens]));
 }
 
-/** Compiled INSERTs by (engine, table, row count, columns): a pure cache of SQL text. */
-const insertTemplates = new Map<string, Template>();
+/**
+ * Compiled INSERTs by engine, table and row count, each with the column list it was compiled for
+ * (a pure cache of SQL text). Rows built by one function have one column list, so a key holds one
+ * or two entries; the list is compared name by name rather than joined into the key, which cost
+ * more than the rest of building a statement.
+ */
+const insertTemplates = new Map<string, Array<{ columns: readonly string[]; template: Template }>>();
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
 
 /**
  * Bound parameters per INSERT `insertRows` writes: well under both engines' caps (SQLite 32,766,
@@ -152,16 +173,22 @@ async function insertStatement<T extends keyof Database & string>(
   columns: readonly string[],
   rows: ReadonlyArray<Insertable<Database[T]>>,
 ): Promise<void> {
-  const key = `${engineOf(exec)}|${table}|${rows.length}|${columns.join(',')}`;
-  let template = insertTemplates.get(key);
+  const key = `${engineOf(exec)}|${table}|${rows.length}`;
+  const compiled = insertTemplates.get(key) ?? [];
+  let template = compiled.find((entry) => sameColumns(entry.columns, columns))?.template;
   if (!template) {
     const names = placeholders(rows.length * columns.length);
     const placeholderRows = rows.map((_, row) =>
       Object.fromEntries(columns.map((column, index) => [column, names[row * columns.length + index]])),
     );
     template = compileTemplate(exec.insertInto(table).values(placeholderRows as never));
-    insertTemplates.set(key, template);
+    compiled.push({ columns: [...columns], template });
+    insertTemplates.set(key, compiled);
   }
-  const values = rows.flatMap((row) => columns.map((column) => (row as Record<string, unknown>)[column] ?? null));
+  const values: unknown[] = new Array(rows.length * columns.length);
+  let next = 0;
+  for (const row of rows) {
+    for (const column of columns) values[next++] = (row as Record<string, unknown>)[column] ?? null;
+  }
   await exec.executeQuery(withArguments(template, values));
 }
