@@ -152,13 +152,20 @@ function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction
   return transactions.sort((a, b) => (a.created === b.created ? (a.token < b.token ? 1 : -1) : a.created < b.created ? 1 : -1));
 }
 
-/** The account's financial transactions, after applying what has fallen due by the program clock. */
-async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string): Promise<FinancialTransaction[]> {
+/**
+ * The account's financial transactions, after applying what has fallen due by the program clock;
+ * with `onlyToken`, just that one (its own journals are all it is derived from), not the whole history.
+ */
+async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
   await catchUpMoney(db, scope);
   const exec = db.kysely;
   const { programId } = scope;
   if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
-  const [journals, declined] = await Promise.all([accountJournals(exec, programId, financialAccountToken), declinedMovements(exec, programId, financialAccountToken)]);
+  const [journals, allDeclined] = await Promise.all([
+    accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken }),
+    declinedMovements(exec, programId, financialAccountToken),
+  ]);
+  const declined = onlyToken === undefined ? allDeclined : allDeclined.filter((movement) => movement.token === onlyToken);
   const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
   const [events, cardRows, cardEvents] = await Promise.all([
@@ -268,7 +275,7 @@ export async function list(
 }
 
 export async function get(db: Db, scope: ProgramScope, financialAccountToken: string, token: string): Promise<FinancialTransaction> {
-  const found = (await transactionsOf(db, scope, financialAccountToken)).find((transaction) => transaction.token === token);
+  const found = (await transactionsOf(db, scope, financialAccountToken, token)).find((transaction) => transaction.token === token);
   if (!found) throw notFound('financial transaction', token);
   return found;
 }

@@ -282,11 +282,17 @@ export interface AccountJournal {
 
 /**
  * The journals that touched a financial account, oldest first, each with the account's net change
- * per bucket; with `throughMs`, only those written at or before that time. Balances, history and
+ * per bucket; with `throughMs`, only those written at or before that time, and with
+ * `transactionToken`, only that transaction's. Balances, history and
  * financial transactions are all read from here: the entries are the record, nothing else is kept.
  */
-export async function accountJournals(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number): Promise<AccountJournal[]> {
-  const rows = await store.accountJournalAmounts(exec, programId, financialAccountToken, throughMs);
+export async function accountJournals(
+  exec: Executor,
+  programId: string,
+  financialAccountToken: string,
+  only: { throughMs?: number; transactionToken?: string } = {},
+): Promise<AccountJournal[]> {
+  const rows = await store.accountJournalAmounts(exec, programId, financialAccountToken, only);
   const journals = new Map<string, AccountJournal>();
   for (const row of rows) {
     const journal = journals.get(row.journal_token) ?? {

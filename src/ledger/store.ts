@@ -167,13 +167,19 @@ export function lastJournalsThrough(exec: Executor, programId: string, tokens: r
 }
 
 /** Per journal touching the account: the journal and the account's net amount in each bucket. */
-export function accountJournalAmounts(exec: Executor, programId: string, financialAccountToken: string, throughMs?: number) {
+export function accountJournalAmounts(
+  exec: Executor,
+  programId: string,
+  financialAccountToken: string,
+  only: { throughMs?: number; transactionToken?: string } = {},
+) {
   let query = exec
     .selectFrom('ledger_entries')
     .select(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket', sql<number>`sum(amount_cents)`.as('amount_cents')])
     .where('program_id', '=', programId)
     .where('ledger_account', '=', financialAccountToken);
-  if (throughMs !== undefined) query = query.where('created_ms', '<=', throughMs);
+  if (only.throughMs !== undefined) query = query.where('created_ms', '<=', only.throughMs);
+  if (only.transactionToken !== undefined) query = query.where('transaction_token', '=', only.transactionToken);
   return query
     .groupBy(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket'])
     .orderBy('created_ms')
