@@ -27,8 +27,11 @@ export class ClockGate {
 
   /** Waits for any move of the program's clock to finish, then holds the gate open for one write. */
   async enterWrite(programId: string): Promise<Leave> {
-    const gate = this.#gateOf(programId);
-    while (gate.move) await gate.move;
+    let gate = this.#gateOf(programId);
+    while (gate.move) {
+      await gate.move;
+      gate = this.#gateOf(programId); // see #forgetIfIdle
+    }
     gate.writes += 1;
     let left = false;
     return () => {
@@ -44,8 +47,11 @@ export class ClockGate {
 
   /** Waits for other moves and for the writes under way; writes arriving meanwhile wait for this move. */
   async enterMove(programId: string): Promise<Leave> {
-    const gate = this.#gateOf(programId);
-    while (gate.move) await gate.move;
+    let gate = this.#gateOf(programId);
+    while (gate.move) {
+      await gate.move;
+      gate = this.#gateOf(programId); // see #forgetIfIdle
+    }
     let finish!: () => void;
     gate.move = new Promise<void>((resolve) => (finish = resolve));
     if (gate.writes > 0) await new Promise<void>((resolve) => (gate.drained = resolve));
@@ -69,7 +75,12 @@ export class ClockGate {
     return gate;
   }
 
-  /** A program with nothing under way keeps no entry (the map holds only the programs in use now). */
+  /**
+   * A program with nothing under way keeps no entry (the map holds only the programs in use now).
+   * Whoever waited on a move of a forgotten gate looks the gate up again once it wakes, and claims
+   * it in that same turn, with no await between: it counts in the gate that is kept, which a later
+   * move sees.
+   */
   #forgetIfIdle(programId: string, gate: ProgramGate): void {
     if (gate.writes === 0 && gate.move === null && this.#programs.get(programId) === gate) this.#programs.delete(programId);
   }

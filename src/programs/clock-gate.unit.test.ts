@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClockGate } from './clock-gate.js';
+import { ClockGate, type Leave } from './clock-gate.js';
 
 /** Lets every settled promise's continuations run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -40,6 +40,45 @@ describe('ClockGate', () => {
     leaveA();
     (await second)();
     expect(order).toEqual(['B']);
+  });
+
+  it('holds a later move for a write that waited out an earlier one', async () => {
+    const gate = new ClockGate();
+    const leaveFirstMove = await gate.enterMove('p');
+    const writing = gate.enterWrite('p');
+    await settle();
+    leaveFirstMove();
+    const leaveWrite = await writing;
+    let moved = false;
+    const moving = gate.enterMove('p').then((leave) => ((moved = true), leave));
+    await settle();
+    expect(moved).toBe(false);
+    leaveWrite();
+    (await moving)();
+    expect(moved).toBe(true);
+  });
+
+  it('runs one at a time the moves that waited out an earlier one', async () => {
+    const gate = new ClockGate();
+    const leaveFirst = await gate.enterMove('p');
+    const order: string[] = [];
+    const waiting = [gate.enterMove('p'), gate.enterMove('p')].map((entering, index) =>
+      entering.then((leave) => {
+        order.push(`enter ${index}`);
+        return () => {
+          order.push(`leave ${index}`);
+          leave();
+        };
+      }),
+    );
+    await settle();
+    leaveFirst();
+    await settle();
+    expect(order).toHaveLength(1);
+    const [enteredFirst, enteredSecond] = order[0] === 'enter 0' ? [0, 1] : [1, 0];
+    (await (waiting[enteredFirst] as Promise<Leave>))();
+    (await (waiting[enteredSecond] as Promise<Leave>))();
+    expect(order).toEqual([`enter ${enteredFirst}`, `leave ${enteredFirst}`, `enter ${enteredSecond}`, `leave ${enteredSecond}`]);
   });
 
   it("never holds another program's writes", async () => {
