@@ -48,7 +48,6 @@ export async function update(exec: Executor, programId: string, token: string, c
 }
 
 /**
-/**
  * ENABLED at `enabledMs`, if it is still the PENDING prenote whose wait ends at `dueMs` (read due by
  * the caller): a concurrent `retry_prenote` that started a new wait is not enabled by a job that
  * read the old one. 1 or 0.
