@@ -8,7 +8,7 @@ import type { BookTransfersTable } from './tables.js';
 export type BookTransferRow = BookTransfersTable;
 
 export async function insert(exec: Executor, row: BookTransferRow): Promise<void> {
-  await insertRows(exec, 'book_transfers', [row]);
+  await insertRows(exec, 'book_transfers', [row], { deferrable: true });
 }
 
 export function find(exec: Executor, programId: string, token: string): Promise<BookTransferRow | undefined> {

@@ -4,6 +4,8 @@
  * - BIGINT and NUMERIC come back as JS numbers (every amount and timestamp is an integer far below
  *   2^53; the parser asserts it) instead of pg's default strings.
  * - Statements are prepared once per connection: each distinct SQL text gets a stable name.
+ * - INSERTs `insertRows` marks deferrable ride along with the transaction's next statement, one
+ *   round trip instead of two (pg-deferred.ts).
  * - A connection that breaks (PostgreSQL restarted, a backend terminated, the network cut) fails
  *   only the requests using it (503, see `isPostgresUnavailable`); the pool opens new ones.
  * - `search_path` can be set through the URL (`?options=-c search_path=…`), which the tests use to
@@ -11,6 +13,7 @@
  */
 import pg from 'pg';
 import { PostgresDialect, sql, type DatabaseIntrospector, type Dialect, type Kysely } from 'kysely';
+import { DeferredInserts, type Statement } from './pg-deferred.js';
 
 const PREPARED_STATEMENT_LIMIT = 2000;
 /**
@@ -35,9 +38,12 @@ const types = {
   },
 };
 
-type QueryFn = (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+type QueryFn = (text: unknown, values?: unknown[]) => Promise<pg.QueryResult>;
 
-/** Wraps a pool so that every client runs parameterised queries as named prepared statements. */
+/**
+ * Wraps a pool so that every client runs parameterised queries as named prepared statements, and
+ * holds deferrable INSERTs to send them with the transaction's next statement (pg-deferred.ts).
+ */
 function withPreparedStatements(pool: pg.Pool): pg.Pool {
   const names = new Map<string, string>();
   const nameFor = (text: string): string | undefined => {
@@ -59,9 +65,23 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
       // error all the same, and the pool drops the client when it comes back (no longer queryable).
       client.on('error', () => undefined);
       const query = client.query.bind(client) as QueryFn;
+      const send = ({ text, values }: Statement) => {
+        const name = values.length > 0 ? nameFor(text) : undefined;
+        return name ? query({ name, text, values }) : query(text, values);
+      };
+      const deferred = new DeferredInserts();
       (client as unknown as { query: QueryFn }).query = (text, values) => {
-        const name = typeof text === 'string' && values && values.length > 0 ? nameFor(text) : undefined;
-        return name ? query({ name, text, values } as unknown as string) : query(text, values);
+        if (typeof text !== 'string') {
+          // A cursor (or a query object): the held INSERTs go first.
+          const flush = deferred.takeFlush();
+          if (flush) send(flush).catch(() => undefined); // its failure fails what follows (transaction aborted)
+          return query(text, values);
+        }
+        const plan = deferred.plan(text, values ?? []);
+        if (plan.hold) return Promise.resolve({ command: 'INSERT', rowCount: plan.rowCount, rows: [], fields: [], oid: 0 } as pg.QueryResult);
+        // Sent together, in order; the answer is the last one's, and a failure the first one's.
+        const results = plan.send.map(send);
+        return results.length === 1 ? (results[0] as Promise<pg.QueryResult>) : Promise.all(results).then((all) => all[all.length - 1] as pg.QueryResult);
       };
       patched.add(client);
     }

@@ -12,13 +12,16 @@
  *   and list length; `preparedByShape(…)`, its general form, for statements whose structure varies
  *   (compiled once per engine and shape).
  * - `insertRows(exec, table, rows)` inserts whole rows in one statement (or a few, for very many
- *   rows), compiled once per engine, table, column list and row count.
+ *   rows), compiled once per engine, table, column list and row count. With `{ deferrable: true }`
+ *   PostgreSQL may send it with the transaction's next statement (pg-deferred.ts): for rows with
+ *   fresh tokens whose INSERT cannot fail but for a bug.
  *
  * The SQL text is the same string each time, so the statement itself is a cached prepared
  * statement too (see sqlite.ts / postgres.ts).
  */
 import { CompiledQuery, PostgresAdapter, type Insertable, type Kysely } from 'kysely';
 import type { Executor } from './database.js';
+import { deferrable } from './pg-deferred.js';
 import type { Database } from './schema.js';
 
 type Slot = { argument: number } | { constant: unknown };
@@ -151,19 +154,20 @@ export const INSERT_PARAMETERS_MAX = 10_000;
 
 /**
  * Inserts rows that all have the same columns, in the same order (as rows built by one function
- * do): in one statement, or in as few as the parameter bound allows.
+ * do): in one statement, or in as few as the parameter bound allows. `deferrable`: see above.
  */
 export async function insertRows<T extends keyof Database & string>(
   exec: Executor,
   table: T,
   rows: ReadonlyArray<Insertable<Database[T]>>,
+  options: { deferrable?: boolean } = {},
 ): Promise<void> {
   const first = rows[0];
   if (first === undefined) return;
   const columns = Object.keys(first);
   const rowsPerStatement = Math.max(1, Math.floor(INSERT_PARAMETERS_MAX / columns.length));
   for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    await insertStatement(exec, table, columns, rows.slice(start, start + rowsPerStatement));
+    await insertStatement(exec, table, columns, rows.slice(start, start + rowsPerStatement), options.deferrable === true);
   }
 }
 
@@ -172,8 +176,11 @@ async function insertStatement<T extends keyof Database & string>(
   table: T,
   columns: readonly string[],
   rows: ReadonlyArray<Insertable<Database[T]>>,
+  deferred: boolean,
 ): Promise<void> {
-  const key = `${engineOf(exec)}|${table}|${rows.length}`;
+  const engine = engineOf(exec);
+  const deferredOnPostgres = deferred && engine === 'postgres';
+  const key = `${engine}|${table}|${rows.length}${deferredOnPostgres ? '|deferrable' : ''}`;
   const compiled = insertTemplates.get(key) ?? [];
   let template = compiled.find((entry) => sameColumns(entry.columns, columns))?.template;
   if (!template) {
@@ -182,6 +189,7 @@ async function insertStatement<T extends keyof Database & string>(
       Object.fromEntries(columns.map((column, index) => [column, names[row * columns.length + index]])),
     );
     template = compileTemplate(exec.insertInto(table).values(placeholderRows as never));
+    if (deferredOnPostgres) template = { ...template, sql: deferrable(template.sql, rows.length) };
     compiled.push({ columns: [...columns], template });
     insertTemplates.set(key, compiled);
   }

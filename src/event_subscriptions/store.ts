@@ -56,7 +56,7 @@ export const enabledSubscriptions = prepared((db, programId: string) =>
 );
 
 export async function insertAttempts(exec: Executor, rows: readonly AttemptRow[]): Promise<void> {
-  await insertRows(exec, 'event_attempts', rows);
+  await insertRows(exec, 'event_attempts', rows, { deferrable: true });
 }
 
 /** Ends the PENDING attempts to a subscription (it was deleted): FAILED with `response`, never sent. */

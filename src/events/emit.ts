@@ -41,6 +41,6 @@ export async function emitEvent(tx: Tx, programId: string, eventType: EventType,
 
 async function writeEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
   unwritten.delete(tx);
-  await insertRows(tx, 'events', rows);
+  await insertRows(tx, 'events', rows, { deferrable: true });
   await queueDeliveries(tx, rows);
 }

@@ -63,7 +63,7 @@ export function selectAllBalances(exec: Executor, programId: string): Promise<Ba
 
 /** All of a movement's entries (its journal) in one statement. */
 export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[]) {
-  await insertRows(exec, 'ledger_entries', entries);
+  await insertRows(exec, 'ledger_entries', entries, { deferrable: true });
 }
 
 const applyBalanceDeltaStatement = prepared(

@@ -6,7 +6,7 @@ import { insertRows } from '../db/prepared.js';
 import type { MoneyEventsTable } from './tables.js';
 
 export async function insert(exec: Executor, row: MoneyEventsTable): Promise<void> {
-  await insertRows(exec, 'money_events', [row]);
+  await insertRows(exec, 'money_events', [row], { deferrable: true });
 }
 
 /** The events of the given transactions, however many; each transaction's in order. */

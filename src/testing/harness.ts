@@ -17,6 +17,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { systemClock, type WallClock } from '../clock.js';
 import type { Config } from '../config.js';
+import { openDatabase, type Db } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
 import { createProgramWithKey } from '../programs/service.js';
 import { startServer, type RunningServer, type StartOptions } from '../server.js';
 
@@ -55,6 +57,30 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await client.end();
       await removeDir();
+    },
+  };
+}
+
+/**
+ * A migrated database of the current engine for the enclosing `describe`, opened directly (no
+ * server): for tests of the storage layer itself. Read `.db` inside tests and hooks.
+ */
+export function useMigratedDb(): { readonly db: Db } {
+  let database: TestDatabase | undefined;
+  let db: Db | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = openDatabase(database.databaseUrl, { dataDir: database.dataDir, sqliteCheckpoints: { enabled: false } });
+    await migrateToLatest(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+  return {
+    get db(): Db {
+      if (!db) throw new Error('useMigratedDb: the database opens in beforeAll');
+      return db;
     },
   };
 }
