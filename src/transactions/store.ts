@@ -7,7 +7,7 @@ import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
-import { prepared, preparedByShape, preparedWrite } from '../db/prepared.js';
+import { insertRows, prepared, preparedByShape, preparedWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
@@ -64,13 +64,15 @@ export async function findCardForAuthorization(exec: Executor, programId: string
 }
 
 /**
- * An INSERT of every column of a table, prepared once (a fixed column order, so a fixed arity).
- * Both hot-path inserts of an authorization use it.
+ * An INSERT of every column of a table, in a fixed column order (one compiled statement). Both
+ * hot-path inserts of an authorization use it. Deferrable (db/pg-deferred.ts): their tokens are
+ * fresh, and a later read of the table in the same transaction sends them first.
  */
 function preparedInsert<Table extends 'card_transactions' | 'card_transaction_events', Row extends object>(table: Table, columns: ReadonlyArray<keyof Row & string>) {
-  const statement = prepared((db, ...values: unknown[]) => db.insertInto(table).values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never));
   return async (exec: Executor, row: Row): Promise<void> => {
-    await statement(exec, ...columns.map((column) => row[column]));
+    const values: Record<string, unknown> = {};
+    for (const column of columns) values[column] = row[column];
+    await insertRows(exec, table, [values as never], { deferrable: true });
   };
 }
 
