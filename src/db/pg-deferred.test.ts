@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeWithDb, useMigratedDb } from '../testing/harness.js';
-import { insertRows } from './prepared.js';
+import { insertRows, preparedDeferredWrite } from './prepared.js';
 
 describeWithDb('deferrable INSERTs', () => {
   const storage = useMigratedDb();
@@ -90,6 +90,30 @@ describeWithDb('deferrable INSERTs', () => {
     );
     expect(Number(counted.n)).toBe(1);
     expect(await tokensOf('p-all')).toEqual(['a-1']);
+  });
+
+  const addSpend = preparedDeferredWrite((kysely, programId: string, scopeToken: string, cents: number) =>
+    kysely
+      .insertInto('card_spend_days')
+      .values({ program_id: programId, scope_token: scopeToken, day_start_ms: 0, spent_cents: cents, approved_count: 1 })
+      .onConflict((conflict) =>
+        conflict.columns(['program_id', 'scope_token', 'day_start_ms']).doUpdateSet({
+          spent_cents: sql`card_spend_days.spent_cents + excluded.spent_cents`,
+          approved_count: sql`card_spend_days.approved_count + excluded.approved_count`,
+        }),
+      ),
+  );
+
+  it('applies held upserts of one row one after another, and reads their sum in the transaction', async () => {
+    const inside = await storage.db.transaction(async (tx) => {
+      await addSpend(tx, 'p-upsert', 'card-1', 100);
+      await insertRows(tx, 'events', [event('p-upsert', 'u-1')], { deferrable: true });
+      await addSpend(tx, 'p-upsert', 'card-1', 250);
+      await addSpend(tx, 'p-upsert', 'card-1', 5);
+      return tx.selectFrom('card_spend_days').select(['spent_cents', 'approved_count']).where('program_id', '=', 'p-upsert').executeTakeFirstOrThrow();
+    });
+    expect({ spent: Number(inside.spent_cents), count: Number(inside.approved_count) }).toEqual({ spent: 355, count: 3 });
+    expect(await tokensOf('p-upsert')).toEqual(['u-1']);
   });
 
   it('writes more rows than one statement may carry', async () => {

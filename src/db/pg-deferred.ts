@@ -7,9 +7,9 @@
  * for each other's locks, so their throughput is one over the time the locks are held: the round
  * trips made under them, and the COMMIT.
  *
- * What. An INSERT that `insertRows` marks deferrable (rows with fresh tokens that nothing in the
- * transaction needs an answer from: no RETURNING, no ON CONFLICT, its row count known) is not sent
- * when it is made. It is held and sent with the transaction's next statement, as a data-modifying
+ * What. An INSERT marked deferrable (by `insertRows` for rows with fresh tokens, or by
+ * `preparedDeferredWrite` for an upsert; either way one whose answer nothing needs: no RETURNING)
+ * is not sent when it is made. It is held and sent with the transaction's next statement, as a data-modifying
  * CTE (`with cw_deferred_0 as (insert …) <next statement>`): one round trip instead of two. The
  * held INSERTs are sent on their own first (`with … select 1`, or the one INSERT), in the same
  * order as before, when the next statement cannot carry them:
@@ -19,6 +19,9 @@
  *  - it is not a plain SELECT, INSERT, UPDATE, DELETE or WITH (COMMIT, SAVEPOINT, RELEASE…): the
  *    held rows are written before the transaction commits or sets a savepoint;
  *  - carrying them would pass MAX_CARRIED_PARAMETERS bound parameters.
+ * A statement into a table that already has held rows is not held: the held ones go first, then
+ * it. So the held statements of one WITH all write different tables, and two upserts can never
+ * meet the same row in one statement (which PostgreSQL refuses).
  * A ROLLBACK (or ROLLBACK TO a savepoint, which always comes after the held rows' flush: every
  * SAVEPOINT flushes) drops them. Outside a transaction nothing is held.
  *
@@ -141,7 +144,7 @@ export class DeferredInserts {
 
   #planInsert(rowCount: number, insert: Held): Plan {
     if (!this.#inTransaction) return { hold: false, send: [{ text: insert.text, values: insert.values }] };
-    if (this.#heldParameters + insert.values.length > MAX_CARRIED_PARAMETERS) {
+    if (this.#heldParameters + insert.values.length > MAX_CARRIED_PARAMETERS || this.#held.some((held) => held.table === insert.table)) {
       return { hold: false, send: this.#before({ text: insert.text, values: insert.values }) };
     }
     this.#held.push(insert);

@@ -111,12 +111,26 @@ describe('deferred INSERTs on PostgreSQL', () => {
 
     const many = inTransaction();
     const half = Array.from({ length: MAX_CARRIED_PARAMETERS / 2 + 1 }, (_, index) => index);
-    const wide = deferrable('insert into "events" ("n") values ($1)', 1);
-    expect(many.plan(wide, half).hold).toBe(true);
+    expect(many.plan(deferrable('insert into "events" ("n") values ($1)', 1), half).hold).toBe(true);
     // A second one would pass the bound: the first goes, then this one, in order.
-    const [first, second] = sent(many.plan(wide, half));
+    const [first, second] = sent(many.plan(deferrable('insert into "ledger_entries" ("n") values ($1)', 1), half));
     expect(first?.values).toHaveLength(half.length);
     expect(second?.values).toHaveLength(half.length);
+  });
+
+  it('never holds two statements into one table: the held one goes first, then the new one', () => {
+    const deferred = inTransaction();
+    const upsert = deferrable('insert into "card_spend_days" ("k", "n") values ($1, $2) on conflict ("k") do update set "n" = "card_spend_days"."n" + excluded."n"', 1);
+    expect(deferred.plan(upsert, ['day', 1]).hold).toBe(true);
+    expect(deferred.plan(insertEvents, ['e1', '{}']).hold).toBe(true);
+    const plain = upsert.replace(/^\/\* deferrable rows=1 \*\/ /, '');
+    expect(sent(deferred.plan(upsert, ['day', 2]))).toEqual([
+      {
+        text: `with cw_deferred_0 as (${plain}), cw_deferred_1 as (insert into "events" ("token", "payload") values ($3, $4)) select 1`,
+        values: ['day', 1, 'e1', '{}'],
+      },
+      { text: plain, values: ['day', 2] },
+    ]);
   });
 
   it('gives what a cursor must wait for, once', () => {

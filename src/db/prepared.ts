@@ -8,6 +8,8 @@
  *   returns the rows. Only scalar arguments may be used (an array would expand to a variable
  *   number of parameters).
  * - `preparedWrite(…)`: the same for an INSERT, UPDATE or DELETE; returns the affected row count.
+ *   `preparedDeferredWrite(…)`: an INSERT or upsert whose answer nothing needs, which PostgreSQL
+ *   may send with the transaction's next statement (pg-deferred.ts).
  * - `preparedOverTokens(…)`: a query over a list of tokens (`in (…)`), compiled once per engine
  *   and list length; `preparedByShape(…)`, its general form, for statements whose structure varies
  *   (compiled once per engine and shape).
@@ -98,6 +100,30 @@ export function preparedWrite<Args extends unknown[]>(
 ): (exec: Executor, ...args: Args) => Promise<number> {
   const compile = compiler(build);
   return async (exec, ...args) => Number((await exec.executeQuery(compile(exec, args))).numAffectedRows ?? 0);
+}
+
+/**
+ * A prepared INSERT (an upsert, typically) whose answer nothing needs: PostgreSQL may send it with
+ * the transaction's next statement (pg-deferred.ts), so it answers nothing.
+ */
+export function preparedDeferredWrite<Args extends unknown[]>(
+  build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<unknown> },
+): (exec: Executor, ...args: Args) => Promise<void> {
+  const compile = compiler(build);
+  const markedSql = new Map<string, string>();
+  return async (exec, ...args) => {
+    const query = compile(exec, args);
+    if (engineOf(exec) === 'postgres') {
+      let sql = markedSql.get(query.sql);
+      if (sql === undefined) {
+        sql = deferrable(query.sql, 1);
+        markedSql.set(query.sql, sql);
+      }
+      await exec.executeQuery({ ...query, sql });
+    } else {
+      await exec.executeQuery(query);
+    }
+  };
 }
 
 /**

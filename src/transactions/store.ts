@@ -7,7 +7,7 @@ import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
-import { insertRows, prepared, preparedByShape, preparedWrite } from '../db/prepared.js';
+import { insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
@@ -243,13 +243,13 @@ const BUCKET_TABLES = {
 export type BucketSpan = keyof typeof BUCKET_TABLES;
 
 /**
- * The prepared upsert of one bucket table: the card's bucket and its account's in one statement
- * (one round trip), rows in that order.
+ * The prepared upsert of one bucket table: the card's bucket and its account's in one statement,
+ * rows in that order; deferrable (PostgreSQL sends it with the transaction's next statement).
  */
 function bucketUpsert(span: BucketSpan) {
   const { table, start } = BUCKET_TABLES[span];
   const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
-  return preparedWrite((db, programId: string, cardToken: string, accountToken: string, startMs: number, spentCents: number, approvedCount: number) => {
+  return preparedDeferredWrite((db, programId: string, cardToken: string, accountToken: string, startMs: number, spentCents: number, approvedCount: number) => {
     const row = (scopeToken: string) => ({ program_id: programId, scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount });
     return db
       .insertInto(table)
