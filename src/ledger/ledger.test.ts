@@ -104,7 +104,15 @@ describeWithDb('ledger', () => {
     }
     await postFor(deposit('available', -1));
     await postFor(deposit('pending', 1));
+    // Two accounts in one movement: the side that fits is not written either.
+    const other = (await big.client.financialAccounts.list()).data.find((fa) => fa.token !== account)?.token as string;
+    await postFor({ ...deposit('available', 5), postings: [{ account: SystemAccount.PROGRAM, bucket: 'available', amount_cents: -5 }, { account: other, bucket: 'available', amount_cents: 5 }] });
+    for (const [from, to] of [[other, account], [account, other]] as const) {
+      const intoFull = transfer(from, to, from === other ? 2 : -2);
+      await expect(postFor(intoFull)).rejects.toMatchObject({ status: 422, message: expect.stringContaining(`financial account '${account}' would pass`) });
+    }
     expect((await getBalances(db.kysely, big.programId, [account])).get(account)).toMatchObject({ available_cents: Number.MAX_SAFE_INTEGER - 1, pending_cents: 1 });
+    expect((await getBalances(db.kysely, big.programId, [other])).get(other)).toMatchObject({ available_cents: 5, pending_cents: 0 });
     expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   });
 

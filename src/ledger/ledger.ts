@@ -20,8 +20,8 @@
  * balances, in the movement's transaction. Lithic's payload is `data`, a list of
  * FinancialAccountBalance: here the balance of each account the movement changed (a book transfer
  * lists both sides), as `GET /v1/financial_accounts/{token}/balances` answers it right after the
- * movement. The updated balances and the accounts' types come back from the balance UPDATEs
- * themselves (RETURNING): the event costs one insert per movement and no extra read.
+ * movement. The updated balances and the accounts' types come back from the balance UPDATE
+ * itself (one statement for all the accounts, RETURNING): the event costs no extra read.
  *
  * Concurrency. `lockBalances` locks balance rows in sorted token order (PostgreSQL `FOR UPDATE`;
  * SQLite transactions hold the write lock), so two movements over the same accounts serialize
@@ -182,15 +182,19 @@ export async function post(tx: Tx, programId: string, movement: Movement, nowMs:
       event_token: movement.event_token,
     })),
   );
-  // Updated in token order: each UPDATE locks its row, so movements that did not lock beforehand
-  // still take their locks in the same order as `lockBalances` and cannot deadlock each other.
-  const changed: store.UpdatedBalance[] = [];
-  for (const token of [...deltas.keys()].sort()) {
-    const updated = await store.applyBalanceDelta(tx, programId, token, deltas.get(token) as BalanceDelta, movement, nowMs);
-    if (updated === undefined) await refuseBalanceChange(tx, programId, token);
-    // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
-    else if (!isZero(deltas.get(token) as BalanceDelta)) changed.push(updated);
-  }
+  // One UPDATE for every account, in token order (see store.applyBalanceDeltas).
+  const tokens = [...deltas.keys()].sort();
+  const updated = await store.applyBalanceDeltas(
+    tx,
+    programId,
+    tokens.map((token) => ({ financial_account_token: token, ...(deltas.get(token) as BalanceDelta) })),
+    movement,
+    nowMs,
+  );
+  const updatedTokens = new Set(updated.map((balance) => balance.financial_account_token));
+  for (const token of tokens) if (!updatedTokens.has(token)) await refuseBalanceChange(tx, programId, token);
+  // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
+  const changed = updated.filter((balance) => !isZero(deltas.get(balance.financial_account_token) as BalanceDelta));
   if (changed.length > 0) await emitBalancesUpdated(tx, programId, changed, nowMs);
   return journalToken;
 }

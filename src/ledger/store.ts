@@ -6,7 +6,7 @@
 import { inChunks } from '../db/chunks.js';
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { insertRows, prepared, preparedOverTokens } from '../db/prepared.js';
+import { insertRows, preparedByShape, preparedOverTokens } from '../db/prepared.js';
 import type { FinancialAccountType } from '../financial_accounts/schemas.js';
 import type { Database } from '../db/schema.js';
 import type { Balance, Movement } from './ledger.js';
@@ -66,23 +66,55 @@ export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[
   await insertRows(exec, 'ledger_entries', entries, { deferrable: true });
 }
 
-const applyBalanceDeltaStatement = prepared(
-  (db, programId: string, token: string, availableCents: number, pendingCents: number, transactionToken: string, eventToken: string, nowMs: number) =>
+/**
+ * `case financial_account_token when <token 0> then <value 0> … end`: per account, the value given
+ * for it (cast: PostgreSQL types a bare parameter in a CASE as text).
+ */
+function perAccount(tokens: readonly unknown[], values: readonly unknown[]) {
+  const branches = tokens.map((token, index) => sql`when ${token} then cast(${values[index]} as bigint)`);
+  return sql<number>`case financial_account_token ${sql.join(branches, sql` `)} end`;
+}
+
+/**
+ * The given balance rows, locked in token order on PostgreSQL (`order by … for update`: rows are
+ * locked as the sort returns them), as `lockBalances` locks them: a movement whose caller did not
+ * lock first cannot deadlock another. An UPDATE alone locks its rows in whatever order its plan
+ * finds them (a bitmap scan: the order on disk).
+ */
+function lockedInOrder(db: Kysely<Database>, programId: string, tokens: string[]) {
+  const rows = db.selectFrom('balances').select('financial_account_token').where('program_id', '=', programId).where('financial_account_token', 'in', tokens);
+  return db.getExecutor().adapter instanceof PostgresAdapter ? rows.orderBy('financial_account_token').forUpdate() : rows;
+}
+
+/**
+ * Adds each account's delta to its balance row, in ONE statement whatever the number of accounts
+ * (a book transfer changes two: one round trip under the locks instead of two). Shape: the number
+ * of accounts; arguments: program, transaction, event, time, then token, available, pending per
+ * account.
+ */
+const applyBalanceDeltasStatement = preparedByShape<Balance & { financial_account_type: string }>((db, shape, args) => {
+  const count = Number(shape);
+  const [programId, transactionToken, eventToken, nowMs] = args;
+  const at = (offset: number) => Array.from({ length: count }, (_, index) => args[4 + 3 * index + offset]);
+  const [tokens, available, pending] = [at(0), at(1), at(2)];
+  const availableDelta = perAccount(tokens, available);
+  const pendingDelta = perAccount(tokens, pending);
+  return (
     db
       .updateTable('balances')
       .set({
-        available_cents: sql`available_cents + ${availableCents}`,
-        pending_cents: sql`pending_cents + ${pendingCents}`,
-        last_transaction_token: transactionToken,
-        last_transaction_event_token: eventToken,
-        updated_ms: nowMs,
+        available_cents: sql`available_cents + ${availableDelta}`,
+        pending_cents: sql`pending_cents + ${pendingDelta}`,
+        last_transaction_token: transactionToken as string,
+        last_transaction_event_token: eventToken as string,
+        updated_ms: nowMs as number,
       })
-      .where('program_id', '=', programId)
-      .where('financial_account_token', '=', token)
+      .where('program_id', '=', programId as string)
+      .where('financial_account_token', 'in', lockedInOrder(db, programId as string, tokens as string[]))
       // Balances stay integers JavaScript holds exactly: a change past that bound updates nothing.
-      .where(sql<boolean>`abs(available_cents + ${availableCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
-      .where(sql<boolean>`abs(pending_cents + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
-      .where(sql<boolean>`abs(available_cents + pending_cents + ${availableCents} + ${pendingCents}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .where(sql<boolean>`abs(available_cents + ${availableDelta}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .where(sql<boolean>`abs(pending_cents + ${pendingDelta}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
+      .where(sql<boolean>`abs(available_cents + pending_cents + ${availableDelta} + ${pendingDelta}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
       .returning((eb) => [
         ...balanceColumns,
         eb
@@ -92,27 +124,38 @@ const applyBalanceDeltaStatement = prepared(
           .whereRef('financial_accounts.token', '=', 'balances.financial_account_token')
           .$castTo<FinancialAccountType>()
           .as('financial_account_type'),
-      ]),
-);
+      ])
+  );
+});
 
 /** A balance row as a movement left it, with its financial account's type (for `balance.updated`). */
 export type UpdatedBalance = Balance & { financial_account_type: FinancialAccountType };
 
+export interface BalanceDelta {
+  financial_account_token: string;
+  available_cents: number;
+  pending_cents: number;
+}
+
 /**
- * Adds a movement's net change to a balance row and answers the row as updated; undefined if there
- * is no such row or the change would take an amount past Number.MAX_SAFE_INTEGER cents (then
- * nothing changes).
+ * Adds a movement's net change to each account's balance row and answers the rows as updated, in
+ * token order. An account missing from the answer has no row, or its change would take an amount
+ * past Number.MAX_SAFE_INTEGER cents (its row is then unchanged).
  */
-export async function applyBalanceDelta(
+export async function applyBalanceDeltas(
   exec: Executor,
   programId: string,
-  financialAccountToken: string,
-  delta: { available_cents: number; pending_cents: number },
+  deltas: readonly BalanceDelta[],
   movement: Movement,
   nowMs: number,
-): Promise<UpdatedBalance | undefined> {
-  const [row] = await applyBalanceDeltaStatement(exec, programId, financialAccountToken, delta.available_cents, delta.pending_cents, movement.transaction_token, movement.event_token, nowMs);
-  return row === undefined ? undefined : { ...row, financial_account_type: row.financial_account_type as FinancialAccountType };
+): Promise<UpdatedBalance[]> {
+  if (deltas.length === 0) return [];
+  const args: unknown[] = [programId, movement.transaction_token, movement.event_token, nowMs];
+  for (const delta of deltas) args.push(delta.financial_account_token, delta.available_cents, delta.pending_cents);
+  const rows = await applyBalanceDeltasStatement(exec, String(deltas.length), args);
+  return rows
+    .map((row) => ({ ...row, financial_account_type: row.financial_account_type as FinancialAccountType }))
+    .sort((a, b) => (a.financial_account_token < b.financial_account_token ? -1 : a.financial_account_token > b.financial_account_token ? 1 : 0));
 }
 
 export function sumEntriesByAccount(exec: Executor, programId: string) {
