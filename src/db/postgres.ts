@@ -4,8 +4,8 @@
  * - BIGINT and NUMERIC come back as JS numbers (every amount and timestamp is an integer far below
  *   2^53; the parser asserts it) instead of pg's default strings.
  * - Statements are prepared once per connection: each distinct SQL text gets a stable name.
- * - INSERTs `insertRows` marks deferrable ride along with the transaction's next statement, one
- *   round trip instead of two (pg-deferred.ts).
+ * - Deferrable INSERTs (`insertRows(…, { deferrable: true })`, `preparedDeferredWrite`) ride along
+ *   with the transaction's next statement, one round trip instead of two (pg-deferred.ts).
  * - A connection that breaks (PostgreSQL restarted, a backend terminated, the network cut) fails
  *   only the requests using it (503, see `isPostgresUnavailable`); the pool opens new ones.
  * - `search_path` can be set through the URL (`?options=-c search_path=…`), which the tests use to

@@ -116,7 +116,7 @@ export function preparedDeferredWrite<Args extends unknown[]>(
     if (engineOf(exec) === 'postgres') {
       let sql = markedSql.get(query.sql);
       if (sql === undefined) {
-        sql = deferrable(query.sql, 1);
+        sql = deferrable(query.sql, 1); // the row count a held statement answers: nominal, nothing reads it
         markedSql.set(query.sql, sql);
       }
       await exec.executeQuery({ ...query, sql });
