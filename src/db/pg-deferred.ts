@@ -10,12 +10,17 @@
  * What. An INSERT marked deferrable (by `insertRows` for rows with fresh tokens, or by
  * `preparedDeferredWrite` for an upsert; either way one whose answer nothing needs: no RETURNING)
  * is not sent when it is made. It is held and sent with the transaction's next statement, as a data-modifying
- * CTE (`with cw_deferred_0 as (insert …) <next statement>`): one round trip instead of two. The
- * held INSERTs are sent on their own first (`with … select 1`, or the one INSERT), in the same
- * order as before, when the next statement cannot carry them:
- *  - it reads or writes a table with held rows (named in its text). The statements of one WITH
- *    share one snapshot and do not see each other's rows, so a statement that needs the held rows
- *    must come after them;
+ * CTE (`with cw_deferred_0 as (insert …) <next statement>`): one round trip instead of two.
+ * PostgreSQL runs such a CTE after the statement that carries it (a data-modifying CTE nothing
+ * references runs once the main query is done), so a carried upsert takes its row locks after the
+ * carrier's: carriers so far take no new locks (they read, or update rows already locked). The
+ * held INSERTs are sent on their own first (`with … select 1`, or the one INSERT), in the order
+ * they were made, when the next statement cannot carry them:
+ *  - it reads or writes a table with held rows (its name in the statement's text, in any case).
+ *    The statements of one WITH share one snapshot and do not see each other's rows, so a
+ *    statement that needs the held rows must come after them. A read through a view, a function
+ *    or a trigger does not name the table: there are none over the deferrable tables (only
+ *    triggers on auth rules and on ledger UPDATE/DELETE), and one added later must flush first;
  *  - it is not a plain SELECT, INSERT, UPDATE, DELETE or WITH (COMMIT, SAVEPOINT, RELEASE…): the
  *    held rows are written before the transaction commits or sets a savepoint;
  *  - carrying them would pass MAX_CARRIED_PARAMETERS bound parameters.
@@ -76,7 +81,7 @@ const tablePatterns = new Map<string, RegExp>();
 function mentions(text: string, table: string): boolean {
   let pattern = tablePatterns.get(table);
   if (!pattern) {
-    pattern = new RegExp(`\\b${table}\\b`);
+    pattern = new RegExp(`\\b${table}\\b`, 'i');
     tablePatterns.set(table, pattern);
   }
   return pattern.test(text);

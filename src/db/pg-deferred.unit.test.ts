@@ -68,6 +68,14 @@ describe('deferred INSERTs on PostgreSQL', () => {
     ]);
   });
 
+  it('finds the table named in any case, quoted or not', () => {
+    for (const read of ['select count(*) from EVENTS', 'select count(*) from events', 'SELECT * FROM "events"']) {
+      const deferred = inTransaction();
+      deferred.plan(insertEvents, ['e1', '{}']);
+      expect(sent(deferred.plan(read, []))).toHaveLength(2);
+    }
+  });
+
   it('tells a table from another whose name contains it', () => {
     const deferred = inTransaction();
     deferred.plan(insertEvents, ['e1', '{}']);

@@ -72,9 +72,10 @@ function withPreparedStatements(pool: pg.Pool): pg.Pool {
       const deferred = new DeferredInserts();
       (client as unknown as { query: QueryFn }).query = (text, values) => {
         if (typeof text !== 'string') {
-          // A cursor (or a query object): the held INSERTs go first.
+          // A cursor or a query object (none is used: the dialect has no cursor). The held INSERTs
+          // go first; if they fail, the cursor fails with "transaction is aborted", not their error.
           const flush = deferred.takeFlush();
-          if (flush) send(flush).catch(() => undefined); // its failure fails what follows (transaction aborted)
+          if (flush) send(flush).catch(() => undefined);
           return query(text, values);
         }
         const plan = deferred.plan(text, values ?? []);
