@@ -371,8 +371,9 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
       const signalledMs = performance.now();
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(1);
-      // SQLite's busy wait holds the event loop up to 5 s at a time: the deadline fires that much later at worst.
-      expect(performance.now() - signalledMs).toBeLessThan(SHUTDOWN_DEADLINE_MS + 6_000);
+      // SQLite's busy wait holds the event loop up to 5 s at a time: the deadline fires that much
+      // later at worst, and a loaded machine adds its own delay (16.2 s was seen under a load of 7 on 2 cores).
+      expect(performance.now() - signalledMs).toBeLessThan(SHUTDOWN_DEADLINE_MS + 8_000);
       expect(server.output()).toMatch(/requests still in flight after 10 s/);
       expect(await transfer).toBe('connection closed');
     } finally {
