@@ -156,10 +156,9 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
   const sqlite = engine === 'sqlite' ? openSqliteOrExplain(url, target, options.sqliteCheckpoints) : undefined;
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
-  const retryable = engine === 'sqlite' ? isSqliteBusy : isPostgresRetryable;
   const groups =
     engine === 'sqlite'
-      ? new GroupCommitter(kysely, { bindEffects: (tx, effects) => commitEffects.set(tx, effects), retryable, maxAttempts: MAX_TRANSACTION_ATTEMPTS, backoff })
+      ? new GroupCommitter(kysely, { bindEffects: (tx, effects) => commitEffects.set(tx, effects) })
       : undefined;
 
   return {
@@ -179,7 +178,7 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
           for (const effect of effects) effect();
           return result;
         } catch (error) {
-          if (!retryable(error) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
+          if (!isPostgresRetryable(error) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
           await backoff(attempt);
         }
       }

@@ -47,10 +47,6 @@ interface QueuedWork {
 export interface GroupCommitOptions {
   /** Registers the after-commit effects list of a work's transaction (Db.afterCommit reads it). */
   bindEffects(tx: Tx, effects: Array<() => void>): void;
-  /** Errors on BEGIN that are worth retrying (SQLITE_BUSY: another process holds the write lock). */
-  retryable(error: unknown): boolean;
-  maxAttempts: number;
-  backoff(attempt: number): Promise<void>;
 }
 
 export class GroupCommitter {
@@ -96,23 +92,21 @@ export class GroupCommitter {
     }
   }
 
-  /** Opens the group's transaction, retrying BEGIN while the database is busy; undefined when it gave up (callers told). */
+  /**
+   * Opens the group's transaction; undefined when it could not (the waiting works told). BEGIN
+   * itself keeps trying while another process holds the write lock (sqlite.ts).
+   */
   async #begin(waiting: readonly QueuedWork[]) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#kysely.startTransaction().execute();
-      } catch (error) {
-        if (!this.#options.retryable(error) || attempt >= this.#options.maxAttempts) {
-          for (const queued of waiting) queued.reject(error);
-          return undefined;
-        }
-        await this.#options.backoff(attempt);
-      }
+    try {
+      return await this.#kysely.startTransaction().execute();
+    } catch (error) {
+      for (const queued of waiting) queued.reject(error);
+      return undefined;
     }
   }
 
   async #runGroup(): Promise<void> {
-    // The first work waits for BEGIN (retried while busy); the others are taken as the group runs.
+    // The first work waits for BEGIN; the others are taken as the group runs.
     const first = this.#queue.splice(0, 1);
     const group = await this.#begin(first);
     if (group === undefined) return;

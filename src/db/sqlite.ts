@@ -6,8 +6,13 @@
  *   lose the last transactions. Use PostgreSQL when that matters.
  * - One connection, so transactions in this process are serialized (Kysely holds a mutex for the
  *   length of a transaction). Transactions start with `BEGIN IMMEDIATE`, taking the write lock up
- *   front so that another process (the CLI) can never make a transaction fail half-way on lock
- *   upgrade; `busy_timeout` makes such a writer wait instead of failing.
+ *   front so that another process (the CLI, a second server) can never make a transaction fail
+ *   half-way on lock upgrade. While another process holds the write lock, BEGIN is tried again
+ *   and again for up to WRITE_LOCK_WAIT_MS, each try waiting at most BUSY_WAIT_MS inside SQLite:
+ *   that wait blocks the event loop, so it is kept short, and the waits between tries do not.
+ *   (With SQLite's own 5 s busy wait, every request, timer and signal of the process waited
+ *   seconds at a time behind another process's transaction.) Past WRITE_LOCK_WAIT_MS the
+ *   transaction fails busy, a 503.
  * - Statements are prepared once and rows built cheaply (sqlite-connection.ts).
  * - Write transactions that arrive together share one SQLite transaction and its COMMIT
  *   (group-commit.ts), each in a savepoint (`temp_store = MEMORY` keeps their rollback pages in memory).
@@ -51,9 +56,25 @@ class ImmediateTransactionDriver extends SqliteDriver {
     // Kysely holds this connection's mutex here: no statement of this process runs meanwhile.
     const catchUp = this.#checkpointer?.catchUpIfDue();
     if (catchUp) await catchUp;
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    const startedMs = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+        return;
+      } catch (error) {
+        if (!isSqliteBusy(error) || performance.now() - startedMs >= WRITE_LOCK_WAIT_MS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(WRITE_LOCK_RETRY_MAX_MS, 2 ** attempt)));
+      }
+    }
   }
 }
+
+/** How long one try at the write lock may wait inside SQLite (`busy_timeout`), blocking the event loop. */
+export const BUSY_WAIT_MS = 20;
+/** How long a transaction keeps trying to take the write lock that another process holds, before it fails busy. */
+export const WRITE_LOCK_WAIT_MS = 30_000;
+/** The longest pause between two tries (they start 2 ms apart and double). */
+const WRITE_LOCK_RETRY_MAX_MS = 100;
 
 /**
  * SQLite's DDL is transactional, though Kysely's adapter says not: told so, the migrator runs all
@@ -231,7 +252,7 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
   const database = new BetterSqlite3(filename);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
   database.pragma('foreign_keys = ON');
   // Each write runs in a savepoint of a shared transaction (group-commit.ts); the pages a savepoint
   // would need to roll back are kept in memory, not in a temporary file.
