@@ -357,15 +357,24 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     };
   }
 
-  it('stays responsive while another connection holds the write lock, and the waiting write completes once it is released', async () => {
-    const server = await start({ CARDWRIGHT_API_KEYS: 'waiting-key-1' });
-    const client = sdkClient(server.url, 'waiting-key-1');
+  /** A server with one program (`key`) and two of its financial accounts. */
+  async function serverWithTwoAccounts(key: string) {
+    const server = await start({ CARDWRIGHT_API_KEYS: key });
+    const client = sdkClient(server.url, key);
     const from = (await client.financialAccounts.create({ nickname: 'from', type: 'OPERATING' })).token;
     const to = (await client.financialAccounts.create({ nickname: 'to', type: 'OPERATING' })).token;
+    return { server, client, from, to };
+  }
+
+  const transferBody = (from: string, to: string) =>
+    ({ from_financial_account_token: from, to_financial_account_token: to, amount: 500, category: 'TRANSFER', subtype: 'INTERNAL', type: 'TRANSFER' }) as const;
+
+  it('stays responsive while another connection holds the write lock, and the waiting write completes once it is released', async () => {
+    const { server, client, from, to } = await serverWithTwoAccounts('waiting-key-1');
     const release = await holdBalances();
     let transfer: Promise<{ status: string }>;
     try {
-      transfer = client.bookTransfers.create({ from_financial_account_token: from, to_financial_account_token: to, amount: 500, category: 'TRANSFER', subtype: 'INTERNAL', type: 'TRANSFER' });
+      transfer = client.bookTransfers.create(transferBody(from, to));
       transfer.catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 300));
       // A request that needs no database is answered at once: nothing blocks the event loop.
@@ -382,14 +391,11 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
   });
 
   it('on SIGTERM waits for a request stuck on the database at most SHUTDOWN_DEADLINE_MS, exits 1, and the request left nothing behind', async () => {
-    const server = await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' });
-    const client = sdkClient(server.url, 'stuck-key-1');
-    const from = (await client.financialAccounts.create({ nickname: 'from', type: 'OPERATING' })).token;
-    const to = (await client.financialAccounts.create({ nickname: 'to', type: 'OPERATING' })).token;
+    const { server, client, from, to } = await serverWithTwoAccounts('stuck-key-1');
     const release = await holdBalances();
     try {
       const transfer = client.bookTransfers
-        .create({ from_financial_account_token: from, to_financial_account_token: to, amount: 500, category: 'TRANSFER', subtype: 'INTERNAL', type: 'TRANSFER' })
+        .create(transferBody(from, to))
         .then(() => 'answered', () => 'connection closed');
       await new Promise((resolve) => setTimeout(resolve, 500));
       const signalledMs = performance.now();
