@@ -4,6 +4,13 @@ import { ClockGate, type Leave } from './clock-gate.js';
 /** Lets every settled promise's continuations run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Enters a move of `p`, recording when it got in. */
+function trackedMove(gate: ClockGate): { entered(): boolean; leave(): Promise<void> } {
+  let entered = false;
+  const moving = gate.enterMove('p').then((leave) => ((entered = true), leave));
+  return { entered: () => entered, leave: async () => (await moving)() };
+}
+
 describe('ClockGate', () => {
   it('lets writes of a program run together', async () => {
     const gate = new ClockGate();
@@ -49,13 +56,12 @@ describe('ClockGate', () => {
     await settle();
     leaveFirstMove();
     const leaveWrite = await writing;
-    let moved = false;
-    const moving = gate.enterMove('p').then((leave) => ((moved = true), leave));
+    const move = trackedMove(gate);
     await settle();
-    expect(moved).toBe(false);
+    expect(move.entered()).toBe(false);
     leaveWrite();
-    (await moving)();
-    expect(moved).toBe(true);
+    await move.leave();
+    expect(move.entered()).toBe(true);
   });
 
   it('runs one at a time the moves that waited out an earlier one', async () => {
@@ -95,12 +101,11 @@ describe('ClockGate', () => {
     const leaveB = await gate.enterWrite('p');
     leaveA();
     leaveA();
-    let moved = false;
-    const moving = gate.enterMove('p').then((leave) => ((moved = true), leave));
+    const move = trackedMove(gate);
     await settle();
-    expect(moved).toBe(false);
+    expect(move.entered()).toBe(false);
     leaveB();
-    (await moving)();
-    expect(moved).toBe(true);
+    await move.leave();
+    expect(move.entered()).toBe(true);
   });
 });
