@@ -88,7 +88,7 @@ function mentions(text: string, table: string): boolean {
 }
 
 /** `with cw_deferred_0 as (…), …` for the held INSERTs, their parameters numbered from `offset + 1`. */
-function withClause(held: readonly Held[], offset: number): { ctes: string; values: unknown[] } {
+function withClause(held: readonly Statement[], offset: number): { ctes: string; values: unknown[] } {
   const ctes: string[] = [];
   const values: unknown[] = [];
   for (const [index, statement] of held.entries()) {
@@ -102,13 +102,13 @@ function withClause(held: readonly Held[], offset: number): { ctes: string; valu
 export function flushStatement(held: readonly Statement[]): Statement {
   const [only] = held;
   if (held.length === 1 && only) return { text: only.text, values: only.values };
-  const { ctes, values } = withClause(held as Held[], 0);
+  const { ctes, values } = withClause(held, 0);
   return { text: `with ${ctes} select 1`, values };
 }
 
 /** `statement` carrying the held INSERTs (their parameters after its own). */
 export function carrying(held: readonly Statement[], statement: Statement): Statement {
-  const { ctes, values } = withClause(held as Held[], statement.values.length);
+  const { ctes, values } = withClause(held, statement.values.length);
   const text = STARTS_WITH.test(statement.text)
     ? `with ${ctes}, ${statement.text.replace(STARTS_WITH, '')}`
     : `with ${ctes} ${statement.text.trimStart()}`;
