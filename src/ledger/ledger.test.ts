@@ -1,9 +1,10 @@
 /** The ledger core on a real database (both engines): posting, locking, append-only, re-derivation. */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
-import { getBalances, lockBalances, post, SystemAccount, verifyProgramLedger, type Movement } from './ledger.js';
+import type { TestProgram } from '../testing/harness.js';
+import { getBalances, lockBalances, post, postMany, SystemAccount, verifyProgramLedger, type DatedMovement, type Movement } from './ledger.js';
 
 describeWithDb('ledger', () => {
   const context = useTestServer();
@@ -114,6 +115,105 @@ describeWithDb('ledger', () => {
     expect((await getBalances(db.kysely, big.programId, [account])).get(account)).toMatchObject({ available_cents: Number.MAX_SAFE_INTEGER - 1, pending_cents: 1 });
     expect((await getBalances(db.kysely, big.programId, [other])).get(other)).toMatchObject({ available_cents: 5, pending_cents: 0 });
     expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+  });
+
+  describe('postMany', () => {
+    /** A program's OPERATING and RESERVE accounts, and a way to name them in what it answers. */
+    async function accountsOf(program: TestProgram) {
+      const accounts = (await program.client.financialAccounts.list()).data;
+      const tokenOf = (type: string) => accounts.find((account) => account.type === type)?.token as string;
+      const [a, b] = [tokenOf('OPERATING'), tokenOf('RESERVE')];
+      const named = (text: string) => text.replaceAll(a, 'A').replaceAll(b, 'B');
+      return { a, b, named };
+    }
+
+    /** The same movements for any program: deposits, transfers both ways, a hold and its release, an account's own bucket move. */
+    function movementsFor(a: string, b: string, startMs: number): DatedMovement[] {
+      const move = (index: number, kind: string, postings: Movement['postings']): DatedMovement => ({
+        movement: { kind, transaction_token: `txn-${index}`, event_token: `event-${index}`, postings },
+        nowMs: startMs + 1_000 * index,
+      });
+      return [
+        move(0, 'DEPOSIT', [{ account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -10_000 }, { account: a, bucket: 'available', amount_cents: 10_000 }]),
+        move(1, 'TRANSFER', [{ account: a, bucket: 'available', amount_cents: -3_000 }, { account: b, bucket: 'available', amount_cents: 3_000 }]),
+        { movement: null, nowMs: startMs + 1_500 },
+        move(2, 'HOLD', [{ account: a, bucket: 'available', amount_cents: -700 }, { account: a, bucket: 'pending', amount_cents: 700 }]),
+        move(3, 'TRANSFER', [{ account: b, bucket: 'available', amount_cents: -50 }, { account: a, bucket: 'available', amount_cents: 50 }]),
+        move(4, 'RELEASE', [{ account: a, bucket: 'pending', amount_cents: -700 }, { account: a, bucket: 'available', amount_cents: 700 }]),
+        // Postings that cancel out on A: its row is stamped, but no balance.updated names it.
+        move(5, 'ROUND_TRIP', [
+          { account: a, bucket: 'available', amount_cents: -5 },
+          { account: b, bucket: 'pending', amount_cents: 5 },
+          { account: b, bucket: 'pending', amount_cents: -5 },
+          { account: a, bucket: 'available', amount_cents: 5 },
+        ]),
+      ];
+    }
+
+    /**
+     * What a program's ledger shows, with its account tokens named and without the accounts' own
+     * creation times: balances, balance.updated payloads (oldest first), consistency.
+     */
+    async function ledgerOf(program: TestProgram) {
+      const { a, b, named } = await accountsOf(program);
+      const exec = context.server.server.db.kysely;
+      const balances = [...(await getBalances(exec, program.programId, [a, b])).values()].map(({ created_ms: _created, ...balance }) => balance);
+      const announced = [];
+      for await (const event of program.client.events.list({ event_types: ['balance.updated'], with_content: true, page_size: 100 })) {
+        const data = (event.payload as { data: { created: string }[] }).data.map(({ created: _created, ...balance }) => balance);
+        announced.unshift(named(JSON.stringify({ created: event.created, data })));
+      }
+      return { balances: named(JSON.stringify(balances)), announced, verified: await verifyProgramLedger(exec, program.programId) };
+    }
+
+    it('writes movements exactly as one post each would: the same balances, stamps, entries and balance.updated events', async () => {
+      const { db } = context.server.server;
+      const [oneByOne, together] = [await context.server.newProgram('posted one by one'), await context.server.newProgram('posted together')];
+      const startMs = Date.UTC(2026, 0, 1);
+      const one = await accountsOf(oneByOne);
+      await db.transaction(async (tx) => {
+        for (const { movement, nowMs } of movementsFor(one.a, one.b, startMs)) if (movement) await post(tx, oneByOne.programId, movement, nowMs);
+      });
+      const both = await accountsOf(together);
+      const after: number[] = [];
+      const journals = await db.transaction((tx) =>
+        postMany(tx, together.programId, movementsFor(both.a, both.b, startMs), async (index) => {
+          after.push(index);
+        }),
+      );
+      expect(after).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(journals.map((journal) => journal === undefined)).toEqual([false, false, true, false, false, false, false]);
+      const [expected, actual] = [await ledgerOf(oneByOne), await ledgerOf(together)];
+      expect(actual.announced).toHaveLength(5); // the round trip changes no amount: it announces nothing
+      expect(actual).toEqual(expected);
+      expect(actual.verified).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+      expect(JSON.parse(actual.balances)).toMatchObject([
+        { financial_account_token: 'A', available_cents: 7_050, pending_cents: 0, last_transaction_token: 'txn-5', updated_ms: startMs + 5_000 },
+        { financial_account_token: 'B', available_cents: 2_950, pending_cents: 0, last_transaction_token: 'txn-5', updated_ms: startMs + 5_000 },
+      ]);
+    });
+
+    it('refuses movements that pass the exact-integer bound on the way, even if the last brings the balance back, and writes none of them', async () => {
+      const { db } = context.server.server;
+      const big = await context.server.newProgram('passes the bound on the way');
+      const { a } = await accountsOf(big);
+      const deposit = (index: number, amount_cents: number): DatedMovement => ({
+        movement: {
+          kind: 'TEST_DEPOSIT',
+          transaction_token: `txn-${index}`,
+          event_token: `event-${index}`,
+          postings: [{ account: SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -amount_cents }, { account: a, bucket: 'available', amount_cents }],
+        },
+        nowMs: Date.now(),
+      });
+      await db.transaction((tx) => postMany(tx, big.programId, [deposit(0, Number.MAX_SAFE_INTEGER - 10)]));
+      await expect(db.transaction((tx) => postMany(tx, big.programId, [deposit(1, 20), deposit(2, -20)]))).rejects.toMatchObject({
+        status: 422,
+        message: expect.stringContaining(`financial account '${a}' would pass`),
+      });
+      expect((await getBalances(db.kysely, big.programId, [a])).get(a)).toMatchObject({ available_cents: Number.MAX_SAFE_INTEGER - 10, last_transaction_token: 'txn-0' });
+      expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
   });
 
   it('never lets an entry be updated or deleted (the database refuses)', async () => {

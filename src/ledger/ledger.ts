@@ -34,6 +34,7 @@ import type { Executor, Tx } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
 import { invariant, UnprocessableError } from '../errors.js';
 import * as store from './store.js';
+import type { LedgerEntriesTable } from './tables.js';
 
 export type Bucket = 'available' | 'pending';
 
@@ -163,40 +164,116 @@ export async function lockBalances(
  * inside the transaction that records the movement's cause.
  */
 export async function post(tx: Tx, programId: string, movement: Movement, nowMs: number): Promise<string> {
-  assertBalanced(movement);
-  const deltas = balanceDeltas(movement.postings);
+  const [journalToken] = await postMany(tx, programId, [{ movement, nowMs }]);
+  return journalToken as string;
+}
 
-  const journalToken = newToken();
-  await store.insertEntries(
-    tx,
-    movement.postings.map((posting, seq) => ({
-      program_id: programId,
-      journal_token: journalToken,
-      seq,
-      ledger_account: posting.account,
-      bucket: posting.bucket,
-      amount_cents: posting.amount_cents,
-      created_ms: nowMs,
-      kind: movement.kind,
-      transaction_token: movement.transaction_token,
-      event_token: movement.event_token,
-    })),
-  );
+/** A movement and the program time it is written at; null moves nothing (for `postMany`'s `afterEach`). */
+export interface DatedMovement {
+  movement: Movement | null;
+  nowMs: number;
+}
+
+/**
+ * Writes movements one after another, as `post` would each, in two statements whatever their
+ * number (e.g. a clock move that expires thousands of holds): all their entries, then one UPDATE
+ * that adds each account's net change and stamps it with the last movement that touched it. Each
+ * movement's `balance.updated` carries the balances as that movement left them (replayed from the
+ * updated rows), and `afterEach(index)` runs right after it, so a caller's own events interleave
+ * with the ledger's as they would with one `post` per movement (it runs for a null movement too, in
+ * its turn). Answers the journal tokens, in order (undefined for a null movement).
+ */
+export async function postMany(
+  tx: Tx,
+  programId: string,
+  movements: readonly DatedMovement[],
+  afterEach?: (index: number) => Promise<void>,
+): Promise<(string | undefined)[]> {
+  const planned = movements.map(({ movement, nowMs }) => plan(programId, movement, nowMs));
+  await store.insertEntries(tx, planned.flatMap((step) => step.entries));
+  const changes = netChanges(planned);
   // One UPDATE for every account, in token order (see store.applyBalanceDeltas).
-  const tokens = [...deltas.keys()].sort();
-  const updated = await store.applyBalanceDeltas(
-    tx,
-    programId,
-    tokens.map((token) => ({ financial_account_token: token, ...(deltas.get(token) as BalanceDelta) })),
-    movement,
-    nowMs,
-  );
+  const updated = await store.applyBalanceDeltas(tx, programId, [...changes.values()]);
   const updatedTokens = new Set(updated.map((balance) => balance.financial_account_token));
-  for (const token of tokens) if (!updatedTokens.has(token)) await refuseBalanceChange(tx, programId, token);
-  // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
-  const changed = updated.filter((balance) => !isZero(deltas.get(balance.financial_account_token) as BalanceDelta));
-  if (changed.length > 0) await emitBalancesUpdated(tx, programId, changed, nowMs);
-  return journalToken;
+  for (const token of changes.keys()) if (!updatedTokens.has(token)) await refuseBalanceChange(tx, programId, token);
+
+  // Replay: each account starts where it was before the first movement, then takes each in turn.
+  const running = new Map(updated.map((balance) => [balance.financial_account_token, before(balance, changes.get(balance.financial_account_token) as store.BalanceChange)]));
+  for (const [index, step] of planned.entries()) {
+    const changed: store.UpdatedBalance[] = [];
+    for (const [token, delta] of step.deltas) {
+      const balance = running.get(token) as store.UpdatedBalance;
+      const next = { ...balance, available_cents: balance.available_cents + delta.available_cents, pending_cents: balance.pending_cents + delta.pending_cents, ...step.stamp };
+      if (!isExact(next)) await refuseBalanceChange(tx, programId, token);
+      running.set(token, next);
+      // Postings that cancel out on an account leave its amounts as they were: nothing to announce.
+      if (!isZero(delta)) changed.push(next);
+    }
+    if (changed.length > 0) await emitBalancesUpdated(tx, programId, changed, step.nowMs);
+    if (afterEach) await afterEach(index);
+  }
+  return planned.map((step) => step.journalToken);
+}
+
+/** One movement of `postMany`, checked and laid out: its journal, and its net change per account (token order). */
+interface PlannedMovement {
+  journalToken: string | undefined;
+  entries: LedgerEntriesTable[];
+  deltas: [string, BalanceDelta][];
+  stamp: { last_transaction_token: string; last_transaction_event_token: string; updated_ms: number };
+  nowMs: number;
+}
+
+function plan(programId: string, movement: Movement | null, nowMs: number): PlannedMovement {
+  if (movement === null) return { journalToken: undefined, entries: [], deltas: [], stamp: { last_transaction_token: '', last_transaction_event_token: '', updated_ms: nowMs }, nowMs };
+  assertBalanced(movement);
+  const journalToken = newToken();
+  const deltas = [...balanceDeltas(movement.postings)].sort(([a], [b]) => (a < b ? -1 : 1));
+  const stamp = { last_transaction_token: movement.transaction_token, last_transaction_event_token: movement.event_token, updated_ms: nowMs };
+  return { journalToken, entries: journalEntries(programId, journalToken, movement, nowMs), deltas, stamp, nowMs };
+}
+
+/** Each account's net change over the movements, stamped with the last movement that touched it; in token order. */
+function netChanges(planned: readonly PlannedMovement[]): Map<string, store.BalanceChange> {
+  const changes = new Map<string, store.BalanceChange>();
+  for (const step of planned) {
+    for (const [token, delta] of step.deltas) {
+      const change = changes.get(token);
+      changes.set(token, {
+        financial_account_token: token,
+        available_cents: (change?.available_cents ?? 0) + delta.available_cents,
+        pending_cents: (change?.pending_cents ?? 0) + delta.pending_cents,
+        ...step.stamp,
+      });
+    }
+  }
+  return new Map([...changes].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The journal of a movement: its postings as entries that share the journal token. */
+function journalEntries(programId: string, journalToken: string, movement: Movement, nowMs: number): LedgerEntriesTable[] {
+  return movement.postings.map((posting, seq) => ({
+    program_id: programId,
+    journal_token: journalToken,
+    seq,
+    ledger_account: posting.account,
+    bucket: posting.bucket,
+    amount_cents: posting.amount_cents,
+    created_ms: nowMs,
+    kind: movement.kind,
+    transaction_token: movement.transaction_token,
+    event_token: movement.event_token,
+  }));
+}
+
+/** The balance an updated row had before its change (amounts only: the replay restamps it). */
+function before(balance: store.UpdatedBalance, change: store.BalanceChange): store.UpdatedBalance {
+  return { ...balance, available_cents: balance.available_cents - change.available_cents, pending_cents: balance.pending_cents - change.pending_cents };
+}
+
+/** Whether every amount of the balance is an integer JavaScript holds exactly (as the UPDATE checks for the final one). */
+function isExact(balance: Pick<Balance, 'available_cents' | 'pending_cents'>): boolean {
+  return Number.isSafeInteger(balance.available_cents) && Number.isSafeInteger(balance.pending_cents) && Number.isSafeInteger(totalCents(balance));
 }
 
 async function emitBalancesUpdated(tx: Tx, programId: string, balances: readonly store.UpdatedBalance[], nowMs: number): Promise<void> {

@@ -9,7 +9,7 @@ import type { Executor } from '../db/database.js';
 import { insertRows, preparedByShape, preparedOverTokens } from '../db/prepared.js';
 import type { FinancialAccountType } from '../financial_accounts/schemas.js';
 import type { Database } from '../db/schema.js';
-import type { Balance, Movement } from './ledger.js';
+import type { Balance } from './ledger.js';
 import type { LedgerEntriesTable } from './tables.js';
 
 const balanceColumns = [
@@ -70,9 +70,9 @@ export async function insertEntries(exec: Executor, entries: LedgerEntriesTable[
  * `case financial_account_token when <token 0> then <value 0> … end`: per account, the value given
  * for it (cast: PostgreSQL types a bare parameter in a CASE as text).
  */
-function perAccount(tokens: readonly unknown[], values: readonly unknown[]) {
-  const branches = tokens.map((token, index) => sql`when ${token} then cast(${values[index]} as bigint)`);
-  return sql<number>`case financial_account_token ${sql.join(branches, sql` `)} end`;
+function perAccount(tokens: readonly unknown[], values: readonly unknown[], type: 'bigint' | 'text') {
+  const branches = tokens.map((token, index) => sql`when ${token} then cast(${values[index]} as ${sql.raw(type)})`);
+  return sql<never>`case financial_account_token ${sql.join(branches, sql` `)} end`;
 }
 
 /**
@@ -86,31 +86,34 @@ function lockedInOrder(db: Kysely<Database>, programId: string, tokens: string[]
   return db.getExecutor().adapter instanceof PostgresAdapter ? rows.orderBy('financial_account_token').forUpdate() : rows;
 }
 
+/** Arguments per account of `applyBalanceDeltasStatement`, in the order of `BalanceChange`'s fields. */
+const CHANGE_FIELDS = ['financial_account_token', 'available_cents', 'pending_cents', 'last_transaction_token', 'last_transaction_event_token', 'updated_ms'] as const;
+
 /**
- * Adds each account's delta to its balance row, in ONE statement whatever the number of accounts
- * (a book transfer changes two: one round trip under the locks instead of two). Shape: the number
- * of accounts; arguments: program, transaction, event, time, then token, available, pending per
- * account.
+ * Adds each account's delta to its balance row and stamps it with the last movement that touched
+ * it, in ONE statement whatever the number of accounts (a book transfer changes two: one round trip
+ * under the locks instead of two). Shape: the number of accounts; arguments: the program, then
+ * CHANGE_FIELDS per account.
  */
 const applyBalanceDeltasStatement = preparedByShape<Balance & { financial_account_type: string }>((db, shape, args) => {
   const count = Number(shape);
-  const [programId, transactionToken, eventToken, nowMs] = args;
-  const at = (offset: number) => Array.from({ length: count }, (_, index) => args[4 + 3 * index + offset]);
-  const [tokens, available, pending] = [at(0), at(1), at(2)];
-  const availableDelta = perAccount(tokens, available);
-  const pendingDelta = perAccount(tokens, pending);
+  const programId = args[0] as string;
+  const at = (field: (typeof CHANGE_FIELDS)[number]) => Array.from({ length: count }, (_, index) => args[1 + CHANGE_FIELDS.length * index + CHANGE_FIELDS.indexOf(field)]);
+  const tokens = at('financial_account_token');
+  const availableDelta = perAccount(tokens, at('available_cents'), 'bigint');
+  const pendingDelta = perAccount(tokens, at('pending_cents'), 'bigint');
   return (
     db
       .updateTable('balances')
       .set({
         available_cents: sql`available_cents + ${availableDelta}`,
         pending_cents: sql`pending_cents + ${pendingDelta}`,
-        last_transaction_token: transactionToken as string,
-        last_transaction_event_token: eventToken as string,
-        updated_ms: nowMs as number,
+        last_transaction_token: perAccount(tokens, at('last_transaction_token'), 'text'),
+        last_transaction_event_token: perAccount(tokens, at('last_transaction_event_token'), 'text'),
+        updated_ms: perAccount(tokens, at('updated_ms'), 'bigint'),
       })
-      .where('program_id', '=', programId as string)
-      .where('financial_account_token', 'in', lockedInOrder(db, programId as string, tokens as string[]))
+      .where('program_id', '=', programId)
+      .where('financial_account_token', 'in', lockedInOrder(db, programId, tokens as string[]))
       // Balances stay integers JavaScript holds exactly: a change past that bound updates nothing.
       .where(sql<boolean>`abs(available_cents + ${availableDelta}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
       .where(sql<boolean>`abs(pending_cents + ${pendingDelta}) <= ${sql.lit(Number.MAX_SAFE_INTEGER)}`)
@@ -131,28 +134,26 @@ const applyBalanceDeltasStatement = preparedByShape<Balance & { financial_accoun
 /** A balance row as a movement left it, with its financial account's type (for `balance.updated`). */
 export type UpdatedBalance = Balance & { financial_account_type: FinancialAccountType };
 
-export interface BalanceDelta {
+/** What movements change on one balance row: the net delta per bucket, and the last of them (token, event, time). */
+export interface BalanceChange {
   financial_account_token: string;
   available_cents: number;
   pending_cents: number;
+  last_transaction_token: string;
+  last_transaction_event_token: string;
+  updated_ms: number;
 }
 
 /**
- * Adds a movement's net change to each account's balance row and answers the rows as updated, in
- * token order. An account missing from the answer has no row, or its change would take an amount
- * past Number.MAX_SAFE_INTEGER cents (its row is then unchanged).
+ * Applies each change to its account's balance row and answers the rows as updated, in token
+ * order. An account missing from the answer has no row, or its change would take an amount past
+ * Number.MAX_SAFE_INTEGER cents (its row is then unchanged).
  */
-export async function applyBalanceDeltas(
-  exec: Executor,
-  programId: string,
-  deltas: readonly BalanceDelta[],
-  movement: Movement,
-  nowMs: number,
-): Promise<UpdatedBalance[]> {
-  if (deltas.length === 0) return [];
-  const args: unknown[] = [programId, movement.transaction_token, movement.event_token, nowMs];
-  for (const delta of deltas) args.push(delta.financial_account_token, delta.available_cents, delta.pending_cents);
-  const rows = await applyBalanceDeltasStatement(exec, String(deltas.length), args);
+export async function applyBalanceDeltas(exec: Executor, programId: string, changes: readonly BalanceChange[]): Promise<UpdatedBalance[]> {
+  if (changes.length === 0) return [];
+  const args: unknown[] = [programId];
+  for (const change of changes) for (const field of CHANGE_FIELDS) args.push(change[field]);
+  const rows = await applyBalanceDeltasStatement(exec, String(changes.length), args);
   return rows
     .map((row) => ({ ...row, financial_account_type: row.financial_account_type as FinancialAccountType }))
     .sort((a, b) => (a.financial_account_token < b.financial_account_token ? -1 : a.financial_account_token > b.financial_account_token ? 1 : 0));

@@ -154,29 +154,40 @@ function accountOf(card: FoundCard) {
 
 // ---- recording ------------------------------------------------------------------------------------
 
-/** Posts a lifecycle movement on the transaction's ISSUING financial account (counterparty: the card network). */
-async function postMovement(op: Operation, row: Pick<store.TransactionRow, 'token' | 'financial_account_token'>, effect: lifecycle.Effect, eventToken: string) {
-  if (!effect.movement) return;
+/** A lifecycle movement on the transaction's ISSUING financial account (counterparty: the card network), if the effect moves money. */
+function ledgerMovement(row: Pick<store.TransactionRow, 'token' | 'financial_account_token'>, effect: lifecycle.Effect, eventToken: string): ledger.Movement | null {
+  if (!effect.movement) return null;
   const postings = effect.movement.postings.map(
     (posting): ledger.Posting =>
       posting.bucket === 'network'
         ? { account: ledger.SystemAccount.CARD_NETWORK, bucket: 'available', amount_cents: posting.amount_cents }
         : { account: row.financial_account_token, bucket: posting.bucket, amount_cents: posting.amount_cents },
   );
-  await ledger.post(op.tx, op.scope.programId, { kind: effect.movement.kind, transaction_token: row.token, event_token: eventToken, postings }, op.scope.nowMs);
+  return { kind: effect.movement.kind, transaction_token: row.token, event_token: eventToken, postings };
 }
 
-/** Keeps the day and hour buckets equal to the sums of their transactions' spend (card first, then account). */
-async function addSpend(op: Operation, row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number) {
-  if (spendDeltaCents === 0 && countDelta === 0) return;
-  await store.addToSpendBuckets(op.tx, op.scope.programId, {
+/** Posts the effect's movement, if any (see `ledgerMovement`). */
+async function postMovement(op: Operation, row: Pick<store.TransactionRow, 'token' | 'financial_account_token'>, effect: lifecycle.Effect, eventToken: string) {
+  const movement = ledgerMovement(row, effect, eventToken);
+  if (movement) await ledger.post(op.tx, op.scope.programId, movement, op.scope.nowMs);
+}
+
+/** A change of a transaction's spend, in the buckets of the day and hour it was made in. */
+function spendDelta(row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number): store.SpendBucketDelta {
+  return {
     card_token: row.card_token,
     account_token: row.account_token,
     day_start_ms: utcDayStartOf(row.created_ms),
     hour_start_ms: utcHourStartOf(row.created_ms),
     spent_cents: spendDeltaCents,
     approved_count: countDelta,
-  });
+  };
+}
+
+/** Keeps the day and hour buckets equal to the sums of their transactions' spend (card first, then account). */
+async function addSpend(op: Operation, row: Pick<store.TransactionRow, 'card_token' | 'account_token' | 'created_ms'>, spendDeltaCents: number, countDelta: number) {
+  if (spendDeltaCents === 0 && countDelta === 0) return;
+  await store.addToSpendBuckets(op.tx, op.scope.programId, spendDelta(row, spendDeltaCents, countDelta));
 }
 
 function eventRow(op: Operation, transactionToken: string, seq: number, token: string, event: lifecycle.NewEvent): store.EventRow {
@@ -239,8 +250,8 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
     updated_ms: op.scope.nowMs,
   };
   const event = eventRow(op, row.token, 0, opening.event_token, effect.event);
-  await store.insertTransaction(op.tx, row);
-  await store.insertEvent(op.tx, event);
+  await store.insertTransactions(op.tx, [row]);
+  await store.insertEvents(op.tx, [event]);
   await emitEvent(op.tx, op.scope.programId, 'card_transaction.updated', toApi(row, [event]), op.scope.nowMs);
   await postMovement(op, row, effect, opening.event_token);
   await addSpend(op, row, row.spend_cents, countsAsSpend ? 1 : 0);
@@ -267,9 +278,19 @@ async function applyMessage(requestOp: Operation, row: store.TransactionRow, app
   const effect = await apply(row);
   assertAmounts(row.kind, effect.amounts);
   const eventToken = newToken();
-  await store.insertEvent(tx, eventRow(op, row.token, await store.nextEventSeq(tx, scope.programId, row.token), eventToken, effect.event));
+  await store.insertEvents(tx, [eventRow(op, row.token, await store.nextEventSeq(tx, scope.programId, row.token), eventToken, effect.event)]);
   const updated = { ...row, ...effect.amounts, updated_ms: scope.nowMs };
-  await store.updateAmounts(tx, scope.programId, row.token, {
+  await store.updateAmounts(tx, scope.programId, row.token, amountChanges(updated));
+  await postMovement(op, row, effect, eventToken);
+  await addSpend(op, row, updated.spend_cents - row.spend_cents, 0);
+  const [transaction] = await withEvents(tx, scope.programId, [updated]);
+  await emitEvent(tx, scope.programId, 'card_transaction.updated', transaction as Transaction, scope.nowMs);
+  return updated;
+}
+
+/** What a message changes on a transaction row. */
+function amountChanges(updated: store.TransactionRow): store.AmountChanges {
+  return {
     status: updated.status,
     authorization_amount_cents: updated.authorization_amount_cents,
     hold_cents: updated.hold_cents,
@@ -278,12 +299,7 @@ async function applyMessage(requestOp: Operation, row: store.TransactionRow, app
     return_reversed: updated.return_reversed,
     expires_ms: updated.expires_ms,
     updated_ms: updated.updated_ms,
-  });
-  await postMovement(op, row, effect, eventToken);
-  await addSpend(op, row, updated.spend_cents - row.spend_cents, 0);
-  const [transaction] = await withEvents(tx, scope.programId, [updated]);
-  await emitEvent(tx, scope.programId, 'card_transaction.updated', transaction as Transaction, scope.nowMs);
-  return updated;
+  };
 }
 
 // ---- expiry ---------------------------------------------------------------------------------------
@@ -299,16 +315,65 @@ const EXPIRY_BATCH = 100;
 export async function expireDueAuthorizations(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
   for (;;) {
     const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
-    for (const token of due) {
-      // Read without a lock: a concurrent request (PostgreSQL) may have cleared, voided or expired
-      // it since. Locked, it is expired only if it still is a PENDING hold past its expiry.
-      const locked = await store.lock(db, tx, scope.programId, token);
-      if (!locked || locked.status !== 'PENDING' || locked.expires_ms === null || locked.expires_ms > scope.nowMs) continue;
-      const expiredAt: ProgramScope = { ...scope, nowMs: locked.expires_ms };
-      await applyMessage({ db, tx, scope: expiredAt }, locked, (row) => lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined));
-    }
+    await expireBatch({ db, tx, scope }, due);
     if (due.length < EXPIRY_BATCH) return;
   }
+}
+
+/**
+ * Expires the given authorizations, in the given order (oldest first), exactly as `applyMessage`
+ * would one after another, but in a few statements for the whole batch (on PostgreSQL each is a
+ * round trip: one clock move can expire thousands): lock them, read their events, then write all
+ * the new events, all the amounts, the spend buckets and the ledger movements (`ledger.postMany`).
+ * Each one's `card_transaction.updated` follows its own `balance.updated`, as with `applyMessage`.
+ */
+async function expireBatch(op: Operation, dueTokens: readonly string[]): Promise<void> {
+  const { db, tx, scope } = op;
+  if (dueTokens.length === 0) return;
+  // Read without a lock: a concurrent request (PostgreSQL) may have cleared, voided or expired one
+  // since. Locked, each is expired only if it still is a PENDING hold past its expiry.
+  const locked = new Map((await store.lockMany(db, tx, scope.programId, dueTokens)).map((row) => [row.token, row]));
+  const rows = dueTokens
+    .map((token) => locked.get(token))
+    .filter((row): row is store.TransactionRow => row !== undefined && row.status === 'PENDING' && row.expires_ms !== null && row.expires_ms <= scope.nowMs);
+  if (rows.length === 0) return;
+  const history = groupedByTransaction(await store.eventsFor(tx, scope.programId, rows.map((row) => row.token)));
+  const expiries = rows.map((row) => expiryOf(op, row, history.get(row.token) ?? []));
+  await store.insertEvents(tx, expiries.map((expiry) => expiry.event));
+  await store.updateAmountsOfMany(tx, scope.programId, expiries.map((expiry) => ({ token: expiry.updated.token, ...amountChanges(expiry.updated) })));
+  const spend = expiries.filter((expiry) => expiry.updated.spend_cents !== expiry.row.spend_cents);
+  await store.addToSpendBucketsOfMany(tx, scope.programId, spend.map((expiry) => spendDelta(expiry.row, expiry.updated.spend_cents - expiry.row.spend_cents, 0)));
+  await ledger.postMany(
+    tx,
+    scope.programId,
+    expiries.map((expiry) => ({ movement: expiry.movement, nowMs: expiry.atMs })),
+    async (index) => {
+      const expiry = expiries[index] as Expiry;
+      await emitEvent(tx, scope.programId, 'card_transaction.updated', toApi(expiry.updated, expiry.events), expiry.atMs);
+    },
+  );
+}
+
+interface Expiry {
+  row: store.TransactionRow;
+  updated: store.TransactionRow;
+  /** When it expired (never before the transaction's last change, as `applyMessage` dates it). */
+  atMs: number;
+  /** Its new event, and all of its events with it. */
+  event: store.EventRow;
+  events: store.EventRow[];
+  movement: ledger.Movement | null;
+}
+
+/** What expiring a locked PENDING authorization (with its events so far) writes. */
+function expiryOf(op: Operation, row: store.TransactionRow, events: readonly store.EventRow[]): Expiry {
+  const at: Operation = { ...op, scope: actingOn({ ...op.scope, nowMs: row.expires_ms as number }, row.updated_ms) };
+  const effect = lifecycle.release(row, 'AUTHORIZATION_EXPIRY', undefined);
+  assertAmounts(row.kind, effect.amounts);
+  const lastSeq = events.length === 0 ? -1 : (events[events.length - 1] as store.EventRow).seq;
+  const event = eventRow(at, row.token, lastSeq + 1, newToken(), effect.event);
+  const updated = { ...row, ...effect.amounts, updated_ms: at.scope.nowMs };
+  return { row, updated, atMs: at.scope.nowMs, event, events: [...events, event], movement: ledgerMovement(row, effect, event.token) };
 }
 
 /**
@@ -542,14 +607,19 @@ export async function returnReversal(op: Operation, body: SimulateReturnReversal
 // ---- reads ----------------------------------------------------------------------------------------
 
 async function withEvents(exec: Executor, programId: string, rows: readonly store.TransactionRow[]): Promise<Transaction[]> {
-  const events = await store.eventsFor(exec, programId, rows.map((row) => row.token));
+  const byTransaction = groupedByTransaction(await store.eventsFor(exec, programId, rows.map((row) => row.token)));
+  return rows.map((row) => toApi(row, byTransaction.get(row.token) ?? []));
+}
+
+/** Events by their transaction's token, each transaction's in the order given. */
+function groupedByTransaction(events: readonly store.EventRow[]): Map<string, store.EventRow[]> {
   const byTransaction = new Map<string, store.EventRow[]>();
   for (const event of events) {
     const list = byTransaction.get(event.transaction_token) ?? [];
     list.push(event);
     byTransaction.set(event.transaction_token, list);
   }
-  return rows.map((row) => toApi(row, byTransaction.get(row.token) ?? []));
+  return byTransaction;
 }
 
 /** Before a read that must reflect the clock (transactions, and balances and financial transactions: the money a hold held). */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
-import { authorize, authorized, cardOnOwnAccount, issuingBalance, type Transaction } from '../testing/transactions.js';
+import { authorize, authorized, cardOnOwnAccount, issuingBalance, type Card, type Transaction } from '../testing/transactions.js';
 
 const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 const usd = (amount: number) => ({ amount, currency: 'USD' });
@@ -500,6 +500,55 @@ describeWithDb('card transaction simulations', () => {
       expect([t.events?.at(-1)?.created, t.updated]).toEqual([expiredAt, expiredAt]);
       expect((await retrieve(credit)).status).toBe('PENDING');
       expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 50, total: 50 });
+      await expectLedgerConsistent();
+    });
+
+    it('expires more holds than one batch in one move, each dated, released and announced as it would be alone', async () => {
+      const { client } = context.program;
+      const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+      const now = Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
+      const holds: { token: string; card: number; amount: number }[] = [];
+      for (let index = 0; index < 230; index++) {
+        const card = index % cards.length;
+        holds.push({ token: await authorize(client, cards[card] as Card, 100 + index), card, amount: 100 + index });
+      }
+      // Not PENDING by the move: neither expires.
+      const voided = await authorize(client, cards[0] as Card, 77);
+      await client.transactions.simulateVoid({ token: voided });
+      const cleared = await authorize(client, cards[1] as Card, 88);
+      await client.transactions.simulateClearing({ token: cleared });
+
+      await client.post('/v1/simulate/clock', { body: { now: new Date(now + 8 * 86_400_000).toISOString() } });
+
+      for (const [card, expected] of [[cards[0], { available: 0, pending: 0, total: 0 }], [cards[1], { available: -88, pending: 0, total: -88 }], [cards[2], { available: 0, pending: 0, total: 0 }]] as const) {
+        expect(await issuingBalance(client, card as Card)).toEqual(expected);
+      }
+      const transactions = new Map<string, Transaction>();
+      for await (const t of client.transactions.list({ page_size: 100, begin: new Date(now - 60_000).toISOString() })) transactions.set(t.token, t);
+      for (const hold of holds) {
+        const t = transactions.get(hold.token) as Transaction;
+        const expiredAt = new Date(Date.parse(t.created) + 7 * 86_400_000).toISOString();
+        expect([t.status, t.updated, eventsOf(t).at(-1), t.events?.at(-1)?.created]).toEqual(['EXPIRED', expiredAt, ['AUTHORIZATION_EXPIRY', -hold.amount, 'CREDIT', null, 'APPROVED'], expiredAt]);
+      }
+      expect([transactions.get(voided)?.status, transactions.get(cleared)?.status]).toEqual(['VOIDED', 'SETTLED']);
+
+      // The move's events, oldest first: each expiry's balance.updated (the balance as that expiry
+      // left it), then its card_transaction.updated.
+      const announced = [];
+      for await (const event of client.events.list({ begin: new Date(now + 6 * 86_400_000).toISOString(), with_content: true, page_size: 100 })) announced.unshift(event);
+      expect(announced).toHaveLength(2 * holds.length);
+      const pendingLeft = cards.map((_, card) => holds.filter((hold) => hold.card === card).reduce((sum, hold) => sum + hold.amount, 0));
+      for (const [index, hold] of holds.entries()) {
+        const [balanceEvent, transactionEvent] = [announced[2 * index], announced[2 * index + 1]];
+        pendingLeft[hold.card] = (pendingLeft[hold.card] as number) - hold.amount;
+        expect(balanceEvent?.event_type).toBe('balance.updated');
+        expect((balanceEvent?.payload as { data: unknown[] }).data).toEqual([
+          expect.objectContaining({ token: (cards[hold.card] as Card).funding.token, pending_amount: pendingLeft[hold.card], last_transaction_token: hold.token }),
+        ]);
+        expect(transactionEvent?.event_type).toBe('card_transaction.updated');
+        expect(transactionEvent?.payload).toMatchObject({ token: hold.token, status: 'EXPIRED' });
+        expect(transactionEvent?.created).toBe(balanceEvent?.created);
+      }
       await expectLedgerConsistent();
     });
   });

@@ -7,7 +7,7 @@ import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
-import { insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
+import { INSERT_PARAMETERS_MAX, insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
@@ -69,14 +69,17 @@ export async function findCardForAuthorization(exec: Executor, programId: string
  * fresh, and a later read of the table in the same transaction sends them first.
  */
 function preparedInsert<Table extends 'card_transactions' | 'card_transaction_events', Row extends object>(table: Table, columns: ReadonlyArray<keyof Row & string>) {
-  return async (exec: Executor, row: Row): Promise<void> => {
-    const values: Record<string, unknown> = {};
-    for (const column of columns) values[column] = row[column];
-    await insertRows(exec, table, [values as never], { deferrable: true });
+  return async (exec: Executor, rows: readonly Row[]): Promise<void> => {
+    const ordered = rows.map((row) => {
+      const values: Record<string, unknown> = {};
+      for (const column of columns) values[column] = row[column];
+      return values as never;
+    });
+    await insertRows(exec, table, ordered, { deferrable: true });
   };
 }
 
-export const insertTransaction = preparedInsert<'card_transactions', TransactionRow>('card_transactions', [
+export const insertTransactions = preparedInsert<'card_transactions', TransactionRow>('card_transactions', [
   'program_id',
   'token',
   'account_token',
@@ -106,7 +109,7 @@ export const insertTransaction = preparedInsert<'card_transactions', Transaction
   'updated_ms',
 ]);
 
-export const insertEvent = preparedInsert<'card_transaction_events', EventRow>('card_transaction_events', [
+export const insertEvents = preparedInsert<'card_transaction_events', EventRow>('card_transaction_events', [
   'program_id',
   'transaction_token',
   'seq',
@@ -141,6 +144,13 @@ export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<
   return db.forUpdate(tx.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
 }
 
+/** The given transactions, locked in token order (PostgreSQL `FOR UPDATE`; unknown tokens are left out). */
+export function lockMany(db: Db, tx: Tx, programId: string, tokens: readonly string[]): Promise<TransactionRow[]> {
+  return inChunks([...tokens].sort(), (chunk) =>
+    db.forUpdate(tx.selectFrom('card_transactions').selectAll().where('program_id', '=', programId).where('token', 'in', chunk).orderBy('token')).execute(),
+  );
+}
+
 export type AmountChanges = Pick<
   TransactionRow,
   'status' | 'authorization_amount_cents' | 'hold_cents' | 'settled_cents' | 'spend_cents' | 'return_reversed' | 'expires_ms' | 'updated_ms'
@@ -148,6 +158,52 @@ export type AmountChanges = Pick<
 
 export async function updateAmounts(exec: Executor, programId: string, token: string, changes: AmountChanges): Promise<void> {
   await exec.updateTable('card_transactions').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+/** The columns `updateAmountsOfMany` sets, with their SQL types (PostgreSQL types a bare parameter in a CASE as text). */
+const AMOUNT_COLUMNS = {
+  status: 'text',
+  authorization_amount_cents: 'bigint',
+  hold_cents: 'bigint',
+  settled_cents: 'bigint',
+  spend_cents: 'bigint',
+  return_reversed: 'integer',
+  expires_ms: 'bigint',
+  updated_ms: 'bigint',
+} as const satisfies Record<keyof AmountChanges, string>;
+const AMOUNT_COLUMN_NAMES = Object.keys(AMOUNT_COLUMNS) as (keyof AmountChanges)[];
+
+/**
+ * Sets each transaction's amounts, in one statement (`case token when … then … end` per column).
+ * Shape: the number of transactions; arguments: the program, then the token and AMOUNT_COLUMNS
+ * per transaction.
+ */
+const updateAmountsOfManyStatement = preparedByShape((db, shape, args) => {
+  const count = Number(shape);
+  const width = 1 + AMOUNT_COLUMN_NAMES.length;
+  const tokens = Array.from({ length: count }, (_, index) => args[1 + width * index]);
+  const perToken = (column: keyof AmountChanges) => {
+    const offset = 1 + AMOUNT_COLUMN_NAMES.indexOf(column);
+    const branches = tokens.map((token, index) => sql`when ${token} then cast(${args[1 + width * index + offset]} as ${sql.raw(AMOUNT_COLUMNS[column])})`);
+    return sql<never>`case token ${sql.join(branches, sql` `)} end`;
+  };
+  return db
+    .updateTable('card_transactions')
+    .set(Object.fromEntries(AMOUNT_COLUMN_NAMES.map((column) => [column, perToken(column)])))
+    .where('program_id', '=', args[0] as string)
+    .where('token', 'in', tokens as string[]);
+});
+
+/** `updateAmounts` for many transactions at once (rows this transaction has locked). */
+export async function updateAmountsOfMany(exec: Executor, programId: string, changes: ReadonlyArray<AmountChanges & { token: string }>): Promise<void> {
+  const width = 1 + AMOUNT_COLUMN_NAMES.length;
+  const perStatement = Math.floor(INSERT_PARAMETERS_MAX / (2 * width));
+  for (let start = 0; start < changes.length; start += perStatement) {
+    const chunk = changes.slice(start, start + perStatement);
+    const args: unknown[] = [programId];
+    for (const change of chunk) args.push(change.token, ...AMOUNT_COLUMN_NAMES.map((column) => change[column]));
+    await updateAmountsOfManyStatement(exec, String(chunk.length), args);
+  }
 }
 
 export async function nextEventSeq(exec: Executor, programId: string, transactionToken: string): Promise<number> {
@@ -277,6 +333,57 @@ export async function addToSpendBuckets(exec: Executor, programId: string, delta
   const { card_token, account_token, spent_cents, approved_count } = delta;
   await upsertBuckets.day(exec, programId, card_token, account_token, delta.day_start_ms, spent_cents, approved_count);
   await upsertBuckets.hour(exec, programId, card_token, account_token, delta.hour_start_ms, spent_cents, approved_count);
+}
+
+/**
+ * The multi-row upsert of one bucket table: shape, the number of rows; arguments: the program, then
+ * scope token, start, spent and count per row (each bucket at most once: one statement may not
+ * change a row twice).
+ */
+function bucketRowsUpsert(span: BucketSpan) {
+  const { table, start } = BUCKET_TABLES[span];
+  const add = (column: 'spent_cents' | 'approved_count') => sql`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
+  return preparedByShape((db, shape, args) => {
+    const rows = Array.from({ length: Number(shape) }, (_, index) => {
+      const [scopeToken, startMs, spentCents, approvedCount] = args.slice(1 + 4 * index, 5 + 4 * index);
+      return { program_id: args[0], scope_token: scopeToken, [start]: startMs, spent_cents: spentCents, approved_count: approvedCount };
+    });
+    return db
+      .insertInto(table)
+      .values(rows as never)
+      .onConflict((conflict) =>
+        conflict.columns(['program_id', 'scope_token', start] as never).doUpdateSet({ spent_cents: add('spent_cents'), approved_count: add('approved_count') } as never),
+      );
+  });
+}
+
+const upsertBucketRows = { day: bucketRowsUpsert('day'), hour: bucketRowsUpsert('hour') };
+
+/**
+ * `addToSpendBuckets` for many changes at once (e.g. the holds one clock move expires): summed per
+ * bucket, then one upsert per bucket table (or a few, for very many buckets).
+ */
+export async function addToSpendBucketsOfMany(exec: Executor, programId: string, deltas: readonly SpendBucketDelta[]): Promise<void> {
+  for (const span of ['day', 'hour'] as const) {
+    const buckets = new Map<string, { scope_token: string; start_ms: number; spent_cents: number; approved_count: number }>();
+    for (const delta of deltas) {
+      const startMs = span === 'day' ? delta.day_start_ms : delta.hour_start_ms;
+      for (const scopeToken of [delta.card_token, delta.account_token]) {
+        const key = `${scopeToken} ${startMs}`;
+        const bucket = buckets.get(key) ?? { scope_token: scopeToken, start_ms: startMs, spent_cents: 0, approved_count: 0 };
+        bucket.spent_cents += delta.spent_cents;
+        bucket.approved_count += delta.approved_count;
+        buckets.set(key, bucket);
+      }
+    }
+    const rows = [...buckets.values()];
+    const perStatement = Math.floor(INSERT_PARAMETERS_MAX / 5);
+    for (let begin = 0; begin < rows.length; begin += perStatement) {
+      const chunk = rows.slice(begin, begin + perStatement);
+      const args = chunk.flatMap((bucket) => [bucket.scope_token, bucket.start_ms, bucket.spent_cents, bucket.approved_count]);
+      await upsertBucketRows[span](exec, String(chunk.length), [programId, ...args]);
+    }
+  }
 }
 
 export type SpendScope = 'CARD' | 'ACCOUNT';
