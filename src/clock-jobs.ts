@@ -16,7 +16,7 @@ import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes } from './external_bank_accounts/service.js';
 import { applyDueOperations, dueDayStartsThrough } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
-import { expireDueAuthorizations } from './transactions/service.js';
+import { dueExpiries, expireDueAuthorizations } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
@@ -83,6 +83,19 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
   const found = await checkFor(db, tx, work, scope);
   if (!found.due) db.afterCommit(tx, found.learn);
   return found.due;
+}
+
+/**
+ * For a write that decides on funds, at the start of its transaction, before it locks its
+ * balances: what has fallen due on the program's clock and changes funds is applied first. A hold
+ * past its expiry is released (the minute sweep may not have run yet): then every job runs as a
+ * clock move runs them (`runClockJobsAcross`), so that holds and operations take effect in the
+ * order they fell due. Then the due management operations, whose balances are locked with the
+ * write's own `accounts` in one sorted set (`applyDueOperations`).
+ */
+export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
+  if (await isDueWithin(db, tx, dueExpiries, scope)) await runClockJobsAcross(db, tx, scope);
+  await applyDueOperations(db, tx, scope, accounts);
 }
 
 /**

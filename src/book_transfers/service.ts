@@ -31,7 +31,7 @@ import { emitEvent } from '../events/emit.js';
 import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
-import { applyDueOperations } from '../management_operations/service.js';
+import { applyDueMoney } from '../clock-jobs.js';
 import { APPROVED, append, creditedAccount, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
@@ -81,7 +81,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBo
   const to = body.to_financial_account_token;
   if (from === to) throw new InvalidRequestError('to_financial_account_token: must differ from from_financial_account_token');
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope, [from, to]);
+  await applyDueMoney(db, tx, scope, [from, to]);
   const { balances, suspense } = await lockMovementBalances(tx, programId, [
     { token: from, field: 'from_financial_account_token' },
     { token: to, field: 'to_financial_account_token', suspenseIfClosed: body.on_closed_account === 'USE_SUSPENSE' },
@@ -136,7 +136,7 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
     const current = await store.find(tx, programId, token);
     throw new UnprocessableError(`book transfer '${token}' is ${current?.status ?? row.status}; only a SETTLED transfer can be reversed`);
   }
-  await applyDueOperations(db, tx, scope, [row.from_financial_account_token, row.to_financial_account_token]);
+  await applyDueMoney(db, tx, scope, [row.from_financial_account_token, row.to_financial_account_token]);
   await lockOpenBalances(tx, programId, [
     { token: row.from_financial_account_token, field: 'from_financial_account_token' },
     ...(row.credit_in_suspense === 1 ? [] : [{ token: row.to_financial_account_token, field: 'to_financial_account_token' }]),

@@ -32,7 +32,7 @@ import { emitEvent } from '../events/emit.js';
 import { lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
-import { applyDueOperations } from '../management_operations/service.js';
+import { applyDueMoney } from '../clock-jobs.js';
 import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
@@ -166,7 +166,7 @@ async function progress(tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | '
 export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateExternalPaymentBody): Promise<ExternalPayment> {
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope, [body.financial_account_token]);
+  await applyDueMoney(db, tx, scope, [body.financial_account_token]);
   const balances = await lockOpenBalances(tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
   const approved = body.payment_type === 'DEPOSIT' || ledger.availableCents(balances, body.financial_account_token) >= body.amount;
   const row: Row = {
@@ -218,7 +218,7 @@ export async function act(db: Db, tx: Tx, requestScope: ProgramScope, token: str
   const row = await store.lock(db, tx, requestScope.programId, token);
   if (!row) throw notFound('external payment', token);
   const scope = actingOn(requestScope, row.updated_ms);
-  await applyDueOperations(db, tx, scope, [row.financial_account_token]);
+  await applyDueMoney(db, tx, scope, [row.financial_account_token]);
   let updated: Row;
   switch (action) {
     case 'settle':

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
-import { MS_PER_DAY } from '../clock.js';
+import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
-import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
-import { authorize, cardOnOwnAccount, moveClock } from '../testing/transactions.js';
+import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
@@ -393,5 +393,42 @@ describeWithDb('balances and financial transactions as the real clock passes', (
     expect(await balanceOf(client, card.funding.token)).toEqual({ available: 0, pending: 0, total: 0 });
     const [listed] = (await client.financialAccounts.financialTransactions.list(card.funding.token)).data;
     expect(listed).toMatchObject({ token: hold, status: 'EXPIRED', pending_amount: 0 });
+  });
+
+  it('release a hold that has expired before a transfer, a withdrawal or a debit decides on funds, before any sweep or read', async () => {
+    const { client } = context.program;
+    // One hold per write, an hour apart: each write is the first thing after its own hold's expiry.
+    const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+    for (const card of cards) {
+      await fund(client, card.funding.token, 500);
+      await authorize(client, card, 500);
+      advance(MS_PER_HOUR);
+    }
+    const other = await newAccount(client);
+    const [transferCard, withdrawalCard, debitCard] = cards as [Card, Card, Card];
+    // Nothing reads the cards' balances or transactions in between: each write finds its hold due itself.
+    advance(7 * MS_PER_DAY - 3 * MS_PER_HOUR);
+    expect((await bookTransfer(client, transferCard.funding.token, other, 500)).status).toBe('SETTLED');
+    advance(MS_PER_HOUR);
+    const withdrawal = await client.externalPayments.create({
+      amount: 500,
+      category: 'EXTERNAL_WIRE',
+      effective_date: '2031-03-17',
+      financial_account_token: withdrawalCard.funding.token,
+      payment_type: 'WITHDRAWAL',
+    });
+    expect(withdrawal.result).toBe('APPROVED');
+    advance(MS_PER_HOUR);
+    const debit = await client.managementOperations.create({
+      amount: 500,
+      category: 'MANAGEMENT_FEE',
+      direction: 'DEBIT',
+      effective_date: '2031-03-17',
+      event_type: 'LATE_PAYMENT',
+      financial_account_token: debitCard.funding.token,
+    });
+    expect(debit.status).toBe('SETTLED');
+    expect(await balanceOf(client, transferCard.funding.token)).toEqual({ available: 0, pending: 0, total: 0 });
+    expect(await balanceOf(client, other)).toEqual({ available: 500, pending: 0, total: 500 });
   });
 });

@@ -41,7 +41,7 @@
  * clock settles or declines it on its date and when it is reversed, with the operation as GET
  * answers it then.
  */
-import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -129,7 +129,7 @@ const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents:
 export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
   const { programId, nowMs } = scope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueOperations(db, tx, scope, [body.financial_account_token]);
+  await applyDueMoney(db, tx, scope, [body.financial_account_token]);
   const suspenseIfClosed = body.on_closed_account === 'USE_SUSPENSE' && body.direction === 'CREDIT';
   const { balances, suspense } = await lockMovementBalances(tx, programId, accountOf(body, suspenseIfClosed));
 
@@ -286,7 +286,7 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   const { programId } = requestScope;
   const named = await store.find(tx, programId, token);
   if (!named) throw notFound('management operation', token);
-  await applyDueOperations(db, tx, requestScope, [named.financial_account_token]);
+  await applyDueMoney(db, tx, requestScope, [named.financial_account_token]);
   // Read again: the due job may have just settled or declined it.
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);

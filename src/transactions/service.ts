@@ -388,7 +388,8 @@ async function checkDueExpiries(exec: Executor, scope: ProgramScope): Promise<Du
   return { due: false, clearUntilMs: oldestMs === undefined ? nextCreatableMs : Math.min(oldestMs + lifecycle.AUTHORIZATION_EXPIRY_MS, nextCreatableMs) };
 }
 
-const dueExpiries: DueWork = { horizon: 'authorization_expiry', check: checkDueExpiries };
+/** PENDING authorizations whose expiry has come (their clock job: `expireDueAuthorizations`). */
+export const dueExpiries: DueWork = { horizon: 'authorization_expiry', check: checkDueExpiries };
 
 async function expireDueWithin(op: Operation): Promise<void> {
   if (await isDueWithin(op.db, op.tx, dueExpiries, op.scope)) await expireDueAuthorizations(op.db, op.tx, op.scope);
