@@ -140,4 +140,38 @@ describeWithDb('authorizations under concurrency', () => {
     expect(await issuingBalance(program.client, card)).toEqual({ available: -200, pending: 200, total: 0 });
     await expectLedgerConsistent(program.programId);
   });
+
+  it('concurrent authorizations, transfers, payments and operations that find many holds due expire each once, and none fails', async () => {
+    const program = await context.server.newProgram('expiry race, money writes');
+    const { client } = program;
+    const [a, b] = [await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+    for (const card of [a, b]) await fund(client, card.funding.token, 10_000);
+    // More holds than one expiry batch (100), on two accounts.
+    const due: string[] = [];
+    for (let index = 0; index < 160; index++) due.push(await authorize(client, index % 4 === 0 ? b : a, 10));
+    advance(7 * 86_400_000 + 1_000);
+    const transfer = (from: Card, to: Card, amount: number) =>
+      client.bookTransfers.create({ amount, category: 'TRANSFER', type: 'ACCOUNT_TO_ACCOUNT', subtype: 'P2P', from_financial_account_token: from.funding.token, to_financial_account_token: to.funding.token });
+    const today = new Date(wall.nowMs()).toISOString().slice(0, 10);
+    // Each of them may find the holds due and run the expiry job (on PostgreSQL side by side).
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 10 }, () => authorize(client, a, 10)),
+      ...Array.from({ length: 10 }, () => transfer(a, b, 5)),
+      ...Array.from({ length: 10 }, () => transfer(b, a, 3)),
+      ...Array.from({ length: 5 }, () =>
+        client.managementOperations.create({ amount: 1, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: today, event_type: 'PROVISIONAL_CREDIT', financial_account_token: a.funding.token }),
+      ),
+      ...Array.from({ length: 5 }, () => client.externalPayments.create({ amount: 2, category: 'EXTERNAL_WIRE', effective_date: today, financial_account_token: b.funding.token, payment_type: 'WITHDRAWAL' })),
+    ]);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason))).toEqual([]);
+    const approved = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value).filter((value) => typeof value === 'object');
+    expect(approved.map((value) => (value as { result: string }).result)).toEqual(Array.from({ length: 30 }, () => 'APPROVED'));
+    for (const token of due) {
+      const expired = await client.transactions.retrieve(token);
+      expect([expired.status, expired.events?.map((event) => event.type)]).toEqual(['EXPIRED', ['AUTHORIZATION', 'AUTHORIZATION_EXPIRY']]);
+    }
+    // A: funded, ten new holds of 10, ten transfers out of 5 and in of 3, five credits of 1.
+    expect(await issuingBalance(client, a)).toEqual({ available: 10_000 - 100 - 50 + 30 + 5, pending: 100, total: 10_000 - 50 + 30 + 5 });
+    await expectLedgerConsistent(program.programId);
+  });
 });
