@@ -14,9 +14,10 @@ import { fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes } from './external_bank_accounts/service.js';
-import { applyDueOperations, dueDayStartsThrough } from './management_operations/service.js';
+import { lockExistingBalances } from './ledger/ledger.js';
+import { applyDueOperations, dueDayStartsThrough, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
-import { dueExpiries, expireDueAuthorizations } from './transactions/service.js';
+import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
@@ -92,9 +93,19 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
  * clock move runs them (`runClockJobsAcross`), so that holds and operations take effect in the
  * order they fell due. Then the due management operations, whose balances are locked with the
  * write's own `accounts` in one sorted set (`applyDueOperations`).
+ *
+ * Locks: before the jobs run, the due holds and operations are locked, then their balances and
+ * the write's own in ONE sorted set (the jobs and the write then lock nothing more of them): a
+ * concurrent write on any of these accounts, which locks its balances in sorted order too, waits
+ * for this one whole instead of holding one balance this one needs while needing another it holds.
  */
 export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
-  if (await isDueWithin(db, tx, dueExpiries, scope)) await runClockJobsAcross(db, tx, scope);
+  if (await isDueWithin(db, tx, dueExpiries, scope)) {
+    const held = await lockDueHolds(db, tx, scope);
+    const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
+    await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
+    await runClockJobsAcross(db, tx, scope);
+  }
   await applyDueOperations(db, tx, scope, accounts);
 }
 

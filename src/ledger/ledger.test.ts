@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import type { TestProgram } from '../testing/harness.js';
-import { getBalances, lockBalances, post, postMany, SystemAccount, verifyProgramLedger, type DatedMovement, type Movement } from './ledger.js';
+import { getBalances, lockBalances, post, postMany, POST_MANY_ACCOUNTS_MAX, SystemAccount, verifyProgramLedger, type DatedMovement, type Movement } from './ledger.js';
 
 describeWithDb('ledger', () => {
   const context = useTestServer();
@@ -213,6 +213,26 @@ describeWithDb('ledger', () => {
       });
       expect((await getBalances(db.kysely, big.programId, [a])).get(a)).toMatchObject({ available_cents: Number.MAX_SAFE_INTEGER - 10, last_transaction_token: 'txn-0' });
       expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
+
+    it(`refuses more than ${POST_MANY_ACCOUNTS_MAX} accounts in one call (its one UPDATE would pass the engines' parameter limits) before it writes`, async () => {
+      const { db } = context.server.server;
+      const program = await context.server.newProgram('too many accounts at once');
+      const { a } = await accountsOf(program);
+      const hold = (index: number): DatedMovement => ({
+        movement: {
+          kind: 'TEST_HOLD',
+          transaction_token: `txn-${index}`,
+          event_token: `event-${index}`,
+          postings: [{ account: index === 0 ? a : `account-${index}`, bucket: 'available', amount_cents: -1 }, { account: index === 0 ? a : `account-${index}`, bucket: 'pending', amount_cents: 1 }],
+        },
+        nowMs: Date.now(),
+      });
+      const movements = Array.from({ length: POST_MANY_ACCOUNTS_MAX + 1 }, (_, index) => hold(index));
+      await expect(db.transaction((tx) => postMany(tx, program.programId, movements))).rejects.toThrow(`postMany changes ${POST_MANY_ACCOUNTS_MAX + 1} accounts`);
+      const entries = await db.kysely.selectFrom('ledger_entries').select('journal_token').where('program_id', '=', program.programId).execute();
+      expect(entries).toEqual([]);
+      expect((await getBalances(db.kysely, program.programId, [a])).get(a)).toMatchObject({ available_cents: 0, pending_cents: 0 });
     });
   });
 

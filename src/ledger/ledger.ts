@@ -175,9 +175,17 @@ export interface DatedMovement {
 }
 
 /**
+ * The most accounts one `postMany` may change. Its UPDATE, one statement (its locks are taken in
+ * one sorted set, so it is not split), binds 19 parameters per account (each CASE repeats the
+ * tokens): 19,000 at most, under SQLite's 32,766 and PostgreSQL's 65,535.
+ */
+export const POST_MANY_ACCOUNTS_MAX = 1_000;
+
+/**
  * Writes movements one after another, as `post` would each, in two statements whatever their
- * number (e.g. a clock move that expires thousands of holds): all their entries, then one UPDATE
- * that adds each account's net change and stamps it with the last movement that touched it. Each
+ * number (e.g. a clock move that expires a batch of holds): all their entries, then one UPDATE
+ * that adds each account's net change and stamps it with the last movement that touched it (at
+ * most POST_MANY_ACCOUNTS_MAX accounts: a caller batches). Each
  * movement's `balance.updated` carries the balances as that movement left them (replayed from the
  * updated rows), and `afterEach(index)` runs right after it, so a caller's own events interleave
  * with the ledger's as they would with one `post` per movement (it runs for a null movement too, in
@@ -190,8 +198,9 @@ export async function postMany(
   afterEach?: (index: number) => Promise<void>,
 ): Promise<(string | undefined)[]> {
   const planned = movements.map(({ movement, nowMs }) => plan(programId, movement, nowMs));
-  await store.insertEntries(tx, planned.flatMap((step) => step.entries));
   const changes = netChanges(planned);
+  invariant(changes.size <= POST_MANY_ACCOUNTS_MAX, `postMany changes ${changes.size} accounts, more than ${POST_MANY_ACCOUNTS_MAX} in one statement`);
+  await store.insertEntries(tx, planned.flatMap((step) => step.entries));
   // One UPDATE for every account, in token order (see store.applyBalanceDeltas).
   const updated = await store.applyBalanceDeltas(tx, programId, [...changes.values()]);
   const updatedTokens = new Set(updated.map((balance) => balance.financial_account_token));

@@ -181,7 +181,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
 /**
  * The clock job: settles (or declines, for want of funds) every PENDING operation of the program
  * whose effective date has come. Idempotent: each operation is locked and re-checked as PENDING.
- * Locks: every due operation first (token order), then all their balances at once (sorted), so
+ * Locks: every due operation first (in the order they fell due), then all their balances at once (sorted), so
  * two jobs that see different sets of due operations (their requests read the clock apart) never
  * hold a balance the other waits for while waiting for an operation it holds. A write that moves
  * money next names its own financial accounts (`accounts`): their balances are locked in the same
@@ -189,13 +189,8 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateMa
  * OPEN is left alone without a lock (it waits, see the header).
  */
 export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[] = []): Promise<void> {
-  const { programId, nowMs } = scope;
-  if (!(await isDueWithin(db, tx, dueOperations, scope))) return;
-  const due: Row[] = [];
-  for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
-    const row = await store.lockIfPending(db, tx, programId, token);
-    if (row) due.push(row);
-  }
+  const { programId } = scope;
+  const due = await lockDueOperations(db, tx, scope);
   if (due.length === 0) return;
   // The write's own accounts may not exist (its 404 comes later): only the rows there are.
   await ledger.lockExistingBalances(tx, programId, [...due.map((row) => row.financial_account_token), ...accounts]);
@@ -233,6 +228,22 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
     }
     await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, atMs);
   }
+}
+
+/**
+ * The due operations (see `applyDueOperations`), each locked if still PENDING, in the order they
+ * fell due; none when nothing is due. Also for a write that locks their balances together with
+ * others before the job runs (clock-jobs.ts `applyDueMoney`).
+ */
+export async function lockDueOperations(db: Db, tx: Tx, scope: ProgramScope): Promise<Row[]> {
+  const { programId, nowMs } = scope;
+  if (!(await isDueWithin(db, tx, dueOperations, scope))) return [];
+  const due: Row[] = [];
+  for (const token of await store.dueTokens(tx, programId, isoDate(nowMs))) {
+    const row = await store.lockIfPending(db, tx, programId, token);
+    if (row) due.push(row);
+  }
+  return due;
 }
 
 /**

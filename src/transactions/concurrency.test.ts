@@ -11,7 +11,7 @@ import * as accountStore from '../accounts/store.js';
 import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
-import { fund } from '../testing/money.js';
+import { bookTransfer, fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
 
 const CONCURRENT = 50;
@@ -121,6 +121,35 @@ describeWithDb('authorizations under concurrency', () => {
     expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
     expect((await program.client.transactions.retrieve((await authorization) as string)).status).toBe('PENDING');
     expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks the hold\'s balance and its own in one sorted set, before it expires the hold', async () => {
+    const program = await context.server.newProgram('expiry order, transfer');
+    const { client } = program;
+    const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+    // By financial account token: the transfer goes from `low` to `high`, the hold is on `middle`.
+    const [low, middle, high] = cards.sort((a, b) => (a.funding.token < b.funding.token ? -1 : 1)) as [Card, Card, Card];
+    await fund(client, low.funding.token, 1_000);
+    const due = await authorize(client, middle, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for a movement over `low` and `middle` by a request that read the clock just before
+    // the hold expired: it holds `low`, then needs `middle`. Not retried: a deadlock fails it.
+    let transfer: Promise<string> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      await lockBalances(tx, program.programId, [low.funding.token]);
+      transfer = bookTransfer(client, low.funding.token, high.funding.token, 100).then((made) => made.status);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [middle.funding.token]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect(await transfer).toBe('SETTLED');
+    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect(await issuingBalance(client, middle)).toEqual({ available: 0, pending: 0, total: 0 });
     await expectLedgerConsistent(program.programId);
   });
 

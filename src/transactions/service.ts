@@ -341,8 +341,6 @@ async function expireBatch(op: Operation, dueTokens: readonly string[]): Promise
   const expiries = rows.map((row) => expiryOf(op, row, history.get(row.token) ?? []));
   await store.insertEvents(tx, expiries.map((expiry) => expiry.event));
   await store.updateAmountsOfMany(tx, scope.programId, expiries.map((expiry) => ({ token: expiry.updated.token, ...amountChanges(expiry.updated) })));
-  const spend = expiries.filter((expiry) => expiry.updated.spend_cents !== expiry.row.spend_cents);
-  await store.addToSpendBucketsOfMany(tx, scope.programId, spend.map((expiry) => spendDelta(expiry.row, expiry.updated.spend_cents - expiry.row.spend_cents, 0)));
   await ledger.postMany(
     tx,
     scope.programId,
@@ -352,6 +350,19 @@ async function expireBatch(op: Operation, dueTokens: readonly string[]): Promise
       await emitEvent(tx, scope.programId, 'card_transaction.updated', toApi(expiry.updated, expiry.events), expiry.atMs);
     },
   );
+  // After the balances, as one by one (lock order: transactions, balances, spend buckets).
+  const spend = expiries.filter((expiry) => expiry.updated.spend_cents !== expiry.row.spend_cents);
+  await store.addToSpendBucketsOfMany(tx, scope.programId, spend.map((expiry) => spendDelta(expiry.row, expiry.updated.spend_cents - expiry.row.spend_cents, 0)));
+}
+
+/**
+ * For a write that locks the balances of the holds it will expire together with its own, before
+ * it expires them (clock-jobs.ts `applyDueMoney`): the first batch of due authorizations, locked
+ * as `expireDueAuthorizations` locks it; answers their financial accounts.
+ */
+export async function lockDueHolds(db: Db, tx: Tx, scope: ProgramScope): Promise<string[]> {
+  const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
+  return (await store.lockMany(db, tx, scope.programId, due)).map((row) => row.financial_account_token);
 }
 
 interface Expiry {

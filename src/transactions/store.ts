@@ -365,18 +365,7 @@ const upsertBucketRows = { day: bucketRowsUpsert('day'), hour: bucketRowsUpsert(
  */
 export async function addToSpendBucketsOfMany(exec: Executor, programId: string, deltas: readonly SpendBucketDelta[]): Promise<void> {
   for (const span of ['day', 'hour'] as const) {
-    const buckets = new Map<string, { scope_token: string; start_ms: number; spent_cents: number; approved_count: number }>();
-    for (const delta of deltas) {
-      const startMs = span === 'day' ? delta.day_start_ms : delta.hour_start_ms;
-      for (const scopeToken of [delta.card_token, delta.account_token]) {
-        const key = `${scopeToken} ${startMs}`;
-        const bucket = buckets.get(key) ?? { scope_token: scopeToken, start_ms: startMs, spent_cents: 0, approved_count: 0 };
-        bucket.spent_cents += delta.spent_cents;
-        bucket.approved_count += delta.approved_count;
-        buckets.set(key, bucket);
-      }
-    }
-    const rows = [...buckets.values()];
+    const rows = bucketRowsOf(span, deltas);
     const perStatement = Math.floor(INSERT_PARAMETERS_MAX / 5);
     for (let begin = 0; begin < rows.length; begin += perStatement) {
       const chunk = rows.slice(begin, begin + perStatement);
@@ -384,6 +373,42 @@ export async function addToSpendBucketsOfMany(exec: Executor, programId: string,
       await upsertBucketRows[span](exec, String(chunk.length), [programId, ...args]);
     }
   }
+}
+
+/** One bucket row of `addToSpendBucketsOfMany`: scope_rank 0 for a card's, 1 for an account's. */
+export interface SpendBucketRow {
+  scope_rank: number;
+  scope_token: string;
+  start_ms: number;
+  spent_cents: number;
+  approved_count: number;
+}
+
+/**
+ * The order bucket rows are locked in (an upsert locks its rows in the order of its values): cards'
+ * before accounts', as `addToSpendBuckets` locks one card's and then its account's; then by token and
+ * start. Two writers that lock in this order never wait for each other in a cycle.
+ */
+function inLockOrder(a: SpendBucketRow, b: SpendBucketRow): number {
+  if (a.scope_rank !== b.scope_rank) return a.scope_rank - b.scope_rank;
+  if (a.scope_token !== b.scope_token) return a.scope_token < b.scope_token ? -1 : 1;
+  return a.start_ms - b.start_ms;
+}
+
+/** The changes summed per bucket of the span's table (each bucket once), in lock order. */
+export function bucketRowsOf(span: BucketSpan, deltas: readonly SpendBucketDelta[]): SpendBucketRow[] {
+  const buckets = new Map<string, SpendBucketRow>();
+  for (const delta of deltas) {
+    const startMs = span === 'day' ? delta.day_start_ms : delta.hour_start_ms;
+    for (const [scopeRank, scopeToken] of [delta.card_token, delta.account_token].entries()) {
+      const key = `${scopeToken} ${startMs}`;
+      const bucket = buckets.get(key) ?? { scope_rank: scopeRank, scope_token: scopeToken, start_ms: startMs, spent_cents: 0, approved_count: 0 };
+      bucket.spent_cents += delta.spent_cents;
+      bucket.approved_count += delta.approved_count;
+      buckets.set(key, bucket);
+    }
+  }
+  return [...buckets.values()].sort(inLockOrder);
 }
 
 export type SpendScope = 'CARD' | 'ACCOUNT';
