@@ -3,9 +3,10 @@ import crypto from 'node:crypto';
 import type Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acceptedAccountToken, enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
-import { conditionalBlock, createRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
+import { conditionalBlock, createRule, enforcedRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
+import { authorized } from '../testing/transactions.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BLOCK_GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
@@ -220,6 +221,21 @@ describeWithDb('auth rules', () => {
       expect((await fresh.client.cards.retrieve(userCard.token)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
       expect((await fresh.client.cards.retrieve(elsewhere.token)).auth_rule_tokens).toEqual([]);
       expect((await fresh.client.accounts.retrieve(user)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
+    });
+
+    it('follows an authorized user moved to another business: the next authorization runs the new business\'s rules, not the old one\'s', async () => {
+      const fresh = await context.server.newProgram('business move');
+      const [first, second] = [await enroll(fresh.client, kybBody('KYB_BYO')), await enroll(fresh.client, kybBody('KYB_BYO'))];
+      const user = await enroll(fresh.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: first.account_token });
+      const card = await newCard(fresh.client, user.account_token);
+      const rule = await enforcedRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { business_account_tokens: [second.account_token] }));
+      const gamble = async () => (await authorized(fresh.client, card, 100, { mcc: '7995' })).status;
+      expect(await gamble()).toBe('PENDING'); // the rule is the other business's (and this process now knows the card's rules)
+      await fresh.client.accountHolders.update(user.token, { business_account_token: second.account_token });
+      expect((await fresh.client.cards.retrieve(card.token)).auth_rule_tokens).toEqual([rule.token]);
+      expect(await gamble()).toBe('DECLINED');
+      await fresh.client.accountHolders.update(user.token, { business_account_token: first.account_token });
+      expect(await gamble()).toBe('PENDING');
     });
 
     it('PATCH replaces business_account_tokens alone, keeps account_tokens, and moves a card rule to the account-level variant', async () => {
