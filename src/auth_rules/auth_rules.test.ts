@@ -229,7 +229,7 @@ describeWithDb('auth rules', () => {
       const user = await enroll(fresh.client, { ...kycExemptBody('AUTHORIZED_USER'), business_account_token: first.account_token });
       const card = await newCard(fresh.client, user.account_token);
       const rule = await enforcedRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { business_account_tokens: [second.account_token] }));
-      const gamble = async () => (await authorized(fresh.client, card, 100, { mcc: '7995' })).status;
+      const gamble = async () => (await authorized(fresh.client, { pan: card.pan as string }, 100, { mcc: '7995' })).status;
       expect(await gamble()).toBe('PENDING'); // the rule is the other business's (and this process now knows the card's rules)
       await fresh.client.accountHolders.update(user.token, { business_account_token: second.account_token });
       expect((await fresh.client.cards.retrieve(card.token)).auth_rule_tokens).toEqual([rule.token]);
