@@ -196,13 +196,32 @@ describeWithDb('auth rules evaluator', () => {
 
     it('compiles each rule version once, reading its parameters only then', () => {
       const cache = new CompiledRuleCache(2);
+      const exec = context.server.server.db.kysely;
       const parameters = () => JSON.stringify({ conditions: GAMBLING });
-      const first = cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
-      expect(cache.get('p', 'rule-1', 1, 'CONDITIONAL_BLOCK', () => '{not even json')).toBe(first);
+      const first = cache.get(exec, 'p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
+      expect(cache.get(exec, 'p', 'rule-1', 1, 'CONDITIONAL_BLOCK', () => '{not even json')).toBe(first);
       expect(cache.has('p', 'rule-1', 1)).toBe(true);
-      const second = cache.get('p', 'rule-1', 2, 'CONDITIONAL_BLOCK', parameters);
+      const second = cache.get(exec, 'p', 'rule-1', 2, 'CONDITIONAL_BLOCK', parameters);
       expect(second).not.toBe(first);
       expect(cache.has('p', 'rule-2', 1)).toBe(false);
+    });
+
+    it('keeps a version compiled inside a transaction only once it commits (a rolled-back version number may come back with other parameters)', async () => {
+      const cache = new CompiledRuleCache(10);
+      const { db } = context.server.server;
+      const parameters = () => JSON.stringify({ conditions: GAMBLING });
+      await expect(
+        db.transaction(async (tx) => {
+          cache.get(tx, 'p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
+          expect(cache.has('p', 'rule-1', 1)).toBe(false);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(cache.has('p', 'rule-1', 1)).toBe(false);
+      await db.transaction(async (tx) => {
+        cache.get(tx, 'p', 'rule-1', 1, 'CONDITIONAL_BLOCK', parameters);
+      });
+      expect(cache.has('p', 'rule-1', 1)).toBe(true);
     });
   });
 

@@ -17,7 +17,7 @@
 import crypto from 'node:crypto';
 import { isoDate, isoTimestamp } from '../clock.js';
 import { GenerationalMap } from '../generational-map.js';
-import type { Executor } from '../db/database.js';
+import { afterCommitOf, type Executor, type Tx } from '../db/database.js';
 import { InvariantViolation } from '../errors.js';
 import type { AuthorizationFacts, AuthorizationHistory, AuthRulesEvaluator, RuleResult } from '../engine/rules-seam.js';
 import { TRANSACTION_COUNT_WINDOWS_MS, type AuthRuleType, type EventStream } from './attributes.js';
@@ -50,14 +50,20 @@ export class CompiledRuleCache {
     this.#compiled = new GenerationalMap(generationSize);
   }
 
-  /** The compiled version; `parameters` (its JSON) is asked for only if it is not compiled yet. */
-  get(programId: string, ruleToken: string, version: number, type: string, parameters: () => string): CompiledRule {
+  /**
+   * The compiled version; `parameters` (its JSON, read through `exec`) is asked for only if it is
+   * not compiled yet. Read inside a transaction, it is kept once that transaction commits: until
+   * then the version may not exist for good (with SQLite's group commit a transaction sees the
+   * uncommitted draft of another write of its group; if their COMMIT fails, the next draft of the
+   * rule takes the same number with other parameters).
+   */
+  get(exec: Executor, programId: string, ruleToken: string, version: number, type: string, parameters: () => string): CompiledRule {
     const key = `${programId}/${ruleToken}/${version}`;
-    let compiled = this.#compiled.get(key);
-    if (compiled === undefined) {
-      compiled = compileRule(type as AuthRuleType, JSON.parse(parameters()) as AuthRuleParameters);
-      this.#compiled.set(key, compiled);
-    }
+    const cached = this.#compiled.get(key);
+    if (cached !== undefined) return cached;
+    const compiled = compileRule(type as AuthRuleType, JSON.parse(parameters()) as AuthRuleParameters);
+    const keep = () => this.#compiled.set(key, compiled);
+    if (!afterCommitOf(exec as Tx, keep)) keep();
     return compiled;
   }
 
@@ -181,7 +187,7 @@ export class RuleEngine {
       name: row.name,
       role,
       version,
-      rule: this.cache.get(programId, row.token, version, row.type, () => parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version)),
+      rule: this.cache.get(exec, programId, row.token, version, row.type, () => parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version)),
     }));
   }
 
