@@ -9,7 +9,7 @@ import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import * as accountStore from '../accounts/store.js';
 import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
+import { describeWithDb, engine, useTestServer, type TestProgram } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
 import { bookTransfer, fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
@@ -124,32 +124,61 @@ describeWithDb('authorizations under concurrency', () => {
     await expectLedgerConsistent(program.programId);
   });
 
+  /** Three cards on their own accounts, by financial account token; `low` has 1,000 to transfer. */
+  async function threeFundedInOrder(client: Lithic): Promise<[Card, Card, Card]> {
+    const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+    const [low, middle, high] = cards.sort((a, b) => (a.funding.token < b.funding.token ? -1 : 1)) as [Card, Card, Card];
+    await fund(client, low.funding.token, 1_000);
+    return [low, middle, high];
+  }
+
+  /**
+   * A transfer of 100 from `low` to `high` that finds holds due, while the test stands for another
+   * movement, over `held` and `then` (sorted), by a request that read the clock just before the
+   * holds expired: it holds `held` and, once the transfer runs, needs `then`. Not retried: a
+   * deadlock fails it. Answers how long `then` took to lock, and the transfer's status.
+   */
+  async function transferWhileHolding(program: TestProgram, low: Card, high: Card, held: Card, then: Card) {
+    const { db } = context.server.server;
+    let transfer: Promise<string> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      await lockBalances(tx, program.programId, [held.funding.token]);
+      transfer = bookTransfer(program.client, low.funding.token, high.funding.token, 100).then((made) => made.status);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [then.funding.token]);
+      return performance.now() - started;
+    });
+    return { waitedMs, status: await transfer };
+  }
+
   // PostgreSQL only, as above.
   it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks the hold\'s balance and its own in one sorted set, before it expires the hold', async () => {
     const program = await context.server.newProgram('expiry order, transfer');
-    const { client } = program;
-    const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
-    // By financial account token: the transfer goes from `low` to `high`, the hold is on `middle`.
-    const [low, middle, high] = cards.sort((a, b) => (a.funding.token < b.funding.token ? -1 : 1)) as [Card, Card, Card];
-    await fund(client, low.funding.token, 1_000);
-    const due = await authorize(client, middle, 300);
+    const [low, middle, high] = await threeFundedInOrder(program.client);
+    const due = await authorize(program.client, middle, 300);
     advance(7 * 86_400_000 + 1_000);
-    const { db } = context.server.server;
-    // Stands for a movement over `low` and `middle` by a request that read the clock just before
-    // the hold expired: it holds `low`, then needs `middle`. Not retried: a deadlock fails it.
-    let transfer: Promise<string> | undefined;
-    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
-      await lockBalances(tx, program.programId, [low.funding.token]);
-      transfer = bookTransfer(client, low.funding.token, high.funding.token, 100).then((made) => made.status);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      const started = performance.now();
-      await lockBalances(tx, program.programId, [middle.funding.token]);
-      return performance.now() - started;
-    });
+    const { waitedMs, status } = await transferWhileHolding(program, low, high, low, middle);
     expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
-    expect(await transfer).toBe('SETTLED');
-    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
-    expect(await issuingBalance(client, middle)).toEqual({ available: 0, pending: 0, total: 0 });
+    expect(status).toBe('SETTLED');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect(await issuingBalance(program.client, middle)).toEqual({ available: 0, pending: 0, total: 0 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a transfer that finds more holds due than one expiry batch locks the balances of all of them with its own, before it expires any', async () => {
+    const program = await context.server.newProgram('expiry order, two batches');
+    const [low, middle, high] = await threeFundedInOrder(program.client);
+    // A first batch of holds (100) on `high`, then one more, in the second batch, on `middle`.
+    for (let index = 0; index < 100; index++) await authorize(program.client, high, 1);
+    const last = await authorize(program.client, middle, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { waitedMs, status } = await transferWhileHolding(program, low, high, middle, high);
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect(status).toBe('SETTLED');
+    expect((await program.client.transactions.retrieve(last)).status).toBe('EXPIRED');
+    expect(await issuingBalance(program.client, high)).toEqual({ available: 100, pending: 0, total: 100 });
     await expectLedgerConsistent(program.programId);
   });
 

@@ -355,14 +355,21 @@ async function expireBatch(op: Operation, dueTokens: readonly string[]): Promise
   await store.addToSpendBucketsOfMany(tx, scope.programId, spend.map((expiry) => spendDelta(expiry.row, expiry.updated.spend_cents - expiry.row.spend_cents, 0)));
 }
 
+/** The most due authorizations `lockDueHolds` locks ahead (beyond, the rest lock as they expire). */
+const DUE_HOLDS_LOCKED_MAX = 100 * EXPIRY_BATCH;
+
 /**
  * For a write that locks the balances of the holds it will expire together with its own, before
- * it expires them (clock-jobs.ts `applyDueMoney`): the first batch of due authorizations, locked
- * as `expireDueAuthorizations` locks it; answers their financial accounts.
+ * it expires them (clock-jobs.ts `applyDueMoney`): the due authorizations, locked batch by batch
+ * as `expireDueAuthorizations` will take them; answers their financial accounts.
  */
 export async function lockDueHolds(db: Db, tx: Tx, scope: ProgramScope): Promise<string[]> {
-  const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, EXPIRY_BATCH);
-  return (await store.lockMany(db, tx, scope.programId, due)).map((row) => row.financial_account_token);
+  const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, DUE_HOLDS_LOCKED_MAX);
+  const accounts = new Set<string>();
+  for (let begin = 0; begin < due.length; begin += EXPIRY_BATCH) {
+    for (const row of await store.lockMany(db, tx, scope.programId, due.slice(begin, begin + EXPIRY_BATCH))) accounts.add(row.financial_account_token);
+  }
+  return [...accounts];
 }
 
 interface Expiry {
