@@ -721,4 +721,28 @@ describeWithDb('PHYSICAL card fulfilment as time passes', () => {
     const nextMidnight = new Date(Date.parse(card.created.slice(0, 10)) + 24 * 60 * 60 * 1000).toISOString();
     expect(shipped.map((event) => [event.payload['card_token'], event.created])).toEqual([[card.token, nextMidnight]]);
   });
+
+  it('ships a card the client opened or paused before the batch, keeping its state, once; not one closed before it', async () => {
+    const { client } = (await context.server.newProgram('opened before shipping')) as { client: typeof context.program.client };
+    const physical = { type: 'PHYSICAL', shipping_address: SHIPPING } as const;
+    const opened = await client.cards.create(physical);
+    await client.cards.update(opened.token, { state: 'OPEN' });
+    const paused = await client.cards.create({ ...physical, state: 'PAUSED' });
+    const closed = await client.cards.create(physical);
+    await client.cards.update(closed.token, { state: 'CLOSED' });
+    const waiting = await client.cards.create(physical);
+    const before = await Promise.all([opened, paused, closed, waiting].map((card) => client.cards.retrieve(card.token)));
+    clock.advance(24 * 60 * 60 * 1000);
+    const after = await Promise.all([opened, paused, closed, waiting].map((card) => client.cards.retrieve(card.token)));
+    expect(after.map((card) => card.state)).toEqual(['OPEN', 'PAUSED', 'CLOSED', 'PENDING_ACTIVATION']);
+    // A card that keeps its state is not changed by being sent.
+    expect(after.slice(0, 3)).toEqual(before.slice(0, 3));
+    clock.advance(24 * 60 * 60 * 1000);
+    await client.cards.list();
+    const shipped = (await client.events.list({ event_types: ['card.shipped'], with_content: true })).data;
+    const nextMidnight = new Date(Date.parse(opened.created.slice(0, 10)) + 24 * 60 * 60 * 1000).toISOString();
+    expect(shipped.map((event) => [event.payload['card_token'], event.created]).sort()).toEqual(
+      [opened.token, paused.token, waiting.token].map((token) => [token, nextMidnight]).sort(),
+    );
+  });
 });

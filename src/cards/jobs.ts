@@ -8,7 +8,10 @@
  *
  * A card is sent at the first midnight after its creation, and dated then (its `updated` and its
  * event), however late the batch runs: a clock moved a year ahead sent it on its second day, before
- * whatever else fell due later. Never before the card's last change, though.
+ * whatever else fell due later. Never before the card's last change, though. Every PHYSICAL card
+ * that is not CLOSED is sent once (`shipped_ms`): one still PENDING_FULFILLMENT becomes
+ * PENDING_ACTIVATION; one the client opened or paused before (Lithic asks clients to open a card
+ * only once its holder has it, but does not refuse it) keeps its state and is sent all the same.
  *
  * Each card sent records `card.shipped` with Lithic's payload (`card_token`, `shipping_method` in
  * Lithic's carrier wording, `tracking_number`, `bulk_order_token`): the sandbox has no bulk orders,
@@ -45,7 +48,7 @@ export function fulfilmentMs(createdMs: number): number {
 
 export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {
   const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
-  for (const card of await store.awaitingFulfilment(tx, scope.programId, FULFILMENT.from, todayStartMs)) {
+  for (const card of await store.awaitingFulfilment(tx, scope.programId, todayStartMs)) {
     const shippedMs = Math.max(fulfilmentMs(card.created_ms), card.updated_ms);
     if ((await store.fulfil(tx, scope.programId, card.token, FULFILMENT, shippedMs)) === 1) {
       await emitEvent(tx, scope.programId, 'card.shipped', shippedPayload(card), shippedMs);
@@ -61,7 +64,7 @@ export const dueFulfilment: DueWork = {
   horizon: 'card_fulfilment',
   async check(exec, scope) {
     const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
-    if (await store.awaitsFulfilment(exec, scope.programId, FULFILMENT.from, todayStartMs)) return { due: true };
+    if (await store.awaitsFulfilment(exec, scope.programId, todayStartMs)) return { due: true };
     return { due: false, clearUntilMs: todayStartMs + MS_PER_DAY };
   },
 };

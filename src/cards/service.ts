@@ -321,6 +321,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     hostname: '',
     locked_merchant_acceptor_id: null,
     first_approved_ms: null,
+    shipped_ms: null,
     created_ms: scope.nowMs,
     updated_ms: scope.nowMs,
   });

@@ -1,4 +1,5 @@
 /** SQL for cards and card programs. */
+import { sql } from 'kysely';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
@@ -129,46 +130,47 @@ export async function update(exec: Executor, programId: string, token: string, c
 }
 
 /** Whether a PHYSICAL card created before `createdBeforeMs` is still in `state` (cards_by_state). */
-export async function awaitsFulfilment(exec: Executor, programId: string, state: string, createdBeforeMs: number): Promise<boolean> {
-  const found = await exec
-    .selectFrom('cards')
-    .select('token')
-    .where('program_id', '=', programId)
-    .where('state', '=', state)
-    .where('created_ms', '<', createdBeforeMs)
-    .where('type', '=', 'PHYSICAL')
-    .limit(1)
-    .executeTakeFirst();
-  return found !== undefined;
-}
-
-/** PHYSICAL cards pending fulfilment created before `createdBeforeMs`, oldest first: the cards the batch has to send. */
-export function awaitingFulfilment(
-  exec: Executor,
-  programId: string,
-  state: string,
-  createdBeforeMs: number,
-): Promise<Pick<CardRow, 'token' | 'shipping' | 'created_ms' | 'updated_ms'>[]> {
+/**
+ * PHYSICAL cards not yet sent, and not CLOSED (migration 0020's partial index: its terms, as
+ * literals), created before `createdBeforeMs`.
+ */
+function toShip(exec: Executor, programId: string, createdBeforeMs: number) {
   return exec
     .selectFrom('cards')
-    .select(['token', 'shipping', 'created_ms', 'updated_ms'])
     .where('program_id', '=', programId)
-    .where('state', '=', state)
-    .where('type', '=', 'PHYSICAL')
-    .where('created_ms', '<', createdBeforeMs)
-    .orderBy('created_ms')
-    .orderBy('token')
-    .execute();
+    .where('type', '=', sql.lit('PHYSICAL'))
+    .where('shipped_ms', 'is', null)
+    .where('state', '<>', sql.lit('CLOSED'))
+    .where('created_ms', '<', createdBeforeMs);
 }
 
-/** Moves one card on a fulfilment step if it is still at its start (a concurrent batch may have sent it): 1 or 0. */
+export async function awaitsFulfilment(exec: Executor, programId: string, createdBeforeMs: number): Promise<boolean> {
+  return (await toShip(exec, programId, createdBeforeMs).select('token').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** The cards the fulfilment batch has to send (see `toShip`), oldest first. */
+export function awaitingFulfilment(exec: Executor, programId: string, createdBeforeMs: number): Promise<Pick<CardRow, 'token' | 'shipping' | 'created_ms' | 'updated_ms'>[]> {
+  return toShip(exec, programId, createdBeforeMs).select(['token', 'shipping', 'created_ms', 'updated_ms']).orderBy('created_ms').orderBy('token').execute();
+}
+
+/**
+ * Sends one card if it is still unsent and not CLOSED (a concurrent batch may have sent it): 1 or
+ * 0. A card still at the step's start moves on (and its `updated` with it); one the client opened
+ * or paused before the batch keeps its state.
+ */
 export async function fulfil(exec: Executor, programId: string, token: string, step: { from: string; to: string }, nowMs: number): Promise<number> {
+  const fulfilled = sql<boolean>`state = ${step.from}`;
   const result = await exec
     .updateTable('cards')
-    .set({ state: step.to, updated_ms: nowMs })
+    .set({
+      shipped_ms: nowMs,
+      state: sql`case when ${fulfilled} then ${step.to} else state end`,
+      updated_ms: sql`case when ${fulfilled} then cast(${nowMs} as bigint) else updated_ms end`,
+    })
     .where('program_id', '=', programId)
     .where('token', '=', token)
-    .where('state', '=', step.from)
+    .where('shipped_ms', 'is', null)
+    .where('state', '<>', 'CLOSED')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

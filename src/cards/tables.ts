@@ -56,6 +56,8 @@ export interface CardsTable {
   locked_merchant_acceptor_id: string | null;
   /** Time of the first approved authorization (a SINGLE_USE card is spent from then on). */
   first_approved_ms: number | null;
+  /** When the fulfilment batch sent this PHYSICAL card (cards/jobs.ts); null until then, and for other types. */
+  shipped_ms: number | null;
   created_ms: number;
   updated_ms: number;
 }

@@ -154,6 +154,31 @@ describeWithDb('migration 0016 (3DS challenge status)', () => {
   });
 });
 
+describeWithDb('migration 0020 (cards sent)', () => {
+  it('counts as sent every PHYSICAL card already past PENDING_FULFILLMENT, so that upgrading sends nothing twice', async () => {
+    await withDatabaseAt('0019_business_rules_version', async (db) => {
+      const card = {
+        program_id: 'p', token: 'c1', account_token: 'a', card_program_token: 'cp', type: 'PHYSICAL', state: 'PENDING_FULFILLMENT',
+        pan_encrypted: 'x', pan_lookup_hash: 'h1', last_four: '0001', cvv_encrypted: 'y', exp_month: '01', exp_year: '2040', pin_hash: null,
+        pin_status: 'NOT_SET', pin_failed_attempts: 0, spend_limit_cents: 0, spend_limit_duration: 'TRANSACTION', memo: '', comment: null,
+        substatus: null, network_program_token: null, digital_card_art_token: null, product_id: null, replacement_for: null, shipping: '{}',
+        hostname: '', locked_merchant_acceptor_id: null, first_approved_ms: null, created_ms: 1, updated_ms: 2,
+      };
+      await db.kysely
+        .insertInto('cards')
+        .values([card, { ...card, token: 'c2', pan_lookup_hash: 'h2', state: 'PENDING_ACTIVATION', updated_ms: 7 }, { ...card, token: 'c3', pan_lookup_hash: 'h3', type: 'VIRTUAL', state: 'OPEN', shipping: null }])
+        .execute();
+      await migrateToLatest(db);
+      const rows = await db.kysely.selectFrom('cards').select(['token', 'state', 'shipped_ms']).orderBy('token').execute();
+      expect(rows).toEqual([
+        { token: 'c1', state: 'PENDING_FULFILLMENT', shipped_ms: null },
+        { token: 'c2', state: 'PENDING_ACTIVATION', shipped_ms: 7 },
+        { token: 'c3', state: 'OPEN', shipped_ms: null },
+      ]);
+    });
+  });
+});
+
 describeWithDb('migrations beside a changing database', () => {
   it.skipIf(engine !== 'postgres')('migrate while another schema of the database is created and dropped (it failed with: schema "…" does not exist)', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });

@@ -25,6 +25,7 @@ import * as m0016 from './migrations/0016_three_ds_challenge_status.js';
 import * as m0017 from './migrations/0017_events.js';
 import * as m0018 from './migrations/0018_example_events.js';
 import * as m0019 from './migrations/0019_business_rules_version.js';
+import * as m0020 from './migrations/0020_card_shipped.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0017_events': m0017,
   '0018_example_events': m0018,
   '0019_business_rules_version': m0019,
+  '0020_card_shipped': m0020,
 };
 
 /**
