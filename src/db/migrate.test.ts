@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { expect, it } from 'vitest';
@@ -25,6 +26,28 @@ describeWithDb('migrations', () => {
       }
     } finally {
       await first.close();
+    }
+  });
+});
+
+describeWithDb('migrations on a SQLite file another process writes', () => {
+  it.skipIf(engine !== 'sqlite')('migrate a fresh file while another process holds its write lock: wait, then migrate (it failed busy)', async () => {
+    const database = await createTestDatabase();
+    const db = openDatabase(database.databaseUrl, { dataDir: database.dataDir });
+    const other = new BetterSqlite3(database.databaseUrl.replace(/^sqlite:/, ''));
+    try {
+      // Another server migrating this fresh file holds its write lock, as Kysely makes its bookkeeping tables.
+      other.exec('begin immediate');
+      const migrating = migrateToLatest(db);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      other.exec('rollback');
+      await migrating;
+      const cards = await db.kysely.selectFrom('cards').select('token').execute();
+      expect(cards).toEqual([]);
+    } finally {
+      other.close();
+      await db.close();
+      await database.drop();
     }
   });
 });

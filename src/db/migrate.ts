@@ -6,6 +6,7 @@
  */
 import { Migrator, sql, type Migration, type MigrationResultSet } from 'kysely';
 import type { Db } from './database.js';
+import { isSqliteBusy, WRITE_LOCK_WAIT_MS } from './sqlite.js';
 import * as m0001 from './migrations/0001_foundation.js';
 import * as m0002 from './migrations/0002_account_holders_cards.js';
 import * as m0003 from './migrations/0003_money_movement.js';
@@ -76,12 +77,33 @@ function assertMigrated({ error, results }: MigrationResultSet): void {
   }
 }
 
+/** The pause between two tries of a migration that found SQLite's write lock taken. */
+const BUSY_RETRY_MS = 50;
+
+/**
+ * Runs the migrator. On SQLite, Kysely creates its bookkeeping tables before, and outside, the
+ * migration transaction: a server that starts on a fresh file while another migrates it can find
+ * the write lock taken there (busy after sqlite.ts's short wait). It tries again: by then the
+ * tables exist, and the migration transaction itself waits for the lock (sqlite.ts), then finds
+ * nothing left to do.
+ */
+async function migrate(db: Db, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<void> {
+  const schema = await bookkeepingSchema(db);
+  const startedMs = performance.now();
+  for (;;) {
+    const result = await run(migrator(db, schema));
+    const busy = db.engine === 'sqlite' && result.error !== undefined && isSqliteBusy(result.error);
+    if (!busy || performance.now() - startedMs >= WRITE_LOCK_WAIT_MS) return assertMigrated(result);
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+  }
+}
+
 export async function migrateToLatest(db: Db): Promise<void> {
-  assertMigrated(await migrator(db, await bookkeepingSchema(db)).migrateToLatest());
+  await migrate(db, (migrator) => migrator.migrateToLatest());
 }
 
 /** Migrates up to and including `name` (for tests of a migration on data written before it). */
 export async function migrateTo(db: Db, name: string): Promise<void> {
   if (!(name in migrations)) throw new Error(`no migration named ${name}`);
-  assertMigrated(await migrator(db, await bookkeepingSchema(db)).migrateTo(name));
+  await migrate(db, (migrator) => migrator.migrateTo(name));
 }
