@@ -44,6 +44,8 @@ export interface DispatcherOptions {
   leaseMs: number;
   /** Deliveries in flight at once, per process. */
   maxInFlight: number;
+  /** Deliveries in flight at once to one subscription, per process: a receiver that hangs holds no more slots than this. */
+  maxInFlightPerSubscription: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -52,6 +54,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   requestTimeoutMs: 10 * MS_PER_SECOND,
   leaseMs: 60 * MS_PER_SECOND,
   maxInFlight: 16,
+  maxInFlightPerSubscription: 4,
 };
 
 /** The first characters of a receiver's answer kept on the attempt. */
@@ -119,6 +122,8 @@ export class Dispatcher {
   readonly #options: DispatcherOptions;
   readonly #stopping = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Deliveries in flight per subscription token (absent: none). */
+  readonly #inFlightTo = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   #pollAgain = false;
@@ -174,15 +179,23 @@ export class Dispatcher {
     try {
       const free = this.#options.maxInFlight - this.#inFlight.size;
       if (free <= 0) return;
-      const due = await store.dueAttempts(this.db.kysely, this.wall.nowMs(), free);
-      for (const { program_id, token } of due) {
-        if (this.#stopping.signal.aborted) return;
+      const perSubscription = this.#options.maxInFlightPerSubscription;
+      // Room for the turns of the subscriptions already at their limit, which are passed over.
+      const limit = free + perSubscription * [...this.#inFlightTo.values()].filter((count) => count >= perSubscription).length;
+      const due = await store.dueAttempts(this.db.kysely, this.wall.nowMs(), perSubscription, limit);
+      let started = 0;
+      for (const { program_id, token, subscription_token: subscription } of due) {
+        if (this.#stopping.signal.aborted || started === free) return;
+        if ((this.#inFlightTo.get(subscription) ?? 0) >= perSubscription) continue;
         const nowWallMs = this.wall.nowMs();
         const leased = await store.leaseAttempt(this.db.kysely, program_id, token, this.#owner, nowWallMs, nowWallMs + this.#options.leaseMs);
-        if (leased === 1) this.#track(this.#deliver(program_id, token));
+        if (leased === 1) {
+          started += 1;
+          this.#track(subscription, this.#deliver(program_id, token));
+        }
       }
-      // A full batch may have left more due behind.
-      if (due.length === free) this.#pollAgain = true;
+      // A full batch of which another dispatcher took some may have left more due behind.
+      if (due.length === limit && started < free) this.#pollAgain = true;
     } catch (error) {
       const nowWallMs = this.wall.nowMs();
       if (nowWallMs - this.#pollErrorLoggedMs < POLL_ERROR_LOG_INTERVAL_MS) return;
@@ -191,10 +204,14 @@ export class Dispatcher {
     }
   }
 
-  #track(delivery: Promise<void>): void {
+  #track(subscription: string, delivery: Promise<void>): void {
     this.#inFlight.add(delivery);
+    this.#inFlightTo.set(subscription, (this.#inFlightTo.get(subscription) ?? 0) + 1);
     void delivery.finally(() => {
       this.#inFlight.delete(delivery);
+      const left = (this.#inFlightTo.get(subscription) ?? 1) - 1;
+      if (left === 0) this.#inFlightTo.delete(subscription);
+      else this.#inFlightTo.set(subscription, left);
       this.nudge();
     });
   }

@@ -11,6 +11,7 @@ import { describeWithDb, engine, sdkClient, startTestServer, testConfig, type Te
 import { movableWallClock } from '../testing/clock.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { startServer, type RunningServer } from '../server.js';
+import { DEFAULT_DISPATCHER_OPTIONS } from './delivery.js';
 import { webhookSignature } from './signature.js';
 
 const FAST = { retryScheduleMs: [50], pollIntervalMs: 20 };
@@ -91,6 +92,28 @@ describeWithDb('the dispatcher', () => {
     } finally {
       release();
       await server.database.drop();
+    }
+  });
+
+  it('keeps a subscription whose receiver hangs, with a backlog, from holding up another program\'s webhooks', async () => {
+    const server = await startTestServer({ config: { encryptionKey: crypto.randomBytes(32) }, delivery: FAST });
+    const hanging: Array<() => void> = [];
+    receiver.answer = (request) =>
+      request.path === '/stuck' ? new Promise((resolve) => hanging.push(() => resolve({ status: 200 }))) : { status: 200, body: 'ok' };
+    try {
+      const [slow, quick] = [await server.newProgram('slow receiver'), await server.newProgram('quick receiver')];
+      await slow.client.events.subscriptions.create({ url: `${receiver.url}/stuck` });
+      await quick.client.events.subscriptions.create({ url: `${receiver.url}/quick` });
+      await emitCards(server.server, slow.programId, 40);
+      await receivedAt(receiver, '/stuck', DEFAULT_DISPATCHER_OPTIONS.maxInFlightPerSubscription);
+      await emitCards(server.server, quick.programId, 1);
+      // Without turns, all 16 slots would hang on /stuck until the 10 s request timeout.
+      await receivedAt(receiver, '/quick', 1);
+      expect(receiver.at('/stuck')).toHaveLength(DEFAULT_DISPATCHER_OPTIONS.maxInFlightPerSubscription);
+    } finally {
+      receiver.answer = () => ({ status: 200, body: 'ok' });
+      for (const release of hanging) release();
+      await server.close();
     }
   });
 

@@ -169,14 +169,29 @@ export function eventsToReplay(exec: Executor, programId: string, subscriptionTo
 
 // ---- The dispatcher's queries ----
 
-/** Attempts due by `nowWallMs`: PENDING ones, and SENDING ones whose lease expired (a leased attempt is due when its lease ends). */
-export const dueAttempts = prepared((db, nowWallMs: number, limit: number) =>
+/**
+ * Attempts due by `nowWallMs`: PENDING ones, and SENDING ones whose lease expired (a leased attempt
+ * is due when its lease ends). Taken in turns: every subscription's oldest due attempt first, then
+ * every subscription's second, and so on, at most `perSubscription` of each, so that one
+ * subscription's backlog (a receiver that hangs, a replay of thousands of events) cannot fill the
+ * batch while another subscription's attempt waits.
+ */
+export const dueAttempts = prepared((db, nowWallMs: number, perSubscription: number, limit: number) =>
   db
-    .selectFrom('event_attempts')
-    .select(['program_id', 'token'])
-    .where('status', 'in', ['PENDING', 'SENDING'])
-    .where('due_wall_ms', '<=', nowWallMs)
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('event_attempts')
+        .select(['program_id', 'token', 'subscription_token', 'due_wall_ms'])
+        .select(sql<number>`row_number() over (partition by subscription_token order by due_wall_ms, token)`.as('turn'))
+        .where('status', 'in', ['PENDING', 'SENDING'])
+        .where('due_wall_ms', '<=', nowWallMs)
+        .as('due'),
+    )
+    .select(['program_id', 'token', 'subscription_token'])
+    .where('turn', '<=', perSubscription)
+    .orderBy('turn')
     .orderBy('due_wall_ms')
+    .orderBy('token')
     .limit(limit),
 );
 
