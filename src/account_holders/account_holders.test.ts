@@ -645,6 +645,12 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     const owner = (await retrieve(created.token)).beneficial_owner_entities?.[0] as NonNullable<Holder['beneficial_owner_entities']>[number] & { entity_token: string };
     const updated = await update(created.token, { beneficial_owner_entities: [{ entity_token: owner.entity_token, phone_numbers: ['+15555550303'] }] });
     expect(updated.beneficial_owner_entities).toEqual([{ ...owner, phone_numbers: ['+15555550303'] }]);
+    // An entity token is a UUID: in upper case it names the same entity, as every token does.
+    const business = (await retrieve(created.token)).business_entity?.entity_token as string;
+    const shouted = await update(created.token, { business_entity: { entity_token: business.toUpperCase(), dba_business_name: 'Loud' } });
+    expect(shouted.business_entity).toMatchObject({ entity_token: business, dba_business_name: 'Loud' });
+    const again = await update(created.token, { beneficial_owner_entities: [{ entity_token: owner.entity_token.toUpperCase(), phone_numbers: ['+15555550404'] }] });
+    expect(again.beneficial_owner_entities).toEqual([{ ...owner, phone_numbers: ['+15555550404'] }]);
   });
 
   it('legacy patch of a KYC_EXEMPT holder: contact details, names and address; answers the PatchResponse shape', async () => {

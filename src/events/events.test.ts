@@ -226,10 +226,18 @@ describeWithDb('events', () => {
       expect(created.map((event) => [event.event_type, event.payload])).toEqual([['financial_account.created', await client.financialAccounts.retrieve(token)]]);
       const renamed = await eventsOf(client, () => client.financialAccounts.update(token, { nickname: 'Payroll 2' }));
       expect(renamed.map((event) => [event.event_type, event.payload])).toEqual([['financial_account.updated', await client.financialAccounts.retrieve(token)]]);
+      // The same again changes nothing: no event, and `updated` stays (a few ms later it would move).
+      const renamedAccount = await client.financialAccounts.retrieve(token);
+      await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await eventsOf(client, () => client.financialAccounts.update(token, { nickname: 'Payroll 2' }))).toEqual([]);
+      expect(await client.financialAccounts.retrieve(token)).toEqual(renamedAccount);
       const suspended = await eventsOf(client, () => client.financialAccounts.updateStatus(token, { status: 'SUSPENDED', substatus: null }));
       expect(suspended.map((event) => event.payload)).toEqual([await client.financialAccounts.retrieve(token)]);
       expect(only(suspended, 'financial_account.updated').payload['status']).toBe('SUSPENDED');
+      const suspendedAccount = await client.financialAccounts.retrieve(token);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await eventsOf(client, () => client.financialAccounts.updateStatus(token, { status: 'SUSPENDED', substatus: null }))).toEqual([]);
+      expect(await client.financialAccounts.retrieve(token)).toEqual(suspendedAccount);
     });
 
     it('records book transfers (declined too) and their balances; a reversal only as balances', async () => {

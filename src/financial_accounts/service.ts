@@ -128,11 +128,12 @@ async function emitUpdated(tx: Tx, scope: ProgramScope, token: string): Promise<
 export async function update(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
   const row = await store.find(tx, requestScope.programId, token);
   if (!row) throw notFound('financial account', token);
-  if (body.nickname === undefined) return toApi(row);
+  // Nothing to change: nothing written, `updated` stays (no event announces it either).
+  if (body.nickname === undefined || body.nickname === row.nickname) return toApi(row);
   // Never stamped before the account's last change, which a request that saw a moved clock may have made.
   const scope = actingOn(requestScope, row.updated_ms);
   await store.update(tx, scope.programId, token, { nickname: body.nickname }, scope.nowMs);
-  return body.nickname === row.nickname ? get(tx, scope, token) : emitUpdated(tx, scope, token);
+  return emitUpdated(tx, scope, token);
 }
 
 /**
@@ -172,13 +173,14 @@ export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: st
       throw new UnprocessableError(`status: cards that are not CLOSED still draw on financial account '${token}'; close them before the account`);
     }
   }
+  // Nothing to change: nothing written, `updated` stays (no event announces it either).
+  if (row.status === body.status && row.substatus === body.substatus) return toApi(row);
   if ((await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs, row.status)) === 0) {
     // Another request changed the status since it was read (PostgreSQL); a CLOSED account stays closed.
     const now = await store.find(tx, programId, token);
     throw new UnprocessableError(`financial account '${token}' changed to ${now?.status ?? 'another status'} by a concurrent request; read it and retry`);
   }
-  const changed = row.status !== body.status || row.substatus !== body.substatus;
-  return changed ? emitUpdated(tx, scope, token) : get(tx, scope, token);
+  return emitUpdated(tx, scope, token);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<FinancialAccount> {
