@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { enroll, enrollmentCounts, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { bookTransfer, expectError, fund } from '../testing/money.js';
 
 type Body = Record<string, unknown>;
 
@@ -355,6 +356,37 @@ describeWithDb('account holders', () => {
       expect(application.created).toBe(created.created);
       expect(Date.parse(application.updated)).toBeGreaterThanOrEqual(Date.parse(later));
       expect((await clocked.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
+    });
+
+    it('a REJECTED holder\'s ISSUING financial account takes no money in: CLOSED with its account, unless money is already on it', async () => {
+      const rejecting = await context.server.newProgram('rejected money');
+      const { client } = rejecting;
+      const issuingOf = async (accountToken: string) => (await client.financialAccounts.list({ account_token: accountToken } as never)).data.find((account) => account.type === 'ISSUING') as Lithic.FinancialAccount;
+      const source = (await client.financialAccounts.create({ nickname: 'source', type: 'OPERATING' })).token;
+      await fund(client, source, 1_000);
+
+      // Rejected at enrollment: the account and its ISSUING account are CLOSED from the start.
+      const atOnce = await enroll(client, withField(kycBody(), 'individual.government_id', '000-00-0001'));
+      const closedAtOnce = await issuingOf(atOnce.account_token);
+      expect(closedAtOnce.status).toBe('CLOSED');
+      expect(await expectError(bookTransfer(client, source, closedAtOnce.token, 100), 422)).toContain('CLOSED');
+
+      // Rejected by review: an empty ISSUING account closes with its account, announced.
+      const reviewed = await enroll(client, kybBody());
+      const issuing = await issuingOf(reviewed.account_token);
+      expect(issuing.status).toBe('OPEN');
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: reviewed.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED'] });
+      expect(await client.financialAccounts.retrieve(issuing.token)).toMatchObject({ status: 'CLOSED', substatus: null });
+      const announced = await client.events.list({ event_types: ['financial_account.updated'], with_content: true });
+      expect(announced.data.map((event) => [event.payload['token'], event.payload['status']])).toEqual([[issuing.token, 'CLOSED']]);
+
+      // Money already on it: it stays OPEN, so the money can be moved out.
+      const funded = await enroll(client, kybBody());
+      const holding = await issuingOf(funded.account_token);
+      await bookTransfer(client, source, holding.token, 100);
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: funded.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED'] });
+      expect((await client.financialAccounts.retrieve(holding.token)).status).toBe('OPEN');
+      expect((await bookTransfer(client, holding.token, source, 100)).status).toBe('SETTLED');
     });
 
     it('REJECTED takes all 17 simulation reasons of spec 4.3 at once; ACCEPTED is the default status', async () => {

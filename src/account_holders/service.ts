@@ -391,7 +391,7 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, scope: ProgramSco
     const current = (await store.find(tx, scope.programId, token)) ?? holder;
     throw new UnprocessableError(`account_holder_token: account holder '${token}' is ${current.status}, not pending review`);
   }
-  if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope.programId, holder.account_token, scope.nowMs);
+  if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope, holder.account_token);
   const decidedHolder = await get(tx, scope, token);
   await emitVerification(tx, scope, decidedHolder);
   return decidedHolder;

@@ -16,7 +16,7 @@ import { changedColumns, isEmpty } from '../db/changes.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
-import { insertFinancialAccount } from '../financial_accounts/service.js';
+import { closeWithAccount, insertFinancialAccount } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { accountSpent } from '../transactions/history.js';
@@ -126,20 +126,18 @@ export async function openHolderAccount(
   account: { token: string; account_holder_token: string; state: AccountState },
   nowMs: number,
 ): Promise<void> {
-  const issuing = await insertFinancialAccount(
-    tx,
-    programId,
-    { type: 'ISSUING', account_token: account.token, nickname: null, is_for_benefit_of: false },
-    nowMs,
-  );
+  // A holder REJECTED at once gets a CLOSED account, and nothing open that could take money in.
+  const status = account.state === 'CLOSED' ? 'CLOSED' : 'OPEN';
+  const issuing = await insertFinancialAccount(tx, programId, { type: 'ISSUING', account_token: account.token, nickname: null, is_for_benefit_of: false, status }, nowMs);
   await insertAccount(tx, programId, { ...account, is_default: false, issuing_financial_account_token: issuing.token }, nowMs);
 }
 
-/** Closes an account (its holder failed verification). Idempotent. */
-export async function closeAccount(db: Db, tx: Tx, programId: string, token: string, nowMs: number): Promise<void> {
-  const row = await store.lock(db, tx, programId, token);
+/** Closes an account (its holder failed verification), and its ISSUING financial account if nothing is on it. Idempotent. */
+export async function closeAccount(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<void> {
+  const row = await store.lock(db, tx, scope.programId, token);
   if (!row || row.state === 'CLOSED') return;
-  await store.update(tx, programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, nowMs) });
+  await store.update(tx, scope.programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, scope.nowMs) });
+  await closeWithAccount(tx, scope, row.issuing_financial_account_token);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<Account> {

@@ -54,6 +54,8 @@ export interface NewFinancialAccount {
   account_token: string | null;
   nickname: string | null;
   is_for_benefit_of: boolean;
+  /** OPEN unless said (the ISSUING account of an account opened CLOSED: its holder was REJECTED). */
+  status?: 'OPEN' | 'CLOSED';
 }
 
 /**
@@ -73,7 +75,7 @@ export async function insertFinancialAccount(
     account_token: account.account_token,
     type: account.type,
     nickname: account.nickname,
-    status: 'OPEN',
+    status: account.status ?? 'OPEN',
     substatus: null,
     is_for_benefit_of: account.is_for_benefit_of ? 1 : 0,
     account_number: sandboxAccountNumber(),
@@ -159,19 +161,8 @@ export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: st
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);
   }
   if (body.status === 'CLOSED') {
-    const balance = (await lockBalances(tx, programId, [token])).get(token);
-    if (balance && (balance.available_cents !== 0 || balance.pending_cents !== 0)) {
-      throw new UnprocessableError(
-        `status: financial account '${token}' still holds money (available ${balance.available_cents}, pending ${balance.pending_cents}); move it out before closing`,
-      );
-    }
-    if (await operations.hasPendingFor(tx, programId, token)) {
-      throw new UnprocessableError(`status: financial account '${token}' has management operations waiting for their effective date`);
-    }
-    // The card network settles and refunds whatever the account's state: a closed account would strand that money.
-    if (await cards.hasOpenCardsFundedBy(tx, programId, token)) {
-      throw new UnprocessableError(`status: cards that are not CLOSED still draw on financial account '${token}'; close them before the account`);
-    }
+    const refusal = await closingRefusal(tx, programId, token);
+    if (refusal !== null) throw new UnprocessableError(refusal);
   }
   // Nothing to change: nothing written, `updated` stays (no event announces it either).
   if (row.status === body.status && row.substatus === body.substatus) return toApi(row);
@@ -181,6 +172,39 @@ export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: st
     throw new UnprocessableError(`financial account '${token}' changed to ${now?.status ?? 'another status'} by a concurrent request; read it and retry`);
   }
   return emitUpdated(tx, scope, token);
+}
+
+/**
+ * Why the account cannot close now, or null: it holds money, a management operation waits for its
+ * effective date, or a card that is not CLOSED draws on it (the card network settles and refunds
+ * whatever the account's state: a closed account would strand that money). Locks its balance.
+ */
+async function closingRefusal(tx: Tx, programId: string, token: string): Promise<string | null> {
+  const balance = (await lockBalances(tx, programId, [token])).get(token);
+  if (balance && (balance.available_cents !== 0 || balance.pending_cents !== 0)) {
+    return `status: financial account '${token}' still holds money (available ${balance.available_cents}, pending ${balance.pending_cents}); move it out before closing`;
+  }
+  if (await operations.hasPendingFor(tx, programId, token)) {
+    return `status: financial account '${token}' has management operations waiting for their effective date`;
+  }
+  if (await cards.hasOpenCardsFundedBy(tx, programId, token)) {
+    return `status: cards that are not CLOSED still draw on financial account '${token}'; close them before the account`;
+  }
+  return null;
+}
+
+/**
+ * When an account closes because its holder was REJECTED: its OPEN financial account closes too,
+ * unless something is on it (see `closingRefusal`), which then stays OPEN so that it can be moved
+ * out. Nothing new can be opened for a CLOSED account (`accountToOpenFor`); this keeps what was
+ * opened with it from taking money in.
+ */
+export async function closeWithAccount(tx: Tx, requestScope: ProgramScope, token: string): Promise<void> {
+  const row = await store.find(tx, requestScope.programId, token);
+  if (!row || row.status === 'CLOSED') return;
+  if ((await closingRefusal(tx, requestScope.programId, token)) !== null) return;
+  const scope = actingOn(requestScope, row.updated_ms);
+  if ((await store.update(tx, scope.programId, token, { status: 'CLOSED', substatus: null }, scope.nowMs, row.status)) === 1) await emitUpdated(tx, scope, token);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<FinancialAccount> {
