@@ -5,7 +5,7 @@ import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
-import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { describeWithDb, engine, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
@@ -376,6 +376,23 @@ describeWithDb('external bank accounts', () => {
     expect(await expectError(client.externalBankAccounts.update(created.token, { routing_number: '011000015' } as never), 400)).toContain('routing_number');
     expect(await expectError(client.externalBankAccounts.update(created.token, { owner_type: 'TRUST' } as never), 400)).toContain('owner_type');
     expect(await expectError(client.externalBankAccounts.update(crypto.randomUUID(), { name: 'x' }), 404)).toContain('external bank account');
+  });
+
+  // PostgreSQL only: the test holds the row's lock in a transaction of its own while the PATCH runs.
+  it.skipIf(engine !== 'postgres')('a PATCH waits for a concurrent verification and answers (and announces) the state it left', async () => {
+    const created = await create({ verification_method: 'PRENOTE' });
+    const { db } = context.server.server;
+    let patched: Promise<Eba> | undefined;
+    await db.kysely.transaction().execute(async (tx) => {
+      expect(await store.lock(db, tx, context.program.programId, created.token)).toBeDefined();
+      patched = context.program.client.externalBankAccounts.update(created.token, { name: 'Renamed meanwhile' }) as Promise<Eba>;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Stands for the prenote's wait ending in another request.
+      await tx.updateTable('external_bank_accounts').set({ verification_state: 'ENABLED', prenote_due_ms: null }).where('token', '=', created.token).execute();
+    });
+    expect(await patched).toMatchObject({ name: 'Renamed meanwhile', verification_state: 'ENABLED' });
+    const announced = await context.program.client.events.list({ event_types: ['external_bank_account.updated'], with_content: true });
+    expect(announced.data[0]?.payload).toMatchObject({ token: created.token, name: 'Renamed meanwhile', verification_state: 'ENABLED' });
   });
 
   describe('one record per bank account and owner', () => {

@@ -57,7 +57,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
     '/v1/external_bank_accounts/:external_bank_account_token',
     { schema: { summary: 'Update an external bank account', tags, params, body: UpdateExternalBankAccountBody, response } },
     async (request, reply) =>
-      commit(request, reply, (tx) => service.update(tx, request.scope, request.params.external_bank_account_token, request.body ?? {})),
+      commit(request, reply, (tx) => service.update(db, tx, request.scope, request.params.external_bank_account_token, request.body ?? {})),
   );
 
   app.post(

@@ -305,12 +305,13 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
 /**
  * PATCH: only the fields whose value differs are a change (an address equal but for the order of its
  * keys is none). No change writes nothing and records no event; a change is never dated before the
- * account's last one (a request that saw a moved clock may have made it).
+ * account's last one (a request that saw a moved clock may have made it). The row is locked, so
+ * the answer and its event show the verification as a concurrent one left it.
  */
-export async function update(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
+export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
   if (body.address !== undefined) checkUsAddress('address', body.address);
   if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, requestScope.nowMs);
-  const row = await findOrThrow(tx, requestScope.programId, token);
+  const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const changes = changedFields(row, body);
   if (Object.keys(changes).length === 0) return toApi(row);
   const scope = actingOn(requestScope, row.updated_ms);
