@@ -59,13 +59,14 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     await expect(sdkClient(second.url, key as string).apiStatus()).resolves.toEqual({ message: 'OK' });
   });
 
-  it('provisions CARDWRIGHT_API_KEYS as one program per key, and keeps them apart', async () => {
-    const server = await start({ CARDWRIGHT_API_KEYS: 'sandbox-key-alpha, sandbox-key-bravo' });
+  it('provisions CARDWRIGHT_API_KEYS as one program per key, and keeps them apart (any length; a trailing comma is no key)', async () => {
+    const server = await start({ CARDWRIGHT_API_KEYS: 'sandbox-key-alpha, sandbox-key-bravo, t,' });
     expect(server.output()).not.toMatch(/cw_/);
     const alpha = sdkClient(server.url, 'sandbox-key-alpha');
     const bravo = sdkClient(server.url, 'sandbox-key-bravo');
     const account = await alpha.financialAccounts.create({ nickname: 'alpha only', type: 'OPERATING' });
     await expect(bravo.financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
+    await expect(sdkClient(server.url, 't').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
     expect(server.output()).not.toContain('sandbox-key-alpha');
   });
 
@@ -252,7 +253,7 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
       [{ HOST: 'not_a_host' }, /^HOST: cannot listen on "not_a_host"/],
       [{ DATABASE_URL: 'mysql://nope' }, /^DATABASE_URL must start with/],
       [{ DATABASE_URL: 'sqlite:' }, /^DATABASE_URL: "sqlite:" needs a path/],
-      [{ CARDWRIGHT_API_KEYS: 'key-one-1234,,key-two-1234' }, /^CARDWRIGHT_API_KEYS: item 2 of 3 is empty/],
+      [{ CARDWRIGHT_API_KEYS: 'key-one-1234,key two' }, /^CARDWRIGHT_API_KEYS: item 2 of 2 holds whitespace/],
       [{ CARDWRIGHT_ENCRYPTION_KEY: 'too-short' }, /^CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes/],
       [{ CARDWRIGHT_ENCRYPTION_KEY: crypto.randomBytes(16).toString('base64') }, /^CARDWRIGHT_ENCRYPTION_KEY must be 32 bytes encoded as base64 \(got 16 bytes\)/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
