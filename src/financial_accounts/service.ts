@@ -16,6 +16,7 @@ import { emitEvent } from '../events/emit.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
 import * as cards from '../cards/store.js';
+import * as cardTransactions from '../transactions/store.js';
 import type {
   CreateFinancialAccountBody,
   FinancialAccount,
@@ -176,8 +177,9 @@ export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: st
 
 /**
  * Why the account cannot close now, or null: it holds money, a management operation waits for its
- * effective date, or a card that is not CLOSED draws on it (the card network settles and refunds
- * whatever the account's state: a closed account would strand that money). Locks its balance.
+ * effective date, or a card that is not CLOSED, or a PENDING card transaction (even one that holds
+ * 0), draws on it (the card network settles and refunds whatever the account's state: a closed
+ * account would strand that money). Locks its balance.
  */
 async function closingRefusal(tx: Tx, programId: string, token: string): Promise<string | null> {
   const balance = (await lockBalances(tx, programId, [token])).get(token);
@@ -189,6 +191,9 @@ async function closingRefusal(tx: Tx, programId: string, token: string): Promise
   }
   if (await cards.hasOpenCardsFundedBy(tx, programId, token)) {
     return `status: cards that are not CLOSED still draw on financial account '${token}'; close them before the account`;
+  }
+  if (await cardTransactions.hasPendingOn(tx, programId, token)) {
+    return `status: card transactions on financial account '${token}' are still PENDING (the network may still clear them); close it once they are settled, voided or expired`;
   }
   return null;
 }

@@ -482,6 +482,26 @@ describeWithDb('card transaction simulations', () => {
     });
   });
 
+  describe('an ISSUING account with a PENDING transaction that holds nothing', () => {
+    it('cannot close while the network may still clear or advise it (it would move money on a CLOSED account)', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const zero = await authorize(client, card, 0);
+      const advised = await authorize(client, card, 100);
+      await client.transactions.simulateAuthorizationAdvice({ token: advised, amount: 0 });
+      await client.cards.update(card.token, { state: 'CLOSED' });
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      const close = () => client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: null });
+      expect(await expectError(close(), 422)).toContain('still PENDING');
+      // Settled and voided, nothing is left to arrive: the account closes.
+      await client.transactions.simulateClearing({ token: zero, amount: 0 });
+      expect(await expectError(close(), 422)).toContain('still PENDING');
+      await client.transactions.simulateVoid({ token: advised });
+      expect((await close()).status).toBe('CLOSED');
+      await expectLedgerConsistent();
+    });
+  });
+
   describe('expiry by the program clock', () => {
     it('expires a PENDING authorization 7 days after it was made and releases its hold', async () => {
       const { client } = context.program;

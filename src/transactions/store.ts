@@ -238,6 +238,22 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   return keysetPage(exec, createdBetween(query, filters, 'card_transactions'), 'card_transactions', programId, page);
 }
 
+/**
+ * Whether a PENDING card transaction draws on the financial account, whatever its hold (an
+ * authorization of 0, or advised down to 0, holds nothing but the network may still clear it).
+ */
+export async function hasPendingOn(exec: Executor, programId: string, financialAccountToken: string): Promise<boolean> {
+  const row = await exec
+    .selectFrom('card_transactions')
+    .select('token')
+    .where('program_id', '=', programId)
+    .where('status', '=', sql.lit('PENDING'))
+    .where('financial_account_token', '=', financialAccountToken)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 // ---- expiry ---------------------------------------------------------------------------------------
 
 /**
