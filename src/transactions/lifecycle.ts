@@ -37,7 +37,7 @@
  * Zero postings are left out; a movement that is all zeros is not posted.
  */
 import { MS_PER_DAY } from '../clock.js';
-import { UnprocessableError } from '../errors.js';
+import { invariant, UnprocessableError } from '../errors.js';
 import type { RuleResult } from '../engine/rules-seam.js';
 import type { CardTransactionsTable, TransactionStatus } from './tables.js';
 
@@ -225,9 +225,16 @@ export function advise(row: Current, amountCents: number): Effect {
   };
 }
 
-/** CLEARING: settles a PENDING dual-message transaction for `magnitudeCents` (default: what is pending). */
+/**
+ * CLEARING: settles a PENDING dual-message transaction for `magnitudeCents` (default: what is
+ * pending). Also an EXPIRED debit authorization: the network may clear after the issuer released
+ * the hold (Lithic, "Expiring Authorizations"); its hold is 0, so the clearing takes the whole
+ * amount from available, and the caller gives it (by default what the expiry released).
+ */
 export function clear(row: Current, magnitudeCents: number | undefined): Effect {
-  requirePendingDualMessage(row, 'cleared');
+  const afterExpiry = row.kind === 'AUTHORIZATION' && row.status === 'EXPIRED';
+  if (!afterExpiry) requirePendingDualMessage(row, 'cleared');
+  invariant(!afterExpiry || magnitudeCents !== undefined, `clearing EXPIRED transaction '${row.token}' needs its amount`);
   const sign = signOf(row.kind);
   const h = Math.abs(row.hold_cents);
   const c = magnitudeCents ?? h;

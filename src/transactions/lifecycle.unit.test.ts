@@ -70,6 +70,15 @@ describe('card transaction lifecycle and its ledger postings', () => {
     expect(() => clear({ ...opened('AUTHORIZATION', 100), status: 'VOIDED' }, undefined)).toThrow(/VOIDED/);
   });
 
+  it('clears an EXPIRED debit authorization for the amount given, from available (its hold is gone)', () => {
+    const expired = { token: 't-1', kind: 'AUTHORIZATION', ...release(opened('AUTHORIZATION', 100), 'AUTHORIZATION_EXPIRY', undefined).amounts };
+    const late = clear(expired, 120);
+    expect(net(late)).toEqual({ available: -120, pending: 0, network: 120 });
+    expect(late.amounts).toMatchObject({ status: 'SETTLED', hold_cents: 0, settled_cents: 120, spend_cents: 120 });
+    expect(() => clear(expired, undefined)).toThrow(/needs its amount/);
+    expect(() => clear({ ...expired, kind: 'CREDIT_AUTHORIZATION' }, 10)).toThrow(/only a PENDING transaction/);
+  });
+
   it('sets the pending amount with an advice, and reverses a settled credit once', () => {
     const advice = advise(opened('AUTHORIZATION', 100), 250);
     expect(net(advice)).toEqual({ available: -150, pending: 150, network: 0 });

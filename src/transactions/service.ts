@@ -601,8 +601,24 @@ export async function authorizationAdvice(op: Operation, body: SimulateAuthoriza
   return { token: row.token };
 }
 
+/**
+ * A clearing settles a PENDING transaction, or an EXPIRED authorization (the network may clear after
+ * the hold was released): that one moves money again, so not on a CLOSED account, and by default
+ * for what the expiry released.
+ */
 export async function clearing(op: Operation, body: SimulateClearingBody): Promise<void> {
-  await recordNetworkMessage(op, body.token, (current) => lifecycle.clear(current, body.amount));
+  await recordNetworkMessage(op, body.token, async (current) => {
+    if (current.status !== 'EXPIRED') return lifecycle.clear(current, body.amount);
+    refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
+    return lifecycle.clear(current, body.amount ?? (await releasedByExpiry(op, current.token)));
+  });
+}
+
+/** What an EXPIRED authorization's expiry released, in cents (its last AUTHORIZATION_EXPIRY event). */
+async function releasedByExpiry(op: Operation, token: string): Promise<number | undefined> {
+  const events = await store.eventsFor(op.tx, op.scope.programId, [token]);
+  const expiry = events.filter((event) => event.type === 'AUTHORIZATION_EXPIRY').at(-1);
+  return expiry === undefined ? undefined : Math.abs(expiry.amount_cents);
 }
 
 export async function voidAuthorization(op: Operation, body: SimulateVoidBody): Promise<void> {

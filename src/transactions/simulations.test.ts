@@ -333,7 +333,41 @@ describeWithDb('card transaction simulations', () => {
       expect(t.status).toBe('EXPIRED');
       expect(eventsOf(t).at(-1)).toEqual(['AUTHORIZATION_EXPIRY', -800, 'CREDIT', null, 'APPROVED']);
       expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
-      expect(await expectError(client.transactions.simulateClearing({ token }), 422)).toContain('EXPIRED');
+    });
+
+    it('clears an EXPIRED authorization (the network may clear after the hold was released): by default for what the expiry released', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const token = await authorize(client, card, 900);
+      await client.transactions.simulateVoid({ token, amount: 100 });
+      await client.transactions.simulateVoid({ token, type: 'AUTHORIZATION_EXPIRY' });
+      await client.transactions.simulateClearing({ token });
+      const t = await retrieve(token);
+      expect([t.status, eventsOf(t).map((event) => event[0])]).toEqual(['SETTLED', ['AUTHORIZATION', 'AUTHORIZATION_REVERSAL', 'AUTHORIZATION_EXPIRY', 'CLEARING']]);
+      expect(eventsOf(t).at(-1)).toEqual(['CLEARING', 800, 'DEBIT', 800, 'APPROVED']);
+      expect(await issuingBalance(client, card)).toEqual({ available: -800, pending: 0, total: -800 });
+      expect(await expectError(client.transactions.simulateClearing({ token }), 422)).toContain('SETTLED');
+
+      // For another amount when the network says so; expired by the program clock as well.
+      const later = await authorize(client, card, 300);
+      const now = Date.parse(((await client.get('/v1/simulate/clock')) as { now: string }).now);
+      await client.post('/v1/simulate/clock', { body: { now: new Date(now + 8 * 86_400_000).toISOString() } });
+      expect((await retrieve(later)).status).toBe('EXPIRED');
+      await client.transactions.simulateClearing({ token: later, amount: 350 });
+      expect(eventsOf(await retrieve(later)).at(-1)).toEqual(['CLEARING', 350, 'DEBIT', 350, 'APPROVED']);
+      expect(await issuingBalance(client, card)).toEqual({ available: -1_150, pending: 0, total: -1_150 });
+
+      // Not on a CLOSED account, and never a VOIDED one.
+      const voided = await authorize(client, card, 40);
+      await client.transactions.simulateVoid({ token: voided });
+      expect(await expectError(client.transactions.simulateClearing({ token: voided }), 422)).toContain('VOIDED');
+      const closing = await cardOnOwnAccount(client);
+      const stranded = await authorize(client, closing, 70);
+      await client.transactions.expireAuthorization(stranded);
+      await client.cards.update(closing.token, { state: 'CLOSED' });
+      await client.financialAccounts.updateStatus(closing.funding.token, { status: 'CLOSED', substatus: null });
+      expect(await expectError(client.transactions.simulateClearing({ token: stranded }), 422)).toContain('CLOSED');
+      await expectLedgerConsistent();
     });
 
     it('expires an authorization on request (expire_authorization): 404 unknown, 422 unless a PENDING debit authorization', async () => {
