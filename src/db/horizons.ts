@@ -22,18 +22,45 @@
  * would hide the work. So a check takes a `stamp` before it reads, and `set` keeps its horizon only
  * if nothing was lowered since: a check sees all work committed before it began, or that work's
  * `lower` comes after the stamp.
+ *
+ * Another server's request that read the clock before this process moved it lowers only that
+ * server's horizons. Other servers learn the new time within a second (programs/auth-cache.ts), so
+ * for UNSETTLED_MS of elapsed time after a move (`unsettle`) this process neither trusts nor
+ * learns a horizon of the program: its checks ask the database, which by then holds that work.
  */
 export const REQUEST_CLOCK_MARGIN_MS = 5 * 60_000;
+
+/** How long after this process moved a program's clock its horizons are not used (elapsed ms). */
+export const UNSETTLED_MS = 5_000;
 
 export class DueHorizons {
   readonly #untilMs = new Map<string, number>();
   /** How many times work was lowered into each (kind, program): a check's stamp. */
   readonly #lowerings = new Map<string, number>();
+  /** Per program moved by this process: until when (performance.now() ms) its horizons are not used. */
+  readonly #unsettledUntil = new Map<string, number>();
+
+  constructor(private readonly unsettledMs: number = UNSETTLED_MS) {}
 
   /** Whether nothing of `kind` can be due for the program at program time `nowMs`. */
   isClear(kind: string, programId: string, nowMs: number): boolean {
+    if (this.#unsettled(programId)) return false;
     const untilMs = this.#untilMs.get(`${kind}|${programId}`);
     return untilMs !== undefined && nowMs < untilMs;
+  }
+
+  /** After this process moved the program's clock: its horizons are dropped and, for UNSETTLED_MS, neither used nor learned. */
+  unsettle(programId: string): void {
+    this.#unsettledUntil.set(programId, performance.now() + this.unsettledMs);
+    for (const key of [...this.#untilMs.keys()]) if (key.endsWith(`|${programId}`)) this.#untilMs.delete(key);
+  }
+
+  #unsettled(programId: string): boolean {
+    const untilMs = this.#unsettledUntil.get(programId);
+    if (untilMs === undefined) return false;
+    if (performance.now() < untilMs) return true;
+    this.#unsettledUntil.delete(programId);
+    return false;
   }
 
   /** Taken before a check whose result may become a horizon (see `set`). */
@@ -46,6 +73,7 @@ export class DueHorizons {
    * check that began at `stamp` found; unless work was lowered since, which the check may have missed.
    */
   set(kind: string, programId: string, untilMs: number, stamp: number): void {
+    if (this.#unsettled(programId)) return;
     if (this.stamp(kind, programId) === stamp) this.#untilMs.set(`${kind}|${programId}`, untilMs);
   }
 

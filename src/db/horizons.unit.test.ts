@@ -26,4 +26,21 @@ describe('due horizons', () => {
     horizons.lower('work', 'p', 100);
     expect([horizons.isClear('work', 'p', 100), horizons.isClear('work', 'p', 99), horizons.isClear('work', 'q', 500)]).toEqual([false, true, true]);
   });
+
+  it('after this process moved a program\'s clock, neither use nor learn that program\'s horizons for a while (another server\'s work may commit unseen)', () => {
+    const horizons = new DueHorizons();
+    horizons.set('work', 'p', 1_000, horizons.stamp('work', 'p'));
+    horizons.set('work', 'q', 1_000, horizons.stamp('work', 'q'));
+    horizons.unsettle('p');
+    expect([horizons.isClear('work', 'p', 500), horizons.isClear('work', 'q', 500)]).toEqual([false, true]);
+    horizons.set('work', 'p', 1_000, horizons.stamp('work', 'p'));
+    expect(horizons.isClear('work', 'p', 500)).toBe(false);
+
+    const settling = new DueHorizons(0); // the while is over at once
+    settling.set('work', 'p', 1_000, settling.stamp('work', 'p'));
+    settling.unsettle('p');
+    expect(settling.isClear('work', 'p', 500)).toBe(false); // dropped
+    settling.set('work', 'p', 1_000, settling.stamp('work', 'p'));
+    expect(settling.isClear('work', 'p', 500)).toBe(true); // learned again
+  });
 });

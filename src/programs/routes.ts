@@ -65,8 +65,10 @@ export const programRoutes: FastifyPluginAsyncTypebox = async (app) => {
           },
           { clockGateHeld: true },
         );
-        // After the move committed, before the writes waiting for it go on: they read its new time.
+        // After the move committed, before the writes waiting for it go on: they read its new time,
+        // and what another server's request that read the old time commits is not hidden by a horizon.
         app.deps.authCache.forgetProgram(programId);
+        app.deps.db.horizons.unsettle(programId);
         return sent;
       } finally {
         leave();

@@ -53,6 +53,8 @@ interface CardTransaction {
   hold_cents: number;
   created_ms: number;
   status: 'PENDING' | 'SETTLED' | 'DECLINED' | 'VOIDED' | 'EXPIRED';
+  /** What its expiry released (an EXPIRED authorization): what a later clearing settles by default. */
+  expired_cents?: number;
 }
 
 /** A PENDING authorization expires this long after it was made (as the server's clock job does). */
@@ -167,6 +169,12 @@ export class MoneyModel {
   }
 
   clearCard(card: CardTransaction, amountCents: number | undefined): Outcome {
+    if (card.kind === 'AUTHORIZATION' && card.status === 'EXPIRED') {
+      // The network may clear after the hold was released: the whole amount comes from available.
+      this.move(card.account, 'available_cents', -(amountCents ?? card.expired_cents ?? 0));
+      card.status = 'SETTLED';
+      return card.status;
+    }
     if (card.kind !== 'AUTHORIZATION' || card.status !== 'PENDING') return 422;
     const cleared = amountCents ?? card.hold_cents;
     this.move(card.account, 'pending_cents', -card.hold_cents);
@@ -189,6 +197,7 @@ export class MoneyModel {
     this.move(card.account, 'available_cents', releasedCents);
     card.hold_cents -= releasedCents;
     if (card.hold_cents === 0) card.status = finalStatus;
+    if (card.status === 'EXPIRED') card.expired_cents = releasedCents;
   }
 
   cardReturn(token: string, account: string, amountCents: number, nowMs: number): Outcome {
