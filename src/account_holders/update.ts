@@ -151,11 +151,6 @@ function entityOf<T extends { entity_token: string }>(holderToken: string, path:
   return found;
 }
 
-/** Entity tokens are UUIDs, case-insensitive like every token (http/validation.ts lowers those at the top of a body only). */
-function withTokenLowered<P extends { entity_token: string }>(patch: P): P {
-  return { ...patch, entity_token: patch.entity_token.toLowerCase() };
-}
-
 function patchOne<T extends { entity_token: string }, P extends { entity_token: string }>(
   holderToken: string,
   path: string,
@@ -165,8 +160,7 @@ function patchOne<T extends { entity_token: string }, P extends { entity_token: 
   apply: (entity: T, patch: P, path: string) => T,
 ): T | undefined {
   if (patch === undefined) return current;
-  const named = withTokenLowered(patch);
-  return apply(entityOf(holderToken, path, role, current ? [current] : [], named.entity_token), named, path);
+  return apply(entityOf(holderToken, path, role, current ? [current] : [], patch.entity_token), patch, path);
 }
 
 function patchMany<T extends { entity_token: string }, P extends { entity_token: string }>(
@@ -179,7 +173,7 @@ function patchMany<T extends { entity_token: string }, P extends { entity_token:
 ): T[] | undefined {
   if (patches === undefined) return current;
   let entities = current ?? [];
-  patches.map(withTokenLowered).forEach((patch, index) => {
+  patches.forEach((patch, index) => {
     const path = `${field}[${index}]`;
     const entity = entityOf(holderToken, path, role, entities, patch.entity_token);
     entities = entities.map((candidate) => (candidate === entity ? apply(entity, patch, path) : candidate));

@@ -181,22 +181,29 @@ export function lowerCaseTokensInUrl(url: string): string {
 /**
  * Tokens are UUIDs, which are case-insensitive: Cardwright issues them in lower case and stores
  * them so, and an upper-case spelling of one (`PATCH /v1/cards/ABC…`) names the same resource.
- * Path parameters (all tokens) and the token fields at the top of a query or body are lowered
- * before validation; no other text is touched.
+ * Path parameters (all tokens) and the token fields of a query or body, at any depth (an account
+ * holder's `individual.entity_token`), are lowered before validation; no other text is touched.
  */
 export function lowerCaseTokens(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const params = request.params as Record<string, unknown> | undefined;
   for (const key of Object.keys(params ?? {})) (params as Record<string, unknown>)[key] = lowerIfUuid((params as Record<string, unknown>)[key]);
-  for (const part of [request.query, request.body]) {
-    if (part === null || typeof part !== 'object' || Array.isArray(part)) continue;
-    const record = part as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!holdsTokens(key)) continue;
-      const value = record[key];
-      record[key] = Array.isArray(value) ? value.map(lowerIfUuid) : lowerIfUuid(value);
-    }
-  }
+  lowerTokenFields(request.query, 0);
+  lowerTokenFields(request.body, 0);
   done();
+}
+
+/** Lowers the token fields of an object and of the objects and arrays in it (no deeper than `rejectUnsafeInput` lets through). */
+function lowerTokenFields(value: unknown, depth: number): void {
+  if (value === null || typeof value !== 'object' || depth > MAX_INPUT_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (const element of value) lowerTokenFields(element, depth + 1);
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const [key, field] of Object.entries(record)) {
+    if (holdsTokens(key)) record[key] = Array.isArray(field) ? field.map(lowerIfUuid) : lowerIfUuid(field);
+    else lowerTokenFields(field, depth + 1);
+  }
 }
 
 const INPUT_PROBLEMS: Record<InputProblem['problem'], string> = {
