@@ -90,9 +90,9 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
  * For a write that decides on funds, at the start of its transaction, before it locks its
  * balances: what has fallen due on the program's clock and changes funds is applied first. A hold
  * past its expiry is released (the minute sweep may not have run yet): then every job runs as a
- * clock move runs them (`runClockJobsAcross`), so that holds and operations take effect in the
- * order they fell due. Then the due management operations, whose balances are locked with the
- * write's own `accounts` in one sorted set (`applyDueOperations`).
+ * clock move runs them (`runClockJobsAcross`, due management operations included), so that holds
+ * and operations take effect in the order they fell due. Else only the due management operations,
+ * whose balances are locked with the write's own `accounts` in one sorted set (`applyDueOperations`).
  *
  * Locks: before the jobs run, the due holds and operations are locked, then their balances and
  * the write's own in ONE sorted set (the jobs and the write then lock nothing more of them): a
@@ -100,13 +100,11 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
  * for this one whole instead of holding one balance this one needs while needing another it holds.
  */
 export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
-  if (await isDueWithin(db, tx, dueExpiries, scope)) {
-    const held = await lockDueHolds(db, tx, scope);
-    const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
-    await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
-    await runClockJobsAcross(db, tx, scope);
-  }
-  await applyDueOperations(db, tx, scope, accounts);
+  if (!(await isDueWithin(db, tx, dueExpiries, scope))) return applyDueOperations(db, tx, scope, accounts);
+  const held = await lockDueHolds(db, tx, scope);
+  const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
+  await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
+  await runClockJobsAcross(db, tx, scope);
 }
 
 /**

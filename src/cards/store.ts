@@ -129,7 +129,6 @@ export async function update(exec: Executor, programId: string, token: string, c
   await exec.updateTable('cards').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
 }
 
-/** Whether a PHYSICAL card created before `createdBeforeMs` is still in `state` (cards_by_state). */
 /**
  * PHYSICAL cards not yet sent, and not CLOSED (migration 0020's partial index: its terms, as
  * literals), created before `createdBeforeMs`.
@@ -144,6 +143,7 @@ function toShip(exec: Executor, programId: string, createdBeforeMs: number) {
     .where('created_ms', '<', createdBeforeMs);
 }
 
+/** Whether the fulfilment batch has a card to send (see `toShip`). */
 export async function awaitsFulfilment(exec: Executor, programId: string, createdBeforeMs: number): Promise<boolean> {
   return (await toShip(exec, programId, createdBeforeMs).select('token').limit(1).executeTakeFirst()) !== undefined;
 }
