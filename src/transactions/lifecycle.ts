@@ -225,6 +225,11 @@ export function advise(row: Current, amountCents: number): Effect {
   };
 }
 
+/** Whether a clearing of this transaction comes after its hold expired (an EXPIRED debit authorization). */
+export function clearsAfterExpiry(row: Pick<Current, 'kind' | 'status'>): boolean {
+  return row.kind === 'AUTHORIZATION' && row.status === 'EXPIRED';
+}
+
 /**
  * CLEARING: settles a PENDING dual-message transaction for `magnitudeCents` (default: what is
  * pending). Also an EXPIRED debit authorization: the network may clear after the issuer released
@@ -232,7 +237,7 @@ export function advise(row: Current, amountCents: number): Effect {
  * amount from available, and the caller gives it (by default what the expiry released).
  */
 export function clear(row: Current, magnitudeCents: number | undefined): Effect {
-  const afterExpiry = row.kind === 'AUTHORIZATION' && row.status === 'EXPIRED';
+  const afterExpiry = clearsAfterExpiry(row);
   if (!afterExpiry) requirePendingDualMessage(row, 'cleared');
   invariant(!afterExpiry || magnitudeCents !== undefined, `clearing EXPIRED transaction '${row.token}' needs its amount`);
   const sign = signOf(row.kind);

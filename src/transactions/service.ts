@@ -608,7 +608,7 @@ export async function authorizationAdvice(op: Operation, body: SimulateAuthoriza
  */
 export async function clearing(op: Operation, body: SimulateClearingBody): Promise<void> {
   await recordNetworkMessage(op, body.token, async (current) => {
-    if (current.status !== 'EXPIRED') return lifecycle.clear(current, body.amount);
+    if (!lifecycle.clearsAfterExpiry(current)) return lifecycle.clear(current, body.amount);
     refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
     return lifecycle.clear(current, body.amount ?? (await releasedByExpiry(op, current.token)));
   });
