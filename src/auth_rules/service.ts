@@ -293,8 +293,8 @@ export async function promote(db: Db, tx: Tx, scope: ProgramScope, token: string
 }
 
 export async function remove(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<void> {
-  await lockExisting(db, tx, scope, token);
-  await store.deleteRule(tx, scope.programId, token);
+  const row = await lockExisting(db, tx, scope, token);
+  await store.deleteRule(tx, scope.programId, row, scope.nowMs);
 }
 
 // ---- the report ---------------------------------------------------------------------------------

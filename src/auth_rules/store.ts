@@ -1,7 +1,7 @@
 /** SQL for Auth Rules: rules, versions, targets, the per-day aggregate, and the evaluator's query. */
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import { EVENT_STREAMS } from './attributes.js';
 import type {
@@ -40,12 +40,14 @@ export async function updateRule(exec: Executor, programId: string, token: strin
   await exec.updateTable('auth_rules').set(changes).where('program_id', '=', programId).where('token', '=', token).execute();
 }
 
-/** Deletes the rule with its versions, targets and statistics. */
-export async function deleteRule(exec: Executor, programId: string, token: string): Promise<void> {
+/** Deletes the rule with its versions, targets and statistics; its place in the list is kept for cursors. */
+export async function deleteRule(exec: Executor, programId: string, rule: RowKey, nowMs: number): Promise<void> {
+  const { token } = rule;
   await exec.deleteFrom('auth_rule_outcome_rules').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rule_targets').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rule_versions').where('program_id', '=', programId).where('rule_token', '=', token).execute();
   await exec.deleteFrom('auth_rules').where('program_id', '=', programId).where('token', '=', token).execute();
+  await rememberDeleted(exec, 'auth_rules', programId, rule, nowMs);
 }
 
 export interface ListFilters {

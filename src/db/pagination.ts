@@ -3,6 +3,8 @@
  * `(created_ms, token)`; a cursor is an item's token, resolved to its `(created_ms, token)` with
  * a primary-key lookup, and the page is a range scan from there on an index that ends in
  * `(created_ms, token)`. Cost is independent of how deep the page is or how big the table grows.
+ * A deleted row's place is kept (`rememberDeleted`), so a cursor naming it still pages on: the
+ * SDKs' "list and delete each" loop asks for the page after the item it just deleted.
  */
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { exclusiveEndMs } from '../clock.js';
@@ -52,12 +54,7 @@ export async function keysetPage<O>(
   let ranged = query;
   const cursorToken = page.starting_after ?? page.ending_before;
   if (cursorToken !== undefined) {
-    const cursor = await exec
-      .selectFrom(table as 'financial_accounts')
-      .select(['created_ms', 'token'])
-      .where('program_id', '=', programId)
-      .where('token', '=', cursorToken)
-      .executeTakeFirst();
+    const cursor = (await placeOf(exec, table, programId, cursorToken)) ?? (await deletedPlaceOf(exec, table, programId, cursorToken));
     if (!cursor) {
       const field = forward ? 'starting_after' : 'ending_before';
       throw new InvalidRequestError(`${field}: no item with token '${cursorToken}' in this list`);
@@ -78,10 +75,40 @@ export async function keysetPage<O>(
   return { rows: pageRows, has_more };
 }
 
-/** A row's place in `(created_ms, token)` order: the cursor of a walk over a range in chunks. */
+/** A row's place in `(created_ms, token)` order: a list cursor, or the cursor of a walk over a range in chunks. */
 export interface RowKey {
   created_ms: number;
   token: string;
+}
+
+function placeOf(exec: Executor, table: KeysetTable, programId: string, token: string): Promise<RowKey | undefined> {
+  return exec
+    .selectFrom(table as 'financial_accounts')
+    .select(['created_ms', 'token'])
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+}
+
+function deletedPlaceOf(exec: Executor, table: KeysetTable, programId: string, token: string): Promise<RowKey | undefined> {
+  return exec
+    .selectFrom('deleted_list_items')
+    .select(['created_ms', 'token'])
+    .where('program_id', '=', programId)
+    .where('list_table', '=', table)
+    .where('token', '=', token)
+    .executeTakeFirst();
+}
+
+/**
+ * Keeps the place of a row deleted from `table` in this transaction, so that a cursor naming it
+ * still pages on (nothing else of the row is kept).
+ */
+export async function rememberDeleted(exec: Executor, table: KeysetTable, programId: string, row: RowKey, deletedMs: number): Promise<void> {
+  await exec
+    .insertInto('deleted_list_items')
+    .values({ program_id: programId, list_table: table, token: row.token, created_ms: row.created_ms, deleted_ms: deletedMs })
+    .execute();
 }
 
 /**

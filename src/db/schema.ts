@@ -20,6 +20,7 @@ import type { MoneyEventTables } from '../money_events/tables.js';
 import type { ProgramTables } from '../programs/tables.js';
 import type { CardTransactionTables } from '../transactions/tables.js';
 import type { ThreeDsTables } from '../three_ds/tables.js';
+import type { PaginationTables } from './tables.js';
 
 export interface Database
   extends ProgramTables,
@@ -39,4 +40,5 @@ export interface Database
     ThreeDsTables,
     CardTransactionTables,
     EventTables,
-    ExampleEventTables {}
+    ExampleEventTables,
+    PaginationTables {}

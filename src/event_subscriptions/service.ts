@@ -140,7 +140,7 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListSubsc
 }
 
 export async function remove(tx: Tx, scope: ProgramScope, token: string): Promise<void> {
-  if ((await store.deleteSubscription(tx, scope.programId, token)) === 0) throw notFound(SUBSCRIPTION, token);
+  if (!(await store.deleteSubscription(tx, scope.programId, token, scope.nowMs))) throw notFound(SUBSCRIPTION, token);
   await store.failPendingAttempts(tx, scope.programId, token, `${SUBSCRIPTION} deleted`, scope.nowMs);
 }
 

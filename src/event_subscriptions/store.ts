@@ -5,7 +5,7 @@
  */
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { chunkAfter, createdBetween, keysetPage, type PageParams, type RowKey } from '../db/pagination.js';
+import { chunkAfter, createdBetween, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import type { EventAttemptsTable, EventsTable, EventSubscriptionsTable } from '../events/tables.js';
@@ -40,9 +40,17 @@ export async function updateSubscription(exec: Executor, programId: string, toke
   return Number(result.numUpdatedRows);
 }
 
-export async function deleteSubscription(exec: Executor, programId: string, token: string): Promise<number> {
-  const result = await exec.deleteFrom('event_subscriptions').where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/** Deletes the subscription, keeping its place in the list for cursors; false when there was none. */
+export async function deleteSubscription(exec: Executor, programId: string, token: string, nowMs: number): Promise<boolean> {
+  const deleted = await exec
+    .deleteFrom('event_subscriptions')
+    .where('program_id', '=', programId)
+    .where('token', '=', token)
+    .returning(['created_ms', 'token'])
+    .executeTakeFirst();
+  if (deleted === undefined) return false;
+  await rememberDeleted(exec, 'event_subscriptions', programId, deleted, nowMs);
+  return true;
 }
 
 export function listSubscriptions(exec: Executor, programId: string, page: PageParams) {

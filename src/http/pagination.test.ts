@@ -153,4 +153,75 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
       });
     });
   }
+
+  describe('a cursor naming a deleted item (auth rules, event subscriptions)', () => {
+    const MADE_TO_DELETE = 7;
+    let deleter: TestProgram;
+    let card: Fixture['card'];
+
+    beforeAll(async () => {
+      deleter = await context.server.newProgram('deleter');
+      card = (await newCard(deleter.client)) as Fixture['card'];
+    });
+
+    const makeRules = async () => {
+      for (let made = 0; made < MADE_TO_DELETE; made++) {
+        await createRule(deleter.client, conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }], { card_tokens: [card.token] }));
+      }
+      return (await deleter.client.authRules.v2.list({ page_size: 100 })).data.map((rule) => rule.token);
+    };
+    const makeSubscriptions = async () => {
+      for (let made = 0; made < MADE_TO_DELETE; made++) await deleter.client.events.subscriptions.create({ url: `http://127.0.0.1:9/${made}` });
+      return (await deleter.client.events.subscriptions.list({ page_size: 100 })).data.map((subscription) => subscription.token);
+    };
+
+    it('lets the SDK list and delete every item, page after page', async () => {
+      const rules = await makeRules();
+      const deletedRules: string[] = [];
+      for await (const rule of deleter.client.authRules.v2.list({ page_size: 2 })) {
+        await deleter.client.authRules.v2.del(rule.token);
+        deletedRules.push(rule.token);
+      }
+      expect(deletedRules).toEqual(rules);
+      expect((await deleter.client.authRules.v2.list()).data).toEqual([]);
+
+      const subscriptions = await makeSubscriptions();
+      const deletedSubscriptions: string[] = [];
+      for await (const subscription of deleter.client.events.subscriptions.list({ page_size: 2 })) {
+        await deleter.client.events.subscriptions.del(subscription.token);
+        deletedSubscriptions.push(subscription.token);
+      }
+      expect(deletedSubscriptions).toEqual(subscriptions);
+      expect((await deleter.client.events.subscriptions.list()).data).toEqual([]);
+    });
+
+    it('pages on from where the deleted item stood, in both directions', async () => {
+      for (const [path, tokens, remove] of [
+        ['/v2/auth_rules', await makeRules(), (token: string) => deleter.client.authRules.v2.del(token)],
+        ['/v1/event_subscriptions', await makeSubscriptions(), (token: string) => deleter.client.events.subscriptions.del(token)],
+      ] as const) {
+        const middle = tokens[3] as string;
+        await remove(middle);
+        const rest = tokens.filter((token) => token !== middle);
+        const read = async (query: Record<string, unknown>) =>
+          (await deleter.client.getAPIList<Item, CursorPage<Item>>(path, CursorPage, { query })).data.map((item) => item.token);
+        expect(await read({ starting_after: middle, page_size: 100 }), path).toEqual(tokens.slice(4));
+        expect(await read({ ending_before: middle, page_size: 100 }), path).toEqual(tokens.slice(0, 3));
+        expect(await read({ page_size: 100 }), path).toEqual(rest);
+        for (const token of rest) await remove(token);
+      }
+    });
+
+    it('still refuses a deleted item of another list or another program with 400', async () => {
+      const [rule] = await makeRules();
+      const [subscription] = await makeSubscriptions();
+      await deleter.client.authRules.v2.del(rule as string);
+      await deleter.client.events.subscriptions.del(subscription as string);
+      expect(await expectError(deleter.client.events.subscriptions.list({ starting_after: rule as string }), 400)).toBe(`starting_after: no item with token '${rule}' in this list`);
+      expect(await expectError(deleter.client.authRules.v2.list({ ending_before: subscription as string }), 400)).toBe(`ending_before: no item with token '${subscription}' in this list`);
+      expect(await expectError(pager.client.authRules.v2.list({ starting_after: rule as string }), 400)).toBe(`starting_after: no item with token '${rule}' in this list`);
+      // Deleted is still gone: the kept place is no item.
+      expect(await expectError(deleter.client.authRules.v2.retrieve(rule as string), 404)).toContain(rule as string);
+    });
+  });
 });
