@@ -5,7 +5,8 @@
  * Decisions:
  * - Attempts are rows (`event_attempts`); a PENDING one is due at `due_wall_ms` (wall time: a
  *   delivery happens in the real world, whatever a program's clock says; 0 means "at once"). The
- *   dispatcher polls the due ones (`(status, due_wall_ms)` index) every `pollIntervalMs`, and at
+ *   dispatcher polls the due ones (in turns between subscriptions, by a partial index of the attempts
+ *   still to send, so a poll costs the same whatever the backlog) every `pollIntervalMs`, and at
  *   once when a transaction that queued attempts in this process commits (`nudgeAfterCommit`).
  * - Before sending, it leases the attempt (SENDING, `lease_owner`, due again at the lease's end) with a
  *   conditional update, so that of several processes on one PostgreSQL exactly one sends it. A

@@ -1,9 +1,9 @@
 /**
  * SQL for event subscriptions, their delivery attempts and the example events of send_example.
  * The dispatcher's queries (due attempts, leases, completion) work across programs: they run
- * outside any request, by the `(status, due_wall_ms)` index.
+ * outside any request, by the partial index of attempts still to send (migration 0022).
  */
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { chunkAfter, createdBetween, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
@@ -178,30 +178,105 @@ export function eventsToReplay(exec: Executor, programId: string, subscriptionTo
 // ---- The dispatcher's queries ----
 
 /**
- * Attempts due by `nowWallMs`: PENDING ones, and SENDING ones whose lease expired (a leased attempt
- * is due when its lease ends). Taken in turns: every subscription's oldest due attempt first, then
- * every subscription's second, and so on, at most `perSubscription` of each, so that one
- * subscription's backlog (a receiver that hangs, a replay of thousands of events) cannot fill the
- * batch while another subscription's attempt waits.
+ * The attempts still to send, as index `event_attempts_due_by_subscription` (migration 0022) holds
+ * them. Written as a literal, as the index's predicate is: SQLite uses a partial index only then.
  */
-export const dueAttempts = prepared((db, nowWallMs: number, perSubscription: number, limit: number) =>
+const toSend = sql<boolean>`event_attempts.status in ('PENDING', 'SENDING')`;
+
+/**
+ * The `limit` subscriptions whose first due attempt comes first (by due time, then token). The
+ * subscriptions with attempts to send are found by a skip scan over the index (one seek each, not a
+ * read of every attempt), so the cost follows the number of subscriptions, not the backlog.
+ */
+const subscriptionsDue = prepared((db, nowWallMs: number, limit: number) =>
   db
+    .withRecursive('pending(subscription_token)', (qb) =>
+      qb
+        .selectNoFrom((eb) => eb.selectFrom('event_attempts').select('subscription_token').where(toSend).orderBy('subscription_token').limit(1).as('subscription_token'))
+        .unionAll((union) =>
+          union
+            .selectFrom('pending')
+            .select((eb) =>
+              eb
+                .selectFrom('event_attempts')
+                .select('event_attempts.subscription_token')
+                .where(toSend)
+                .whereRef('event_attempts.subscription_token', '>', 'pending.subscription_token')
+                .orderBy('event_attempts.subscription_token')
+                .limit(1)
+                .as('subscription_token'),
+            )
+            .where('pending.subscription_token', 'is not', null),
+        ),
+    )
     .selectFrom((eb) =>
       eb
-        .selectFrom('event_attempts')
-        .select(['program_id', 'token', 'subscription_token', 'due_wall_ms'])
-        .select(sql<number>`row_number() over (partition by subscription_token order by due_wall_ms, token)`.as('turn'))
-        .where('status', 'in', ['PENDING', 'SENDING'])
-        .where('due_wall_ms', '<=', nowWallMs)
-        .as('due'),
+        .selectFrom('pending')
+        .select('pending.subscription_token')
+        .select((inner) => firstToSend(inner, 'event_attempts.due_wall_ms').as('first_due_wall_ms'))
+        .select((inner) => firstToSend(inner, 'event_attempts.token').as('first_token'))
+        .where('pending.subscription_token', 'is not', null)
+        .as('firsts'),
     )
-    .select(['program_id', 'token', 'subscription_token'])
-    .where('turn', '<=', perSubscription)
-    .orderBy('turn')
+    .select(['firsts.subscription_token'])
+    .where('firsts.first_due_wall_ms', '<=', nowWallMs)
+    .orderBy('firsts.first_due_wall_ms')
+    .orderBy('firsts.first_token')
+    .limit(limit),
+);
+
+/** A column of the first attempt to send of `pending.subscription_token`, by due time then token: one seek. */
+function firstToSend(eb: ExpressionBuilder<Database & { pending: { subscription_token: string | null } }, 'pending'>, column: 'event_attempts.due_wall_ms' | 'event_attempts.token') {
+  return eb
+    .selectFrom('event_attempts')
+    .select(column)
+    .where(toSend)
+    .whereRef('event_attempts.subscription_token', '=', 'pending.subscription_token')
+    .orderBy('event_attempts.due_wall_ms')
+    .orderBy('event_attempts.token')
+    .limit(1);
+}
+
+/** One subscription's oldest `limit` due attempts: one range of the index. */
+const dueOfSubscription = prepared((db, subscriptionToken: string, nowWallMs: number, limit: number) =>
+  db
+    .selectFrom('event_attempts')
+    .select(['program_id', 'token', 'subscription_token', 'due_wall_ms'])
+    .where(toSend)
+    .where('subscription_token', '=', subscriptionToken)
+    .where('due_wall_ms', '<=', nowWallMs)
     .orderBy('due_wall_ms')
     .orderBy('token')
     .limit(limit),
 );
+
+export interface DueAttempt {
+  program_id: string;
+  token: string;
+  subscription_token: string;
+}
+
+/**
+ * Attempts due by `nowWallMs`: PENDING ones, and SENDING ones whose lease expired (a leased attempt
+ * is due when its lease ends). Taken in turns: every subscription's oldest due attempt first, then
+ * every subscription's second, and so on, at most `perSubscription` of each, so that one
+ * subscription's backlog (a receiver that hangs, a replay of thousands of events) cannot fill the
+ * batch while another subscription's attempt waits. Within a turn, oldest due first.
+ *
+ * Only the `limit` subscriptions with the oldest first attempts can appear: each has one in the
+ * first turn. So: those subscriptions, then up to `perSubscription` of each, ranked by turn.
+ */
+export async function dueAttempts(exec: Executor, nowWallMs: number, perSubscription: number, limit: number): Promise<DueAttempt[]> {
+  const subscriptions = await subscriptionsDue(exec, nowWallMs, limit);
+  const ranked: { turn: number; due_wall_ms: number; attempt: DueAttempt }[] = [];
+  // At most `limit` small range reads, each of at most `perSubscription` rows.
+  for (const { subscription_token } of subscriptions) {
+    const due = await dueOfSubscription(exec, subscription_token as string, nowWallMs, perSubscription);
+    due.forEach(({ due_wall_ms, ...attempt }, turn) => ranked.push({ turn, due_wall_ms: Number(due_wall_ms), attempt }));
+  }
+  ranked.sort((a, b) => a.turn - b.turn || a.due_wall_ms - b.due_wall_ms || (a.attempt.token < b.attempt.token ? -1 : a.attempt.token > b.attempt.token ? 1 : 0));
+  return ranked.slice(0, limit).map((each) => each.attempt);
+}
 
 /**
  * Takes the lease of a due attempt for `owner` until `leaseExpiresWallMs` (also its new due time).
