@@ -351,7 +351,10 @@ describeWithDb('account holders', () => {
         status: 'REJECTED',
         status_reasons: [...reasons],
       });
-      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: reasons, verification_application: { status: 'REJECTED', status_reasons: reasons } });
+      // The beneficial-owner reason is simulation input only (spec 2.3): taken, not recorded.
+      const recorded = reasons.slice(0, 2);
+      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: recorded, verification_application: { status: 'REJECTED', status_reasons: recorded } });
+      expect(await clocked.client.accountHolders.retrieve(created.token)).toMatchObject({ status_reasons: recorded, verification_application: { status_reasons: recorded } });
       const application = reviewed.verification_application as { created: string; updated: string };
       expect(application.created).toBe(created.created);
       expect(Date.parse(application.updated)).toBeGreaterThanOrEqual(Date.parse(later));
@@ -389,7 +392,7 @@ describeWithDb('account holders', () => {
       expect((await bookTransfer(client, holding.token, source, 100)).status).toBe('SETTLED');
     });
 
-    it('REJECTED takes all 17 simulation reasons of spec 4.3 at once; ACCEPTED is the default status', async () => {
+    it('REJECTED takes all 17 simulation reasons of spec 4.3 at once and records all but the 4 input-only ones; ACCEPTED is the default status', async () => {
       const reasons = [
         ...['ID_VERIFICATION_FAILURE', 'ADDRESS_VERIFICATION_FAILURE', 'NAME_VERIFICATION_FAILURE', 'BUSINESS_OFFICERS_NOT_MATCHED', 'SOS_FILING_INACTIVE', 'SOS_NOT_MATCHED', 'CMRA_FAILURE', 'WATCHLIST_FAILURE', 'REGISTERED_AGENT_FAILURE'].map(
           (r) => `PRIMARY_BUSINESS_ENTITY_${r}`,
@@ -404,7 +407,18 @@ describeWithDb('account holders', () => {
         status: 'REJECTED',
         status_reasons: [...reasons],
       });
-      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: reasons, verification_application: { status: 'REJECTED', status_reasons: reasons } });
+      const recorded = reasons.filter((reason) => !reason.startsWith('BENEFICIAL_OWNER_INDIVIDUAL_'));
+      expect(recorded).toHaveLength(13);
+      expect(reviewed).toMatchObject({ status: 'REJECTED', status_reasons: recorded, verification_application: { status: 'REJECTED', status_reasons: recorded } });
+
+      // Only input-only reasons: REJECTED all the same, with no reason a holder can carry.
+      const ownersOnly = await pendingBusiness();
+      const rejected = await context.program.client.accountHolders.simulateEnrollmentReview({
+        account_holder_token: ownersOnly.token,
+        status: 'REJECTED',
+        status_reasons: ['BENEFICIAL_OWNER_INDIVIDUAL_DOB_VERIFICATION_FAILURE'],
+      });
+      expect(rejected).toMatchObject({ status: 'REJECTED', status_reasons: [], verification_application: { status: 'REJECTED', status_reasons: [] } });
 
       const defaulted = await pendingBusiness();
       const accepted = await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: defaulted.token });

@@ -54,8 +54,20 @@ export const SIMULATION_STATUS_REASONS = [
 ] as const;
 export type SimulationStatusReason = (typeof SIMULATION_STATUS_REASONS)[number];
 
-/** Every reason a holder can carry. Simulated beneficial-owner reasons are recorded as given. */
-export const STATUS_REASONS = [...GENERAL_STATUS_REASONS, ...SIMULATION_STATUS_REASONS] as const;
+/**
+ * The beneficial-owner reasons: "accepted as simulation input only" (spec 2.3), so a review takes
+ * them but a holder never carries them (nor does any SDK 0.119 holder type list them).
+ */
+export type InputOnlyStatusReason = Extract<SimulationStatusReason, `BENEFICIAL_OWNER_INDIVIDUAL_${string}`>;
+export function isInputOnlyStatusReason(reason: SimulationStatusReason): reason is InputOnlyStatusReason {
+  return reason.startsWith('BENEFICIAL_OWNER_INDIVIDUAL_');
+}
+
+/** Every reason a holder can carry: the general ones and the simulation's, but the input-only ones. */
+export const STATUS_REASONS = [...GENERAL_STATUS_REASONS, ...SIMULATION_STATUS_REASONS.filter((reason) => !isInputOnlyStatusReason(reason))] as Exclude<
+  (typeof GENERAL_STATUS_REASONS)[number] | SimulationStatusReason,
+  InputOnlyStatusReason
+>[];
 export type StatusReason = (typeof STATUS_REASONS)[number];
 
 export const EXEMPTION_TYPES = ['AUTHORIZED_USER', 'PREPAID_CARD_USER'] as const;

@@ -17,7 +17,7 @@
  * that is the service's job, this module only decides.
  */
 import { InvalidRequestError } from '../errors.js';
-import type { EnrollmentReviewBody, SimulationStatusReason, Status, StatusReason, Workflow } from './schemas.js';
+import { isInputOnlyStatusReason, type EnrollmentReviewBody, type InputOnlyStatusReason, type SimulationStatusReason, type Status, type StatusReason, type Workflow } from './schemas.js';
 
 export interface Verification {
   status: Status;
@@ -53,7 +53,8 @@ export function isPendingReview(status: string): boolean {
 
 /**
  * The outcome a simulated review asks for (spec 4.3). `status` defaults to ACCEPTED; REJECTED needs
- * at least one reason and ACCEPTED takes none. Repeated reasons are recorded once.
+ * at least one reason and ACCEPTED takes none. Repeated reasons are recorded once; the
+ * beneficial-owner ones are simulation input only (spec 2.3) and are not recorded.
  */
 export function requestedReview(body: EnrollmentReviewBody): Verification {
   const status = body.status ?? 'ACCEPTED';
@@ -64,5 +65,5 @@ export function requestedReview(body: EnrollmentReviewBody): Verification {
   if (status === 'ACCEPTED' && reasons.length > 0) {
     throw new InvalidRequestError('status_reasons: reasons are only accepted with status REJECTED');
   }
-  return { status, status_reasons: reasons };
+  return { status, status_reasons: reasons.filter((reason): reason is Exclude<SimulationStatusReason, InputOnlyStatusReason> => !isInputOnlyStatusReason(reason)) };
 }
