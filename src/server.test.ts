@@ -234,6 +234,25 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     expect(replacedFile.stderr).toMatch(/CARDWRIGHT_ENCRYPTION_KEY: the key in \S+encryption\.key is not the key/);
   });
 
+  it('creates no key on a first start that cannot listen, so the next start that can shows it', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const takenPort = String((blocker.address() as net.AddressInfo).port);
+    try {
+      for (const failing of [runCli(['serve'], { ...env, HOST: '127.0.0.1', PORT: takenPort }), runCli(['serve'], { ...env, PORT: '0', HOST: 'not_a_host' })]) {
+        expect(failing.status).toBe(1);
+        expect(failing.stdout).not.toMatch(/cw_|No API key/);
+      }
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+    expect(runCli(['keys', 'list'], env).stdout.trim()).not.toMatch(/cw_/);
+    const first = await start();
+    const key = /^\s+(cw_\S+)$/m.exec(first.output())?.[1];
+    expect(key).toBeDefined();
+    await expect(sdkClient(first.url, key as string).apiStatus()).resolves.toEqual({ message: 'OK' });
+  });
+
   it('names HOST or PORT when the server cannot listen', async () => {
     const badHost = runCli(['serve'], { ...env, PORT: '0', HOST: 'not_a_host' });
     expect(badHost.status).toBe(1);

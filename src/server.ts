@@ -1,6 +1,6 @@
 /**
  * Starting and stopping a Cardwright server: open the database, apply migrations, check the
- * encryption key, provision keys, listen, send webhooks (event_subscriptions/delivery.ts), and every
+ * encryption key, listen, provision keys (once the port is ours), send webhooks (event_subscriptions/delivery.ts), and every
  * minute run every program's clock jobs and delete expired idempotency records. On SIGTERM/SIGINT
  * (`closeOnSignals`) it stops accepting connections, lets in-flight requests finish, stops the
  * webhook dispatcher (aborting its requests), then closes the database; past SHUTDOWN_DEADLINE_MS
@@ -37,7 +37,7 @@ export interface RunningServer {
 export interface StartOptions {
   wall?: WallClock;
   logStream?: DestinationStream;
-  /** Called with the key created on first start, before the server listens (the CLI prints it). */
+  /** Called with the key created on first start, once the server listens (the CLI prints it). */
   onKeyGenerated?: (created: CreatedKey) => void;
   /** The webhook dispatcher's settings (tests use a retry schedule in milliseconds). */
   delivery?: Partial<DispatcherOptions>;
@@ -49,13 +49,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let reportBackgroundError = warnOfCheckpointerError;
   const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
   const db = await connectDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
+  let listening: FastifyInstance | undefined;
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const keySource = config.encryptionKey ? 'the configured key' : `the key in ${keyFile(config.dataDir)}`;
     await verifyEncryptionKey(db, secrets, keySource, wall.nowMs());
-    const { generated } = await provisionKeys(db, wall, config.apiKeys);
-    if (generated) options.onKeyGenerated?.(generated);
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall), clockGate: new ClockGate() }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
     reportBackgroundError = (message) => app.log.error({ component: 'sqlite-checkpointer' }, message);
     const sweeper = setInterval(() => {
@@ -88,9 +87,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       closing = true;
       await app.close();
     };
+    // Keys are provisioned once the port is ours: a start that cannot listen (PORT taken, bad HOST)
+    // must not create and show the one-time key, which the next start would then not show again.
+    // Until they are, a request is a 401, as with any unknown key.
+    listening = app;
+    const { generated } = await provisionKeys(db, wall, config.apiKeys);
+    if (generated) options.onKeyGenerated?.(generated);
     return { app, db, url: address, close };
   } catch (error) {
-    await db.close();
+    // A server that listens closes its database as it closes (onClose).
+    await (listening ? listening.close() : db.close());
     throw error;
   }
 }
