@@ -15,6 +15,7 @@
  *   onSend      POST routes: an unfinished idempotency claim is released (before the answer leaves)
  *   errors      one error shape for everything (http/errors.ts)
  */
+import { isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -28,6 +29,7 @@ import { eventSubscriptionRoutes } from './event_subscriptions/routes.js';
 import { externalBankAccountRoutes } from './external_bank_accounts/routes.js';
 import { externalPaymentRoutes } from './external_payments/routes.js';
 import { eventRoutes } from './events/routes.js';
+import { InvalidRequestError } from './errors.js';
 import { financialAccountRoutes } from './financial_accounts/routes.js';
 import { authenticateRequest, setRequestId } from './http/auth.js';
 import type { Deps } from './http/context.js';
@@ -151,11 +153,22 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
  * JavaScript gives a meaning of its own (`__proto__`, `constructor`) is kept by `JSON.parse` as
  * plain data and refused, with its path, by `rejectUnsafeInput` before validation (a route without
  * a body schema never reads its body).
+ *
+ * JSON is UTF-8 (RFC 8259): a body that is not, or one declared in another charset, is a 400, not
+ * decoded with replacement characters and stored. Only JSON is parsed: Fastify's own text/plain
+ * parser is removed, so such a body (what `fetch` sends for a string) is a 400 naming the
+ * Content-Type, not a body that "must be object".
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      return done(new InvalidRequestError(`Content-Type: charset must be utf-8 (JSON is UTF-8), not ${charset}`), undefined);
+    }
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new InvalidRequestError('Request body is not valid UTF-8'), undefined);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {

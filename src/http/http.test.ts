@@ -194,8 +194,31 @@ describeWithDb('HTTP layer', () => {
       });
     await expectErrorResponse(await send({}), 400, /^Content-Type: must be application\/json$/);
     await expectErrorResponse(await send({ 'content-type': 'application/x-www-form-urlencoded' }), 400, /^Content-Type: must be application\/json$/);
+    // What fetch sends for a string body.
+    await expectErrorResponse(await send({ 'content-type': 'text/plain;charset=UTF-8' }), 400, /^Content-Type: must be application\/json$/);
     const accounts = await context.program.client.financialAccounts.list();
     expect(accounts.data.filter((account) => account.nickname === 'typeless')).toEqual([]);
+  });
+
+  it('reads JSON as UTF-8 only: bytes that are not UTF-8, or another declared charset, are a 400 and store nothing', async () => {
+    const send = (bytes: Uint8Array, contentType: string) =>
+      fetch(`${context.server.url}/v1/financial_accounts`, { method: 'POST', headers: { authorization: context.program.apiKey, 'content-type': contentType }, body: bytes });
+    const latin1 = Buffer.from('{"nickname": "caf\u00e9 latin", "type": "OPERATING"}', 'latin1');
+    await expectErrorResponse(await send(latin1, 'application/json'), 400, /^Request body is not valid UTF-8$/);
+    await expectErrorResponse(await send(latin1, 'application/json; charset=iso-8859-1'), 400, /^Content-Type: charset must be utf-8 \(JSON is UTF-8\), not iso-8859-1$/);
+    const utf8 = (nickname: string) => Buffer.from(JSON.stringify({ nickname, type: 'OPERATING' }), 'utf8');
+    await expectErrorResponse(await send(utf8('caf\u00e9 declared latin'), 'application/json; charset="latin1"'), 400, /charset must be utf-8/);
+    for (const [contentType, nickname] of [
+      ['application/json; charset=utf-8', 'caf\u00e9 utf-8'],
+      ['application/json;charset=UTF-8', 'caf\u00e9 UTF-8'],
+      ['application/json; charset="utf8"', 'caf\u00e9 utf8'],
+    ]) {
+      const response = await send(utf8(nickname as string), contentType as string);
+      expect(response.status, contentType).toBe(200);
+      expect(((await response.json()) as { nickname: string }).nickname).toBe(nickname);
+    }
+    const nicknames = (await context.program.client.financialAccounts.list()).data.map((account) => account.nickname);
+    expect(nicknames.filter((nickname) => nickname?.includes('latin'))).toEqual([]);
   });
 
   it.each([
