@@ -38,7 +38,7 @@ import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.
 import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, lowerCaseTokens, refuseBody, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, integerQueryParameters, lowerCaseTokens, refuseBody, refuseLooseIntegers, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -124,6 +124,11 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     if (arrays.length > 0) {
       const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
       route.preValidation = [...[route.preValidation ?? []].flat(), split];
+    }
+    const integers = integerQueryParameters(route.schema);
+    if (integers.length > 0) {
+      const refuse = async (request: { query: unknown }) => refuseLooseIntegers(request.query as Record<string, unknown>, integers);
+      route.preValidation = [...[route.preValidation ?? []].flat(), refuse];
     }
   });
   app.addHook('onRequest', setRequestId);

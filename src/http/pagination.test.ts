@@ -142,6 +142,12 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
           const { status, body } = await list(query);
           expect([status, body.message?.startsWith('page_size: ')], query).toEqual([400, true]);
         }
+        // Decimal digits only: what JavaScript's Number would also read is a wrong type.
+        for (const written of ['0x2', '0b10', '2e0', '%202', '+2', '2.0', '', 'two']) {
+          const { status, body } = await list(`page_size=${written}`);
+          expect([status, body.message], written).toEqual([400, 'page_size: must be integer (decimal digits)']);
+        }
+        expect((await list('page_size=02')).body.data).toHaveLength(Math.min(2, all.length));
       });
 
       it('refuses a cursor that names no item of this list (another list’s, another program’s) with 400', async () => {

@@ -87,16 +87,43 @@ export function describeValidationError(error: ErrorObject, context: string | un
   }
 }
 
+/** The query parameters of a route's schema declared with this JSON type. */
+function queryParametersOfType(schema: FastifySchema | undefined, type: string): string[] {
+  const properties = (schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (!properties) return [];
+  return Object.entries(properties)
+    .filter(([, property]) => property.type === type)
+    .map(([name]) => name);
+}
+
 /**
  * Query parameters declared as arrays accept both repeated keys (`states=A&states=B`) and one
  * comma-separated value (`states=A,B`). Registered once, as an `onRoute` hook, for every route.
  */
 export function arrayQueryParameters(schema: FastifySchema | undefined): string[] {
-  const properties = (schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
-  if (!properties) return [];
-  return Object.entries(properties)
-    .filter(([, property]) => property.type === 'array')
-    .map(([name]) => name);
+  return queryParametersOfType(schema, 'array');
+}
+
+/** Query parameters declared as integers (`page_size`, `limit`…): see `refuseLooseIntegers`. */
+export function integerQueryParameters(schema: FastifySchema | undefined): string[] {
+  return queryParametersOfType(schema, 'integer');
+}
+
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/**
+ * An integer in a query string is written in decimal digits. Ajv's coercion reads text as
+ * JavaScript's `Number` does, so `0x10`, `1e1`, ` 1` or `+5` would pass as numbers; they are a
+ * 400 here, before validation, like any other wrong type.
+ */
+export function refuseLooseIntegers(query: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string' && !DECIMAL_INTEGER.test(item)) throw new InvalidRequestError(`${name}: must be integer (decimal digits)`);
+    }
+  }
 }
 
 export function splitCommaSeparated(query: Record<string, unknown>, names: readonly string[]): void {
