@@ -159,18 +159,15 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
  * plain data and refused, with its path, by `rejectUnsafeInput` before validation (a route without
  * a body schema never reads its body).
  *
- * JSON is UTF-8 (RFC 8259): a body that is not, or one declared in another charset, is a 400, not
- * decoded with replacement characters and stored. Only JSON is parsed: Fastify's own text/plain
+ * JSON is UTF-8 (RFC 8259): a body that is not is a 400, not decoded with replacement characters
+ * and stored. A `charset` parameter has no effect (RFC 8259 §11): clients that send
+ * `charset=ISO-8859-1` with an ASCII body are served. Only JSON is parsed: Fastify's own text/plain
  * parser is removed, so such a body (what `fetch` sends for a string) is a 400 naming the
  * Content-Type, not a body that "must be object".
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
-    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-      return done(new InvalidRequestError(`Content-Type: charset must be utf-8 (JSON is UTF-8), not ${charset}`), undefined);
-    }
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new InvalidRequestError('Request body is not valid UTF-8'), undefined);
     const text = bytes.toString('utf8');

@@ -1,6 +1,7 @@
 /**
  * Starting and stopping a Cardwright server: open the database, apply migrations, check the
- * encryption key, listen, provision keys (once the port is ours), send webhooks (event_subscriptions/delivery.ts), and every
+ * encryption key, provision the configured keys, listen (then make the one-time key, if
+ * needed), send webhooks (event_subscriptions/delivery.ts), and every
  * minute run every program's clock jobs and delete expired idempotency records. On SIGTERM/SIGINT
  * (`closeOnSignals`) it stops accepting connections, lets in-flight requests finish, stops the
  * webhook dispatcher (aborting its requests), then closes the database; past SHUTDOWN_DEADLINE_MS
@@ -49,13 +50,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let reportBackgroundError = warnOfCheckpointerError;
   const sqliteCheckpoints = { onError: (message: string) => reportBackgroundError(message) };
   const db = await connectDatabase(config.databaseUrl, { dataDir: config.dataDir, pgPoolSize: config.pgPoolSize, sqliteCheckpoints });
-  let listening: FastifyInstance | undefined;
+  let built: FastifyInstance | undefined;
   try {
     await migrateToLatest(db);
     const secrets = new Secrets(loadEncryptionKey(config.encryptionKey, config.dataDir));
     const keySource = config.encryptionKey ? 'the configured key' : `the key in ${keyFile(config.dataDir)}`;
     await verifyEncryptionKey(db, secrets, keySource, wall.nowMs());
+    // Configured keys work from the first request the port takes.
+    if (config.apiKeys.length > 0) await provisionKeys(db, wall, config.apiKeys);
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall), clockGate: new ClockGate() }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
+    built = app;
     reportBackgroundError = (message) => app.log.error({ component: 'sqlite-checkpointer' }, message);
     const sweeper = setInterval(() => {
       sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
@@ -83,20 +87,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       throw listenError(error, config);
     });
+    // The one-time key is made once the port is ours: a start that cannot listen (PORT taken, bad
+    // HOST) must not create and show it, or the next start, which can, would not show it again.
+    if (config.apiKeys.length === 0) {
+      const { generated } = await provisionKeys(db, wall, []);
+      if (generated) options.onKeyGenerated?.(generated);
+    }
     const close = async () => {
       closing = true;
       await app.close();
     };
-    // Keys are provisioned once the port is ours: a start that cannot listen (PORT taken, bad HOST)
-    // must not create and show the one-time key, which the next start would then not show again.
-    // Until they are, a request is a 401, as with any unknown key.
-    listening = app;
-    const { generated } = await provisionKeys(db, wall, config.apiKeys);
-    if (generated) options.onKeyGenerated?.(generated);
     return { app, db, url: address, close };
   } catch (error) {
-    // A server that listens closes its database as it closes (onClose).
-    await (listening ? listening.close() : db.close());
+    // The app, once built, stops its dispatcher and sweeper and closes the database as it closes
+    // (onClose). A failure to clean up must not hide why the start failed.
+    await (built ? built.close() : db.close()).catch(() => undefined);
     throw error;
   }
 }

@@ -202,6 +202,35 @@ describeWithDb('migration 0020 (cards sent)', () => {
   });
 });
 
+describeWithDb('migration 0023 (input-only reasons)', () => {
+  it('removes the beneficial-owner reasons holders were given before, and keeps every other reason', async () => {
+    await withDatabaseAt('0022_attempts_due_by_subscription', async (db) => {
+      const holder = {
+        program_id: 'p', token: 'h1', account_token: 'a1', workflow: 'KYB_BASIC', user_type: 'BUSINESS' as const, status: 'REJECTED',
+        status_reasons: JSON.stringify(['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED', 'BENEFICIAL_OWNER_INDIVIDUAL_ID_VERIFICATION_FAILURE', 'CONTROL_PERSON_DOB_VERIFICATION_FAILURE']),
+        verification_created_ms: 1, verification_updated_ms: 2, exemption_type: null, business_account_token: null, external_id: null, email: null,
+        email_lower: null, phone_number: null, first_name: null, last_name: null, legal_business_name: 'B', nature_of_business: null, website_url: null,
+        tos_timestamp: null, passed_timestamp: null, profile: '{}', government_ids_encrypted: null, created_ms: 1, updated_ms: 2,
+      };
+      await db.kysely
+        .insertInto('account_holders')
+        .values([
+          holder,
+          { ...holder, token: 'h2', account_token: 'a2', status_reasons: JSON.stringify(['BENEFICIAL_OWNER_INDIVIDUAL_DOB_VERIFICATION_FAILURE']) },
+          { ...holder, token: 'h3', account_token: 'a3', status: 'ACCEPTED', status_reasons: '[]' },
+        ])
+        .execute();
+      await migrateToLatest(db);
+      const rows = await db.kysely.selectFrom('account_holders').select(['token', 'status', 'status_reasons', 'updated_ms']).orderBy('token').execute();
+      expect(rows.map((row) => ({ ...row, status_reasons: JSON.parse(row.status_reasons) as string[], updated_ms: Number(row.updated_ms) }))).toEqual([
+        { token: 'h1', status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED', 'CONTROL_PERSON_DOB_VERIFICATION_FAILURE'], updated_ms: 2 },
+        { token: 'h2', status: 'REJECTED', status_reasons: [], updated_ms: 2 },
+        { token: 'h3', status: 'ACCEPTED', status_reasons: [], updated_ms: 2 },
+      ]);
+    });
+  });
+});
+
 describeWithDb('migrations beside a changing database', () => {
   it.skipIf(engine !== 'postgres')('migrate while another schema of the database is created and dropped (it failed with: schema "…" does not exist)', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });

@@ -29,6 +29,7 @@ import * as m0019 from './migrations/0019_business_rules_version.js';
 import * as m0020 from './migrations/0020_card_shipped.js';
 import * as m0021 from './migrations/0021_deleted_list_items.js';
 import * as m0022 from './migrations/0022_attempts_due_by_subscription.js';
+import * as m0023 from './migrations/0023_input_only_reasons.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0020_card_shipped': m0020,
   '0021_deleted_list_items': m0021,
   '0022_attempts_due_by_subscription': m0022,
+  '0023_input_only_reasons': m0023,
 };
 
 /**

@@ -3,7 +3,8 @@
  * pages on. The SDKs page by the token of the last item they were given; a client that lists auth
  * rules or event subscriptions and deletes each (`for await (…) delete(item.token)`) asks for the
  * next page after a row that no longer exists. The row's `(created_ms, token)` place is kept here
- * when it is deleted (db/pagination.ts), and nothing else of it.
+ * when it is deleted (db/pagination.ts), and nothing else of it. One small row per deleted rule or
+ * subscription, kept as events are (no retention).
  */
 import type { Kysely } from 'kysely';
 

@@ -2,8 +2,9 @@
  * `event_attempts_due_by_subscription`: the attempts still to send (PENDING, or SENDING under a
  * lease that may run out), by subscription and due time. The dispatcher takes due attempts in
  * turns between subscriptions (event_subscriptions/store.ts `dueAttempts`); with this index it
- * finds the subscriptions that have attempts to send by one seek each, and each one's oldest due
- * attempts by one range, so a poll costs the same with a backlog of a million as with none. Its
+ * finds the subscriptions that have attempts to send by a few seeks each, and each one's oldest
+ * due attempts by one range: a poll's cost follows the number of subscriptions with attempts
+ * waiting (due or retrying later), not the number of attempts. Its
  * predicate is written with literals, as the queries state it (SQLite uses a partial index only
  * when the query states its terms as written). It replaces 0017's `event_attempts_due (status,
  * due_wall_ms)`, which only the old query, ranking every due attempt, read.
