@@ -240,8 +240,7 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
 }
 
 /**
- * Applies the cursors and the list filters; the list is not paged (Lithic answers it whole, has_more
- * false). A cursor is placed in the whole list, so a transaction the filters leave out still marks
+ * Applies the cursors and the list filters (`list` pages what is left). A cursor is placed in the whole list, so a transaction the filters leave out still marks
  * where the page starts, as in the paged lists (db/pagination.ts).
  */
 export function filterTransactions(transactions: readonly FinancialTransaction[], query: FinancialTransactionsQuery): FinancialTransaction[] {
@@ -265,13 +264,22 @@ export function filterTransactions(transactions: readonly FinancialTransaction[]
   );
 }
 
+/**
+ * Newest first. Without `page_size`, every transaction the cursor and filters leave (Lithic
+ * answers this list whole, and its SDK reads it as one page); with it, one page of that, as the
+ * contract's lists are paged: with `ending_before`, the items just newer than the cursor.
+ */
 export async function list(
   db: Db,
   scope: ProgramScope,
   financialAccountToken: string,
   query: FinancialTransactionsQuery,
 ): Promise<ListResponse<FinancialTransaction>> {
-  return { data: filterTransactions(await transactionsOf(db, scope, financialAccountToken), query), has_more: false };
+  const listed = filterTransactions(await transactionsOf(db, scope, financialAccountToken), query);
+  const pageSize = query.page_size;
+  if (pageSize === undefined) return { data: listed, has_more: false };
+  const data = query.ending_before === undefined ? listed.slice(0, pageSize) : listed.slice(Math.max(0, listed.length - pageSize));
+  return { data, has_more: listed.length > pageSize };
 }
 
 export async function get(db: Db, scope: ProgramScope, financialAccountToken: string, token: string): Promise<FinancialTransaction> {

@@ -283,6 +283,28 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
     });
 
+    it('answers whole without page_size (as Lithic), and pages with it: has_more, both cursors, 1 to 100', async () => {
+      const { client, apiKey } = context.program;
+      const account = await newAccount(client);
+      const other = await newAccount(client);
+      await fund(client, account, 1_000);
+      for (let made = 0; made < 4; made++) await transfer(account, other, 1 + made);
+      const whole = (await client.financialAccounts.financialTransactions.list(account)).data.map((transaction) => transaction.token);
+      expect(whole).toHaveLength(5);
+      const page = async (query: string) => {
+        const response = await context.server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey });
+        const body = (await response.json()) as { data: { token: string }[]; has_more: boolean; message?: string };
+        return { status: response.status, tokens: body.data?.map((transaction) => transaction.token), has_more: body.has_more, message: body.message };
+      };
+      expect(await page('page_size=2')).toMatchObject({ status: 200, tokens: whole.slice(0, 2), has_more: true });
+      expect(await page(`page_size=2&starting_after=${whole[1]}`)).toMatchObject({ tokens: whole.slice(2, 4), has_more: true });
+      expect(await page(`page_size=2&starting_after=${whole[3]}`)).toMatchObject({ tokens: whole.slice(4), has_more: false });
+      expect(await page(`page_size=2&ending_before=${whole[4]}`)).toMatchObject({ tokens: whole.slice(2, 4), has_more: true });
+      expect(await page(`page_size=2&ending_before=${whole[2]}`)).toMatchObject({ tokens: whole.slice(0, 2), has_more: false });
+      expect(await page('page_size=5')).toMatchObject({ tokens: whole, has_more: false });
+      for (const size of ['0', '101', '1.5']) expect(await page(`page_size=${size}`), size).toMatchObject({ status: 400, message: expect.stringMatching(/^page_size: /) });
+    });
+
     it('reads a cursor that the filters leave out by where it stands, as the paged lists do', async () => {
       const { client } = context.program;
       const account = await newAccount(client);
