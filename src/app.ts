@@ -120,15 +120,16 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
       route.preHandler = [...[route.preHandler ?? []].flat(), claimIdempotencyKey];
       route.onSend = [...[route.onSend ?? []].flat(), releaseUnfinishedClaim];
     }
+    // Query text before validation, in one hook: arrays split, integers in decimal digits.
     const arrays = arrayQueryParameters(route.schema);
-    if (arrays.length > 0) {
-      const split = async (request: { query: unknown }) => splitCommaSeparated(request.query as Record<string, unknown>, arrays);
-      route.preValidation = [...[route.preValidation ?? []].flat(), split];
-    }
     const integers = integerQueryParameters(route.schema);
-    if (integers.length > 0) {
-      const refuse = async (request: { query: unknown }) => refuseLooseIntegers(request.query as Record<string, unknown>, integers);
-      route.preValidation = [...[route.preValidation ?? []].flat(), refuse];
+    if (arrays.length > 0 || integers.length > 0) {
+      const prepareQuery = async (request: { query: unknown }) => {
+        const query = request.query as Record<string, unknown>;
+        splitCommaSeparated(query, arrays);
+        refuseLooseIntegers(query, integers);
+      };
+      route.preValidation = [...[route.preValidation ?? []].flat(), prepareQuery];
     }
   });
   app.addHook('onRequest', setRequestId);
