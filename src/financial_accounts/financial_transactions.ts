@@ -240,8 +240,9 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
 }
 
 /**
- * Applies the cursors and the list filters (`list` pages what is left). A cursor is placed in the whole list, so a transaction the filters leave out still marks
- * where the page starts, as in the paged lists (db/pagination.ts).
+ * Applies the cursors and the list filters (`list` pages what is left). A cursor is placed in the
+ * whole list, so a transaction the filters leave out still marks where the page starts, as in the
+ * paged lists (db/pagination.ts).
  */
 export function filterTransactions(transactions: readonly FinancialTransaction[], query: FinancialTransactionsQuery): FinancialTransaction[] {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {

@@ -66,16 +66,15 @@ export type CreateFinancialAccountBody = Static<typeof CreateFinancialAccountBod
  * The SDK reads this list as one page (Lithic's is not paged): without `page_size` or a cursor it
  * is the whole list (`has_more` false); with them it pages like any other list.
  */
-/** `page_size` of the lists Lithic answers whole (its SDK reads them as one page): without it, and without a cursor, every item. */
-const WholeOrPageSize = (items: string) =>
-  Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `Items per page, 1 to 100; without it and without a cursor, every ${items}` }));
+/** `page_size` of the lists Lithic answers whole (its SDK reads them as one page); `without` says what is answered without it. */
+const WholeOrPageSize = (without: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `Items per page, 1 to 100; without it, ${without}` }));
 
 export const ListFinancialAccountsQuery = StrictObject({
   account_token: Type.Optional(Uuid),
   business_account_token: Type.Optional(Uuid),
   type: Type.Optional(StringEnum(['ISSUING', 'OPERATING', 'RESERVE', 'SECURITY'])),
   ...PageQueryProperties,
-  page_size: WholeOrPageSize('account'),
+  page_size: WholeOrPageSize('and without a cursor, every account'),
 });
 export type ListFinancialAccountsQuery = Static<typeof ListFinancialAccountsQuery>;
 
@@ -193,6 +192,6 @@ export const FinancialTransactionsQuery = StrictObject({
   end: Type.Optional(Type.String({ format: 'date-time' })),
   starting_after: Type.Optional(Type.String({ format: 'uuid' })),
   ending_before: Type.Optional(Type.String({ format: 'uuid' })),
-  page_size: WholeOrPageSize('transaction'),
+  page_size: WholeOrPageSize('every transaction the cursor and filters leave (the SDK sends no page_size)'),
 });
 export type FinancialTransactionsQuery = Static<typeof FinancialTransactionsQuery>;
