@@ -80,7 +80,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) =>
-      commit(request, reply, (tx) => service.update(tx, request.scope, request.params.financial_account_token, request.body ?? {})),
+      commit(request, reply, (tx) => service.update(db, tx, request.scope, request.params.financial_account_token, request.body ?? {})),
   );
 
   app.post(
@@ -96,7 +96,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
     },
     async (request, reply) =>
-      commit(request, reply, (tx) => service.updateStatus(tx, request.scope, request.params.financial_account_token, request.body)),
+      commit(request, reply, (tx) => service.updateStatus(db, tx, request.scope, request.params.financial_account_token, request.body)),
   );
 
   app.get(

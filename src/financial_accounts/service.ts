@@ -5,6 +5,7 @@
  */
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
+import { applyDueMoney } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
@@ -128,9 +129,20 @@ async function emitUpdated(tx: Tx, scope: ProgramScope, token: string): Promise<
   return updated;
 }
 
-export async function update(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
+/**
+ * Before any change of an account: what has fallen due on it is applied first, while the account is
+ * as it was then (a management operation whose date passed while the account was OPEN takes effect
+ * on its date, before a suspension; one held by a suspension takes effect once the account is OPEN
+ * again, dated after the change: management_operations/service.ts `takesEffectMs`).
+ */
+async function applyDueBeforeChange(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<void> {
+  await applyDueMoney(db, tx, scope, [token]);
+}
+
+export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
   const row = await store.find(tx, requestScope.programId, token);
   if (!row) throw notFound('financial account', token);
+  await applyDueBeforeChange(db, tx, requestScope, token);
   // Nothing to change: nothing written, `updated` stays (no event announces it either).
   if (body.nickname === undefined || body.nickname === row.nickname) return toApi(row);
   // Never stamped before the account's last change, which a request that saw a moved clock may have made.
@@ -149,13 +161,20 @@ export async function update(tx: Tx, requestScope: ProgramScope, token: string, 
  * account that can no longer move it; the balance is locked while this is decided (money movements
  * re-check the status under the same lock).
  */
-export async function updateStatus(tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountStatusBody): Promise<FinancialAccount> {
+export async function updateStatus(
+  db: Db,
+  tx: Tx,
+  requestScope: ProgramScope,
+  token: string,
+  body: UpdateFinancialAccountStatusBody,
+): Promise<FinancialAccount> {
   const { programId } = requestScope;
   if (body.substatus !== null && (body.status === 'OPEN' || body.status === 'PENDING')) {
     throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
   }
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
+  await applyDueBeforeChange(db, tx, requestScope, token);
   const scope = actingOn(requestScope, row.updated_ms);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {

@@ -204,9 +204,35 @@ describeWithDb('management operations', () => {
       advance(MS_PER_DAY);
       expect((await client.managementOperations.retrieve(credit.token)).status).toBe('PENDING');
       expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
-      await client.financialAccounts.updateStatus(account, { status: 'OPEN', substatus: null });
-      expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
+      const suspendedDay = `${day(0)}T12:00:00.000Z`;
+      const balanceOn = async (date: string) => (await client.financialAccounts.balances.list(account, { balance_date: date })).data[0]?.available_amount;
+      expect(await balanceOn(suspendedDay)).toBe(0);
+      advance(60_000);
+      const reopened = await client.financialAccounts.updateStatus(account, { status: 'OPEN', substatus: null });
+      // It takes effect when the account is OPEN again, not on its date inside the suspension: the
+      // balance of a day of the suspension stays what it was, and its event follows the reopening.
+      const settled = await client.managementOperations.retrieve(credit.token);
+      expect(settled.status).toBe('SETTLED');
+      expect(settled.updated).toBe(reopened.updated);
       expect(await balanceOf(client, account)).toEqual({ available: 70, pending: 0, total: 70 });
+      expect(await balanceOn(suspendedDay)).toBe(0);
+      const events = await client.events.list({ event_types: ['financial_account.updated', 'management_operation.updated'], page_size: 2 });
+      expect(events.data.map((event) => [event.event_type, event.created]).reverse()).toEqual([
+        ['financial_account.updated', reopened.updated],
+        ['management_operation.updated', reopened.updated],
+      ]);
+      await expectLedgerConsistent();
+    });
+
+    it('takes effect on its date when that passed while its account was OPEN, though the account is suspended since', async () => {
+      const { client } = context.program;
+      const account = await newAccount(client);
+      const credit = await operate(account, 40, { effective_date: day(1) });
+      advance(MS_PER_DAY);
+      // Nothing read the operation since its date: the suspension applies it first, dated its day.
+      await client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      expect(await client.managementOperations.retrieve(credit.token)).toMatchObject({ status: 'SETTLED', updated: `${day(0)}T00:00:00.000Z` });
+      expect(await balanceOf(client, account)).toEqual({ available: 40, pending: 0, total: 40 });
       await expectLedgerConsistent();
     });
 

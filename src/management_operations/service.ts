@@ -197,10 +197,11 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
   for (const row of due) {
     const { token } = row;
     // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
-    if (row.credit_in_suspense === 0 && (await financialAccounts.find(tx, programId, row.financial_account_token))?.status !== 'OPEN') continue;
+    const account = await financialAccounts.find(tx, programId, row.financial_account_token);
+    if (row.credit_in_suspense === 0 && account?.status !== 'OPEN') continue;
     // Already locked: read again, as the operations before this one may have moved its funds.
     const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
-    const atMs = takesEffectMs(row, balances);
+    const atMs = takesEffectMs(row, balances, account?.updated_ms);
     if (fundsAllow(balances, row)) {
       const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), atMs);
       invariant(updated === 1, `management operation ${token} was locked as PENDING`);
@@ -251,10 +252,14 @@ export async function lockDueOperations(db: Db, tx: Tx, scope: ProgramScope): Pr
  * effective date, or at the last movement of its account if that came later (a card message, which
  * does not wait for due operations, or an expiry recorded since). Its funds were decided on the
  * balance after that movement, so its journal, events and `updated` say so, never before it.
+ * Nor before the account's last change (`accountUpdatedMs`): an operation held while its account
+ * was SUSPENDED takes effect when the account is OPEN again, not inside the suspension. Every change
+ * of a financial account applies the due operations first (financial_accounts/service.ts), so a
+ * change made after an operation's date while the account was OPEN comes after the operation.
  */
-function takesEffectMs(row: Row, balances: ReadonlyMap<string, ledger.Balance>): number {
+function takesEffectMs(row: Row, balances: ReadonlyMap<string, ledger.Balance>, accountUpdatedMs = 0): number {
   const lastMovementMs = balances.get(row.financial_account_token)?.updated_ms ?? row.updated_ms;
-  return Math.max(utcDayStartMs(row.effective_date), lastMovementMs, row.updated_ms);
+  return Math.max(utcDayStartMs(row.effective_date), lastMovementMs, row.updated_ms, accountUpdatedMs);
 }
 
 /** `management_operation.updated` with the operation as GET answers it now; answers it too. */
