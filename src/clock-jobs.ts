@@ -10,10 +10,10 @@
  * however long ago that was. A resource that needs one adds it to the list below. At one instant,
  * holds expire before management operations are decided on their funds.
  */
-import { fulfilPhysicalCards } from './cards/jobs.js';
+import { fulfilmentInstantsThrough, fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
-import { applyDuePrenotes } from './external_bank_accounts/service.js';
+import { applyDuePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
@@ -22,24 +22,45 @@ import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactio
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
 
-export const clockJobs: readonly ClockJob[] = [fulfilPhysicalCards, expireDueAuthorizations, applyDueOperations, applyDuePrenotes];
+/**
+ * In the order they run at each stop (see `runClockJobsAcross`): hold expiries first, as they fall
+ * due at any instant up to the stop; then what falls due at the stop itself. At one instant, holds
+ * expire before management operations are decided on their funds.
+ */
+export const clockJobs: readonly ClockJob[] = [expireDueAuthorizations, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
 
 export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);
 }
 
 /**
- * After the program's clock moved to `scope.nowMs`: the jobs run at the start of each day on which a
- * PENDING management operation falls due, earliest first (also a day the clock had already reached
- * before the move: the real-speed clock passed its midnight since the last sweep), then at now.
- * The move then does what passing through those instants would have done: a hold that expired
- * before an operation's date is released before the operation is decided on its funds (and one
- * that expires after it is not), and each operation takes effect, and is dated, on its date (see
- * `applyDueOperations`). The other jobs date what they do at the instant it fell due themselves.
+ * After the program's clock moved to `scope.nowMs`: the jobs run at each instant at which a
+ * prenote, a fulfilment batch or a management operation falls due (`dueStopsThrough`), earliest
+ * first (also one the clock had already reached before the move: the real-speed clock passed it
+ * since the last sweep), then at now. The move then does what passing through those instants
+ * would have done, and records it in that order (the order its events are sent in): at each stop,
+ * the holds that expired since the last stop are released first, in the order they expired; then
+ * what falls due at the stop itself. So a hold that expired before an operation's date is released
+ * before the operation is decided on its funds (and one that expires after it is not), a card
+ * shipped at midnight is announced after a hold that expired the evening before, whether the clock
+ * jumps a year or steps an hour. Each job dates what it does at the instant it fell due (see
+ * `applyDueOperations`).
  */
 export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
-  for (const stepMs of await dueDayStartsThrough(tx, scope.programId, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs }, jobs);
+  for (const stepMs of await dueStopsThrough(tx, scope.programId, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs }, jobs);
   await runClockJobs(db, tx, scope, jobs);
+}
+
+/**
+ * The instants through `throughMs` at which something other than a hold expiry falls due, earliest
+ * first: hold expiries need no stop of their own, as each run of their job releases them in order.
+ */
+async function dueStopsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  const stops = new Set<number>();
+  for (const instantsThrough of [prenoteInstantsThrough, fulfilmentInstantsThrough, dueDayStartsThrough]) {
+    for (const instantMs of await instantsThrough(exec, programId, throughMs)) stops.add(instantMs);
+  }
+  return [...stops].sort((a, b) => a - b);
 }
 
 /**

@@ -49,9 +49,16 @@ const EXPECTED_TIMELINE = [
   ['card_transaction.updated', '2030-01-17T12:00:00.000Z'],
 ];
 
+/**
+ * The events the clock made, in the order they were recorded (their tokens increase within a
+ * process: ids.ts), which is the order webhooks are sent in. `GET /v1/events` orders by `created`:
+ * both orders must be the one things fell due in.
+ */
 async function clockTimeline(client: Lithic): Promise<string[][]> {
-  const events = await eventsOf(client, []);
-  return events.filter((event) => event.created > START).map((event) => [event.event_type, event.created]);
+  const events = (await eventsOf(client, [])).filter((event) => event.created > START);
+  const recorded = [...events].sort((a, b) => (a.token < b.token ? -1 : 1));
+  expect(recorded.map((event) => event.token), 'the order recorded is the order of `created`').toEqual(events.map((event) => event.token));
+  return events.map((event) => [event.event_type, event.created]);
 }
 
 /** Every read that catches up on clock-driven work. */
@@ -88,6 +95,26 @@ describeWithDb('clock moves: dating and order', () => {
       await readEverything(stepping, made);
     }
     expect(await clockTimeline(stepping)).toEqual(EXPECTED_TIMELINE);
+  });
+
+  it('a hold that expires the evening before a card ships is announced first, though the card was made after it', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    await authorize(client, card, 800); // expires 2030-01-17T12:00
+    await moveClock(client, '2030-01-17T09:00:00.000Z');
+    await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS }); // ships 2030-01-18T00:00
+    await client.managementOperations.create({
+      amount: 300, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-19',
+      event_type: 'PROVISIONAL_CREDIT', financial_account_token: card.funding.token,
+    });
+    await moveClock(client, '2030-01-20T12:00:00.000Z');
+    expect((await clockTimeline(client)).filter(([, created]) => (created ?? '') > '2030-01-17T09:00:01.000Z')).toEqual([
+      ['balance.updated', '2030-01-17T12:00:00.000Z'],
+      ['card_transaction.updated', '2030-01-17T12:00:00.000Z'],
+      ['card.shipped', '2030-01-18T00:00:00.000Z'],
+      ['balance.updated', '2030-01-19T00:00:00.000Z'],
+      ['management_operation.updated', '2030-01-19T00:00:00.000Z'],
+    ]);
   });
 
   it('two clock moves at once: each effect once (PostgreSQL runs them side by side)', async () => {

@@ -19,6 +19,7 @@
  */
 import type { ClockJob, DueWork } from '../clock-jobs.js';
 import { isoDate, MS_PER_DAY, utcDayStartMs } from '../clock.js';
+import type { Executor } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
 import type { SHIPPING_METHODS } from './schemas.js';
 import * as store from './store.js';
@@ -44,6 +45,12 @@ export function shippedPayload(card: Pick<store.CardRow, 'token' | 'shipping'>) 
 /** The midnight (00:00 UTC) of the batch that sends a card created at `createdMs`. */
 export function fulfilmentMs(createdMs: number): number {
   return utcDayStartMs(isoDate(createdMs)) + MS_PER_DAY;
+}
+
+/** The batches through program time `throughMs` that have cards to send (their midnights), earliest first. */
+export async function fulfilmentInstantsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  const creationDays = await store.creationDaysToShip(exec, programId, utcDayStartMs(isoDate(throughMs)));
+  return creationDays.map((dayStartMs) => dayStartMs + MS_PER_DAY);
 }
 
 export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {

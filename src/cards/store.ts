@@ -1,5 +1,6 @@
 /** SQL for cards and card programs. */
 import { sql } from 'kysely';
+import { MS_PER_DAY } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor } from '../db/database.js';
 import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
@@ -146,6 +147,13 @@ function toShip(exec: Executor, programId: string, createdBeforeMs: number) {
 /** Whether the fulfilment batch has a card to send (see `toShip`). */
 export async function awaitsFulfilment(exec: Executor, programId: string, createdBeforeMs: number): Promise<boolean> {
   return (await toShip(exec, programId, createdBeforeMs).select('token').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** The UTC days (their 00:00, in ms) on which the cards the batch has to send were made (see `toShip`), earliest first. */
+export async function creationDaysToShip(exec: Executor, programId: string, createdBeforeMs: number): Promise<number[]> {
+  const dayStartMs = sql<number>`created_ms - created_ms % ${sql.lit(MS_PER_DAY)}`;
+  const rows = await toShip(exec, programId, createdBeforeMs).select(dayStartMs.as('day_start_ms')).distinct().orderBy('day_start_ms').execute();
+  return rows.map((row) => Number(row.day_start_ms));
 }
 
 /** The cards the fulfilment batch has to send (see `toShip`), oldest first. */

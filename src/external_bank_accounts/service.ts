@@ -404,6 +404,11 @@ export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Pr
   }
 }
 
+/** The instants through program time `throughMs` at which a prenote falls due, earliest first. */
+export function prenoteInstantsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  return store.prenoteDueInstantsThrough(exec, programId, throughMs);
+}
+
 const duePrenotes: DueWork = {
   check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
 };

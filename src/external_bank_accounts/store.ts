@@ -65,6 +65,20 @@ export async function enableDuePrenote(exec: Executor, programId: string, token:
 }
 
 /** PENDING prenotes whose waiting time is over, in the order it ended, with when it ended and their last change. */
+/** The distinct instants through `throughMs` at which a PENDING prenote falls due, earliest first. */
+export async function prenoteDueInstantsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  const rows = await exec
+    .selectFrom('external_bank_accounts')
+    .select('prenote_due_ms')
+    .distinct()
+    .where('program_id', '=', programId)
+    .where('verification_state', '=', 'PENDING')
+    .where('prenote_due_ms', '<=', throughMs)
+    .orderBy('prenote_due_ms')
+    .execute();
+  return rows.map((row) => Number(row.prenote_due_ms));
+}
+
 export async function duePrenotes(
   exec: Executor,
   programId: string,
