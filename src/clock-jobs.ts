@@ -155,8 +155,9 @@ export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: 
 /** Brings every program up to date, each in its own transaction (as a clock move does: `runClockJobsAcross`). */
 export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   if (jobs.length === 0) return;
-  const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms']).execute();
+  const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
   for (const program of programs) {
+    db.horizons.noteClockMove(program.id, Number(program.clock_moved_wall_ms), wall.nowMs());
     await db.transaction((tx) =>
       runClockJobsAcross(
         db,

@@ -23,10 +23,13 @@
  * if nothing was lowered since: a check sees all work committed before it began, or that work's
  * `lower` comes after the stamp.
  *
- * Another server's request that read the clock before this process moved it lowers only that
- * server's horizons. Other servers learn the new time within a second (programs/auth-cache.ts), so
- * for UNSETTLED_MS of elapsed time after a move (`unsettle`) this process neither trusts nor
- * learns a horizon of the program: its checks ask the database, which by then holds that work.
+ * Another server's request that read the clock before a move lowers only that server's horizons.
+ * Every server learns the new time within a second (programs/auth-cache.ts), so for UNSETTLED_MS
+ * of elapsed time after a move no server trusts or learns a horizon of the program: its checks ask
+ * the database, which by then holds that work. The server that moved the clock knows at once
+ * (`unsettle`); the others when they read the program's clock again, which comes with the wall
+ * time of its last move (`noteClockMove`, from the key lookup and the minute sweep). That relies on
+ * the servers' wall clocks agreeing to well within UNSETTLED_MS.
  */
 export const REQUEST_CLOCK_MARGIN_MS = 5 * 60_000;
 
@@ -51,7 +54,21 @@ export class DueHorizons {
 
   /** After this process moved the program's clock: its horizons are dropped and, for UNSETTLED_MS, neither used nor learned. */
   unsettle(programId: string): void {
-    this.#unsettledUntil.set(programId, performance.now() + this.unsettledMs);
+    this.#unsettleFor(programId, this.unsettledMs);
+  }
+
+  /**
+   * This process read that the program's clock was last moved at wall time `movedWallMs` (by any
+   * server; 0 if never): until UNSETTLED_MS after it, as after a move of its own (`unsettle`).
+   */
+  noteClockMove(programId: string, movedWallMs: number, wallNowMs: number): void {
+    const remainingMs = movedWallMs + this.unsettledMs - wallNowMs;
+    if (remainingMs > 0) this.#unsettleFor(programId, remainingMs);
+  }
+
+  #unsettleFor(programId: string, elapsedMs: number): void {
+    const untilMs = performance.now() + elapsedMs;
+    if ((this.#unsettledUntil.get(programId) ?? Number.NEGATIVE_INFINITY) < untilMs) this.#unsettledUntil.set(programId, untilMs);
     for (const key of [...this.#untilMs.keys()]) if (key.endsWith(`|${programId}`)) this.#untilMs.delete(key);
   }
 

@@ -43,4 +43,17 @@ describe('due horizons', () => {
     settling.set('work', 'p', 1_000, settling.stamp('work', 'p'));
     expect(settling.isClear('work', 'p', 500)).toBe(true); // learned again
   });
+
+  it('a clock move another server made is noted: unsettled until UNSETTLED_MS of wall time after it, not after it was read', () => {
+    const horizons = new DueHorizons(5_000);
+    horizons.set('work', 'p', 1_000, horizons.stamp('work', 'p'));
+    horizons.noteClockMove('p', 0, 1_700_000_000_000); // never moved
+    horizons.noteClockMove('p', 1_700_000_000_000 - 5_000, 1_700_000_000_000); // moved long enough ago
+    expect(horizons.isClear('work', 'p', 500)).toBe(true);
+    horizons.noteClockMove('p', 1_700_000_000_000 - 4_000, 1_700_000_000_000); // moved 4 s ago: 1 s to go
+    expect([horizons.isClear('work', 'p', 500), horizons.isClear('work', 'q', 500)]).toEqual([false, false]);
+    horizons.set('work', 'p', 1_000, horizons.stamp('work', 'p'));
+    horizons.set('work', 'q', 1_000, horizons.stamp('work', 'q'));
+    expect([horizons.isClear('work', 'p', 500), horizons.isClear('work', 'q', 500)]).toEqual([false, true]);
+  });
 });

@@ -30,6 +30,7 @@ import * as m0020 from './migrations/0020_card_shipped.js';
 import * as m0021 from './migrations/0021_deleted_list_items.js';
 import * as m0022 from './migrations/0022_attempts_due_by_subscription.js';
 import * as m0023 from './migrations/0023_input_only_reasons.js';
+import * as m0024 from './migrations/0024_clock_moved_wall_ms.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '0021_deleted_list_items': m0021,
   '0022_attempts_due_by_subscription': m0022,
   '0023_input_only_reasons': m0023,
+  '0024_clock_moved_wall_ms': m0024,
 };
 
 /**

@@ -28,12 +28,20 @@ export function setRequestId(request: FastifyRequest, reply: FastifyReply, done:
  * case) it finishes without waiting on anything; only a cache miss goes to the database.
  */
 export function authenticateRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const { db, authCache } = request.server.deps;
+  const { authCache } = request.server.deps;
   const cached = cachedAuthentication(request.headers.authorization, authCache);
   if (cached) return admit(request, reply, cached, done);
-  authenticate(db.kysely, request.headers.authorization, authCache).then(
+  lookUp(request).then(
     (result) => admit(request, reply, result, done),
     (error: Error) => done(error),
+  );
+}
+
+/** Looks the key up in the database; a clock move read with it, by whichever server, settles this one's horizons (db/horizons.ts). */
+function lookUp(request: FastifyRequest): Promise<Authentication> {
+  const { db, authCache, wall } = request.server.deps;
+  return authenticate(db.kysely, request.headers.authorization, authCache, (programId, movedWallMs) =>
+    db.horizons.noteClockMove(programId, movedWallMs, wall.nowMs()),
   );
 }
 
@@ -60,7 +68,6 @@ function scopeOf(request: FastifyRequest, authenticated: { programId: string; cl
  * changes nothing here: the request was admitted.
  */
 export async function rereadProgramTime(request: FastifyRequest): Promise<void> {
-  const { db, authCache } = request.server.deps;
-  const result = cachedAuthentication(request.headers.authorization, authCache) ?? (await authenticate(db.kysely, request.headers.authorization, authCache));
+  const result = cachedAuthentication(request.headers.authorization, request.server.deps.authCache) ?? (await lookUp(request));
   if (result.ok && result.programId === request.scope.programId) request.scope = scopeOf(request, result);
 }

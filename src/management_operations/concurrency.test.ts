@@ -7,6 +7,7 @@
  * that a transfer elsewhere in the program still goes through.
  */
 import crypto from 'node:crypto';
+import type Lithic from 'lithic';
 import { expect, it, onTestFinished } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { lockBalances } from '../ledger/ledger.js';
@@ -14,7 +15,7 @@ import { frozenWallClock } from '../testing/clock.js';
 import { startServer } from '../server.js';
 import { describeWithDb, engine, sdkClient, testConfig, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, fund, newAccount } from '../testing/money.js';
-import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
+import { authorize, cardOnOwnAccount, setRequireFunds } from '../testing/transactions.js';
 import * as store from './store.js';
 
 const clock = frozenWallClock('2033-05-10T12:00:00.000Z');
@@ -80,6 +81,36 @@ describeWithDb('management operations under concurrency', () => {
     expect(credit.status).toBe('PENDING'); // else the race was not reproduced: the move committed first
     expect((await client.managementOperations.retrieve(credit.token)).status).toBe('SETTLED');
     expect(await balanceOf(client, account)).toEqual({ available: 500, pending: 0, total: 500 });
+  });
+
+  // Three servers: one moves the clock; one that read the clock before the move (its cache is up to
+  // a second old) creates work due by the moved clock; one that checked for due work right after the
+  // move must not keep a horizon that hides that work (db/horizons.ts `noteClockMove`).
+  it.skipIf(engine !== 'postgres')('work a stale server creates after another moved the clock is due at once on a third', async () => {
+    const program = await context.server.newProgram('three servers');
+    const [stale, third] = await Promise.all(
+      [0, 1].map(() => startServer(testConfig(context.server.database, { encryptionKey }), { wall: clock.wall, logStream: { write: () => true } })),
+    );
+    onTestFinished(async () => {
+      await Promise.all([stale?.close(), third?.close()]);
+    });
+    const [staleClient, thirdClient] = [stale, third].map((server) => sdkClient((server as { url: string }).url, program.apiKey)) as [Lithic, Lithic];
+    const account = await newAccount(program.client, 'credited');
+    const card = await cardOnOwnAccount(program.client);
+    await setRequireFunds(program.client, true);
+    const { now: before } = (await staleClient.get('/v1/simulate/clock')) as { now: string }; // the stale server caches this time
+    await program.client.post('/v1/simulate/clock', { body: { now: new Date(Date.parse(before) + 10 * MS_PER_DAY).toISOString() } });
+    await balanceOf(thirdClient, account); // the third checks for due work after the move: nothing is due yet
+    const dayAfter = new Date(Date.parse(before) + MS_PER_DAY).toISOString().slice(0, 10);
+    const credit = await staleClient.managementOperations.create({
+      amount: 500, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: dayAfter, event_type: 'CASH_BACK', financial_account_token: account,
+    });
+    await fund(staleClient, card.funding.token, 1_000);
+    const hold = await authorize(staleClient, card, 1_000); // dated before the move: expired 3 days ago by the moved clock
+    expect(credit.status).toBe('PENDING'); // the stale server still read the old time
+    expect(await balanceOf(thirdClient, account)).toEqual({ available: 500, pending: 0, total: 500 });
+    expect((await thirdClient.transactions.retrieve(await authorize(thirdClient, card, 600))).result).toBe('APPROVED');
+    expect((await thirdClient.transactions.retrieve(hold)).status).toBe('EXPIRED');
   });
 
   it.skipIf(engine !== 'postgres')('a write that applies a due operation first locks its balances in one sorted order with its own', async () => {

@@ -32,7 +32,7 @@ export async function createProgram(db: Db, wall: WallClock, name: string): Prom
 /** A program with its own ISSUING, OPERATING and RESERVE financial accounts (each recording its `financial_account.created`) and its default account. */
 async function insertProgramWithAccounts(tx: Tx, nowMs: number, name: string): Promise<string> {
   const programId = newToken();
-  await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
+  await store.insertProgram(tx, { id: programId, name, clock_offset_ms: 0, clock_moved_wall_ms: 0, require_funds: 0, rules_version: '', created_ms: nowMs });
   const programAccount = { account_token: null, nickname: null, is_for_benefit_of: false };
   const issuing = await insertFinancialAccount(tx, programId, { ...programAccount, type: 'ISSUING' }, nowMs);
   await insertFinancialAccount(tx, programId, { ...programAccount, type: 'OPERATING' }, nowMs);
@@ -122,7 +122,15 @@ export function cachedAuthentication(authorization: string | undefined, cache: A
  * `cache` first, when given; see auth-cache.ts); the stored and computed hashes are then compared
  * in constant time.
  */
-export async function authenticate(exec: Executor, authorization: string | undefined, cache?: AuthCache): Promise<Authentication> {
+/** Told, on each lookup in the database, when the program's clock was last moved (wall ms, 0 if never). */
+export type ClockMoveListener = (programId: string, movedWallMs: number) => void;
+
+export async function authenticate(
+  exec: Executor,
+  authorization: string | undefined,
+  cache?: AuthCache,
+  onClockMove?: ClockMoveListener,
+): Promise<Authentication> {
   const key = keyOf(authorization);
   if (key === undefined) return { ok: false, reason: 'missing' };
   const keyHash = hashApiKey(key);
@@ -132,6 +140,7 @@ export async function authenticate(exec: Executor, authorization: string | undef
   const found = await store.findKeyByHash(exec, keyHash);
   if (!found || !sameHash(found.key_hash, keyHash)) return { ok: false, reason: 'unknown' };
   if (found.revoked_ms !== null) return { ok: false, reason: 'revoked' };
+  onClockMove?.(found.program_id, Number(found.clock_moved_wall_ms));
   const authentication = { programId: found.program_id, clockOffsetMs: found.clock_offset_ms };
   cache?.set(keyHash, authentication, epoch);
   return { ok: true, ...authentication };
@@ -158,7 +167,7 @@ export async function moveClock(exec: Executor, wall: WallClock, scope: ProgramS
       `now: must not be earlier than the program's current time ${isoTimestamp(currentMs)}; the clock only moves forward`,
     );
   }
-  const moved = await store.advanceClockOffset(exec, scope.programId, targetMs - wallMs);
+  const moved = await store.advanceClockOffset(exec, scope.programId, targetMs - wallMs, wallMs);
   if (moved === 0) {
     throw new InvalidRequestError('now: the clock was moved past this instant by a concurrent request; the clock only moves forward');
   }

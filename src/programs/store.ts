@@ -38,6 +38,7 @@ const selectKeyByHash = prepared((db, keyHash: string) =>
       'api_keys.revoked_ms',
       'programs.id as program_id',
       'programs.clock_offset_ms',
+      'programs.clock_moved_wall_ms',
     ])
     .where('api_keys.key_hash', '=', keyHash),
 );
@@ -80,10 +81,10 @@ export async function revokeKey(exec: Executor, keyId: string, nowMs: number): P
 }
 
 /** Moves the clock forward only: the offset never decreases, even under concurrent moves. */
-export async function advanceClockOffset(exec: Executor, programId: string, newOffsetMs: number): Promise<number> {
+export async function advanceClockOffset(exec: Executor, programId: string, newOffsetMs: number, movedWallMs: number): Promise<number> {
   const result = await exec
     .updateTable('programs')
-    .set({ clock_offset_ms: newOffsetMs })
+    .set({ clock_offset_ms: newOffsetMs, clock_moved_wall_ms: movedWallMs })
     .where('id', '=', programId)
     .where('clock_offset_ms', '<=', newOffsetMs)
     .executeTakeFirst();
