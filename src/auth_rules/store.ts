@@ -213,18 +213,25 @@ export async function businessAccountsOf(exec: Executor, programId: string, acco
   return new Map(rows.map((row) => [row.token, row.business_account_token as string]));
 }
 
-/** Tokens of the program's ACTIVE program-level rules, oldest first (an index seek per stream). */
-export function activeProgramRules(exec: Executor, programId: string) {
+/**
+ * The program's ACTIVE program-level rules: a covering index seek per stream (`auth_rules_applying`).
+ * Unordered: asked to order by creation, SQLite walks every rule of the program in creation order
+ * instead, to save the sort (`activeProgramRules` sorts the few it finds).
+ */
+export function activeProgramRulesQuery(exec: Executor, programId: string) {
   return exec
     .selectFrom('auth_rules')
-    .select('token')
+    .select(['token', 'created_ms'])
     .where('program_id', '=', programId)
     .where('event_stream', 'in', EVENT_STREAMS)
     .where('state', '=', 'ACTIVE')
-    .where('scope', '=', 'PROGRAM')
-    .orderBy('created_ms')
-    .orderBy('token')
-    .execute();
+    .where('scope', '=', 'PROGRAM');
+}
+
+/** Tokens of the program's ACTIVE program-level rules, oldest first. */
+export async function activeProgramRules(exec: Executor, programId: string): Promise<Array<{ token: string }>> {
+  const rules = await activeProgramRulesQuery(exec, programId).execute();
+  return rules.sort((a, b) => a.created_ms - b.created_ms || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
 }
 
 /** The targets naming any of `targetTokens` (cards, accounts, exclusions) of ACTIVE rules, oldest rule first. */
