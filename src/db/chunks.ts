@@ -9,10 +9,14 @@ import type { Database } from './schema.js';
  */
 export const TOKENS_PER_QUERY = 1_000;
 
-export async function inChunks<T>(tokens: readonly string[], select: (chunk: readonly string[]) => Promise<T[]>): Promise<T[]> {
+export async function inChunks<T>(
+  tokens: readonly string[],
+  select: (chunk: readonly string[]) => Promise<T[]>,
+  perQuery: number = TOKENS_PER_QUERY,
+): Promise<T[]> {
   const rows: T[] = [];
-  for (let start = 0; start < tokens.length; start += TOKENS_PER_QUERY) {
-    rows.push(...(await select(tokens.slice(start, start + TOKENS_PER_QUERY))));
+  for (let start = 0; start < tokens.length; start += perQuery) {
+    rows.push(...(await select(tokens.slice(start, start + perQuery))));
   }
   return rows;
 }

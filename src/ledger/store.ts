@@ -182,31 +182,34 @@ export function sumEntriesThrough(exec: Executor, programId: string, tokens: rea
   );
 }
 
-/** Each account's last journal written at or before `throughMs` (latest `created_ms`, then journal token). */
+/** Accounts per statement of `lastJournalsThrough`: one subquery each, well under SQLite's 500 terms of a compound SELECT. */
+const LAST_JOURNALS_PER_QUERY = 100;
+
+/**
+ * Each account's last journal written at or before `throughMs` (latest `created_ms`, then journal
+ * token): per account, a seek backwards from `throughMs` in `ledger_entries_by_account_time` that
+ * stops at the first millisecond it finds; the accounts of a chunk in one statement (UNION ALL).
+ */
 export function lastJournalsThrough(exec: Executor, programId: string, tokens: readonly string[], throughMs: number) {
-  return inChunks(tokens, (chunk) =>
+  const lastOf = (token: string, index: number) =>
     exec
       .selectFrom((db) =>
         db
           .selectFrom('ledger_entries')
-          .select((eb) => [
-            'ledger_account',
-            'transaction_token',
-            'event_token',
-            'created_ms',
-            eb.fn
-              .agg<number>('row_number')
-              .over((over) => over.partitionBy('ledger_account').orderBy('created_ms', 'desc').orderBy('journal_token', 'desc'))
-              .as('recency'),
-          ])
+          .select(['ledger_account', 'transaction_token', 'event_token', 'created_ms'])
           .where('program_id', '=', programId)
-          .where('ledger_account', 'in', chunk)
+          .where('ledger_account', '=', token)
           .where('created_ms', '<=', throughMs)
-          .as('ranked'),
+          .orderBy('created_ms', 'desc')
+          .orderBy('journal_token', 'desc')
+          .limit(1)
+          .as(`last_${index}`),
       )
-      .select(['ledger_account', 'transaction_token', 'event_token', 'created_ms'])
-      .where('recency', '=', 1)
-      .execute(),
+      .selectAll();
+  return inChunks(
+    tokens,
+    (chunk) => chunk.slice(1).reduce((query, token, index) => query.unionAll(lastOf(token, index + 1)), lastOf(chunk[0] as string, 0)).execute(),
+    LAST_JOURNALS_PER_QUERY,
   );
 }
 

@@ -1,0 +1,62 @@
+/**
+ * Balances as of a time read an account's entries through `ledger_entries_by_account_time`
+ * (migration 0025), never the whole history row by row: the sums until a time are a range of the
+ * index alone, the last journal until a time a backward seek, the journal of an event a backward
+ * walk of the index alone. Checked on SQLite's plans; PostgreSQL picks its plans by cost.
+ */
+import { CompiledQuery, createQueryId, type Kysely, type RootOperationNode } from 'kysely';
+import { expect, it } from 'vitest';
+import type { Database } from '../db/schema.js';
+import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import * as store from './store.js';
+
+/** The plan lines about ledger_entries of every statement `read` runs (recorded by a plugin, compiled again to explain). */
+async function ledgerPlans(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const nodes: RootOperationNode[] = [];
+  await read(
+    kysely.withPlugin({
+      transformQuery: ({ node }) => {
+        nodes.push(node);
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    }),
+  );
+  const details: string[] = [];
+  for (const node of nodes) {
+    const statement = kysely.getExecutor().compileQuery(node, createQueryId());
+    const plan = await kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${statement.sql}`, [...statement.parameters]));
+    details.push(...plan.rows.map((row) => row.detail).filter((detail) => detail.includes('ledger_entries')));
+  }
+  return details;
+}
+
+describeWithDb('ledger reads as of a time', () => {
+  const storage = useMigratedDb();
+
+  it.skipIf(engine !== 'sqlite')('seek into ledger_entries_by_account_time, the sums and the event lookup from the index alone', async () => {
+    const { kysely } = storage.db;
+    const sums = await ledgerPlans(kysely, (watched) => store.sumEntriesThrough(watched, 'p', ['a', 'b'], 1_000));
+    expect(sums).toEqual([expect.stringMatching(/^SEARCH ledger_entries USING COVERING INDEX ledger_entries_by_account_time \(program_id=\? AND ledger_account=\? AND created_ms<\?\)$/)]);
+    const lasts = await ledgerPlans(kysely, (watched) => store.lastJournalsThrough(watched, 'p', ['a', 'b', 'c'], 1_000));
+    expect(lasts.length).toBeGreaterThanOrEqual(3);
+    for (const detail of lasts) expect(detail).toMatch(/^SEARCH ledger_entries USING INDEX ledger_entries_by_account_time \(program_id=\? AND ledger_account=\? AND created_ms<\?\)$/);
+    const event = await ledgerPlans(kysely, (watched) => store.eventJournalCreatedMs(watched, 'p', 'a', 'e-1'));
+    expect(event).toEqual([expect.stringMatching(/^SEARCH ledger_entries USING COVERING INDEX ledger_entries_by_account_time \(program_id=\? AND ledger_account=\?\)$/)]);
+  });
+
+  it('the last journal until a time, for any number of accounts: the latest millisecond, then the greatest journal token', async () => {
+    const { kysely } = storage.db;
+    const accounts = Array.from({ length: 250 }, (_, index) => `acct-${String(index).padStart(3, '0')}`);
+    const entry = (account: string, journal: string, createdMs: number) => ({
+      program_id: 'p-last', journal_token: journal, seq: 0, ledger_account: account, bucket: 'available' as const, amount_cents: 1,
+      created_ms: createdMs, kind: 'TEST', transaction_token: `t-${journal}`, event_token: `e-${journal}`,
+    });
+    await kysely
+      .insertInto('ledger_entries')
+      .values(accounts.flatMap((account) => [entry(account, `${account}-b`, 500), entry(account, `${account}-a`, 500), entry(account, `${account}-c`, 900)]))
+      .execute();
+    const lasts = await store.lastJournalsThrough(kysely, 'p-last', [...accounts, 'acct-none'], 800);
+    expect(lasts.map((last) => [last.ledger_account, last.event_token, Number(last.created_ms)]).sort()).toEqual(accounts.map((account) => [account, `e-${account}-b`, 500]));
+  });
+});
