@@ -31,14 +31,14 @@ export async function markReversed(exec: Executor, programId: string, token: str
 }
 
 /** The DECLINED transfers out of a financial account (funds refused them there), for its financial transactions. */
-export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string) {
-  return exec
+export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+  const query = exec
     .selectFrom('book_transfers')
     .select(['token', 'created_ms'])
     .where('program_id', '=', programId)
     .where('from_financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'DECLINED')
-    .execute();
+    .where('status', '=', 'DECLINED');
+  return (onlyToken === undefined ? query : query.where('token', '=', onlyToken)).execute();
 }
 
 export interface ListFilters {

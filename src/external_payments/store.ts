@@ -44,14 +44,14 @@ export async function transition(
 }
 
 /** The DECLINED payments of a financial account, for its financial transactions. */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string) {
-  return exec
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+  const query = exec
     .selectFrom('external_payments')
     .select(['token', 'created_ms', 'payment_type'])
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'DECLINED')
-    .execute();
+    .where('status', '=', 'DECLINED');
+  return (onlyToken === undefined ? query : query.where('token', '=', onlyToken)).execute();
 }
 
 export interface ListFilters {

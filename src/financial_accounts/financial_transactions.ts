@@ -153,19 +153,31 @@ function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction
 }
 
 /**
+ * When the transaction `token` began (its first event), if it is one of the program's: none of its
+ * journals is written before it, so reading one transaction reads the account's entries from then
+ * on, not its whole history.
+ */
+async function transactionStartMs(exec: Executor, programId: string, token: string): Promise<number | undefined> {
+  const [events, cardRows] = await Promise.all([eventsOf(exec, programId, [token]), cardTransactions.findMany(exec, programId, [token])]);
+  const startsMs = [...(events.get(token) ?? []), ...cardRows].map((row) => Number(row.created_ms));
+  return startsMs.length === 0 ? undefined : Math.min(...startsMs);
+}
+
+/**
  * The account's financial transactions, after applying what has fallen due by the program clock;
- * with `onlyToken`, just that one (its own journals are all it is derived from), not the whole history.
+ * with `onlyToken`, just that one (its own journals, from when it began, are all it is derived
+ * from), not the whole history.
  */
 async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
   await catchUpMoney(db, scope);
   const exec = db.kysely;
   const { programId } = scope;
   if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
-  const [journals, allDeclined] = await Promise.all([
-    accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken }),
-    declinedMovements(exec, programId, financialAccountToken),
+  const fromMs = onlyToken === undefined ? undefined : await transactionStartMs(exec, programId, onlyToken);
+  const [journals, declined] = await Promise.all([
+    accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken, fromMs }),
+    declinedMovements(exec, programId, financialAccountToken, onlyToken),
   ]);
-  const declined = onlyToken === undefined ? allDeclined : allDeclined.filter((movement) => movement.token === onlyToken);
   const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
   const [events, cardRows, cardEvents] = await Promise.all([
@@ -202,11 +214,12 @@ interface DeclinedMovement {
   sign: 1 | -1;
 }
 
-async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string): Promise<DeclinedMovement[]> {
+/** The account's declined movements; with `onlyToken`, that one if it is one (a primary-key seek each). */
+async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string): Promise<DeclinedMovement[]> {
   const [transfers, operations, payments] = await Promise.all([
-    bookTransfers.declinedFrom(exec, programId, financialAccountToken),
-    managementOperations.declinedOn(exec, programId, financialAccountToken),
-    externalPayments.declinedOn(exec, programId, financialAccountToken),
+    bookTransfers.declinedFrom(exec, programId, financialAccountToken, onlyToken),
+    managementOperations.declinedOn(exec, programId, financialAccountToken, onlyToken),
+    externalPayments.declinedOn(exec, programId, financialAccountToken, onlyToken),
   ]);
   return [
     ...transfers.map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),

@@ -380,7 +380,7 @@ export async function accountJournals(
   exec: Executor,
   programId: string,
   financialAccountToken: string,
-  only: { throughMs?: number; transactionToken?: string } = {},
+  only: { throughMs?: number; transactionToken?: string; fromMs?: number } = {},
 ): Promise<AccountJournal[]> {
   const rows = await store.accountJournalAmounts(exec, programId, financialAccountToken, only);
   const journals = new Map<string, AccountJournal>();

@@ -218,13 +218,14 @@ export function accountJournalAmounts(
   exec: Executor,
   programId: string,
   financialAccountToken: string,
-  only: { throughMs?: number; transactionToken?: string } = {},
+  only: { throughMs?: number; transactionToken?: string; fromMs?: number } = {},
 ) {
   let query = exec
     .selectFrom('ledger_entries')
     .select(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket', sql<number>`sum(amount_cents)`.as('amount_cents')])
     .where('program_id', '=', programId)
     .where('ledger_account', '=', financialAccountToken);
+  if (only.fromMs !== undefined) query = query.where('created_ms', '>=', only.fromMs);
   if (only.throughMs !== undefined) query = query.where('created_ms', '<=', only.throughMs);
   if (only.transactionToken !== undefined) query = query.where('transaction_token', '=', only.transactionToken);
   return query
