@@ -64,7 +64,6 @@ export async function enableDuePrenote(exec: Executor, programId: string, token:
   return Number(result.numUpdatedRows);
 }
 
-/** PENDING prenotes whose waiting time is over, in the order it ended, with when it ended and their last change. */
 /** The distinct instants through `throughMs` at which a PENDING prenote falls due, earliest first. */
 export async function prenoteDueInstantsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
   const rows = await exec
@@ -79,6 +78,7 @@ export async function prenoteDueInstantsThrough(exec: Executor, programId: strin
   return rows.map((row) => Number(row.prenote_due_ms));
 }
 
+/** PENDING prenotes whose waiting time is over, in the order it ended, with when it ended and their last change. */
 export async function duePrenotes(
   exec: Executor,
   programId: string,

@@ -155,7 +155,8 @@ function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction
 /**
  * When the transaction `token` began (its first event), if it is one of the program's: none of its
  * journals is written before it, so reading one transaction reads the account's entries from then
- * on, not its whole history.
+ * on, not its whole history. Every movement records events (money_events) or is a card transaction,
+ * so a token with neither has no journals to read.
  */
 async function transactionStartMs(exec: Executor, programId: string, token: string): Promise<number | undefined> {
   const [events, cardRows] = await Promise.all([eventsOf(exec, programId, [token]), cardTransactions.findMany(exec, programId, [token])]);
@@ -174,8 +175,9 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   const { programId } = scope;
   if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
   const fromMs = onlyToken === undefined ? undefined : await transactionStartMs(exec, programId, onlyToken);
+  const unknown = onlyToken !== undefined && fromMs === undefined;
   const [journals, declined] = await Promise.all([
-    accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken, fromMs }),
+    unknown ? [] : accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken, fromMs }),
     declinedMovements(exec, programId, financialAccountToken, onlyToken),
   ]);
   const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];

@@ -117,14 +117,14 @@ export function cachedAuthentication(authorization: string | undefined, cache: A
   return cached ? { ok: true, ...cached } : undefined;
 }
 
-/**
- * Resolves an `Authorization` header to its program. The key is hashed and looked up by hash (in
- * `cache` first, when given; see auth-cache.ts); the stored and computed hashes are then compared
- * in constant time.
- */
 /** Told, on each lookup in the database, when the program's clock was last moved (wall ms, 0 if never). */
 export type ClockMoveListener = (programId: string, movedWallMs: number) => void;
 
+/**
+ * Resolves an `Authorization` header to its program. The key is hashed and looked up by hash (in
+ * `cache` first, when given; see auth-cache.ts); the stored and computed hashes are then compared
+ * in constant time. A lookup in the database tells `onClockMove` when the program's clock last moved.
+ */
 export async function authenticate(
   exec: Executor,
   authorization: string | undefined,
