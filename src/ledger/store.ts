@@ -182,6 +182,33 @@ export function sumEntriesThrough(exec: Executor, programId: string, tokens: rea
   );
 }
 
+/**
+ * Each account's balance row less its entries written after `afterMs`, in one statement, so one
+ * snapshot: rows (account, available, pending) that add up, per account, to its balance as of
+ * `afterMs` (invariant 4: the row is the sum of all its entries). Cheap when little was written
+ * since: a range of `ledger_entries_by_account_time` from `afterMs` on, read from the index alone.
+ */
+export function balancesLessEntriesAfter(exec: Executor, programId: string, tokens: readonly string[], afterMs: number) {
+  const bucketSum = (bucket: 'available' | 'pending') => sql<number>`0 - sum(case when bucket = ${sql.lit(bucket)} then amount_cents else 0 end)`;
+  return inChunks(tokens, (chunk) =>
+    exec
+      .selectFrom('balances')
+      .select(['financial_account_token as ledger_account', 'available_cents', 'pending_cents'])
+      .where('program_id', '=', programId)
+      .where('financial_account_token', 'in', chunk)
+      .unionAll(
+        exec
+          .selectFrom('ledger_entries')
+          .select(['ledger_account', bucketSum('available').as('available_cents'), bucketSum('pending').as('pending_cents')])
+          .where('program_id', '=', programId)
+          .where('ledger_account', 'in', chunk)
+          .where('created_ms', '>', afterMs)
+          .groupBy('ledger_account'),
+      )
+      .execute(),
+  );
+}
+
 /** Accounts per statement of `lastJournalsThrough`: one subquery each, well under SQLite's 500 terms of a compound SELECT. */
 const LAST_JOURNALS_PER_QUERY = 100;
 
