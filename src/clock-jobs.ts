@@ -15,7 +15,7 @@ import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
 import { applyDuePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
 import { lockExistingBalances } from './ledger/ledger.js';
-import { applyDueOperations, dueDayStartsThrough, lockDueOperations } from './management_operations/service.js';
+import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
 import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
@@ -109,11 +109,11 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
 
 /**
  * For a write that decides on funds, at the start of its transaction, before it locks its
- * balances: what has fallen due on the program's clock and changes funds is applied first. A hold
- * past its expiry is released (the minute sweep may not have run yet): then every job runs as a
- * clock move runs them (`runClockJobsAcross`, due management operations included), so that holds
- * and operations take effect in the order they fell due. Else only the due management operations,
- * whose balances are locked with the write's own `accounts` in one sorted set (`applyDueOperations`).
+ * balances: what has fallen due on the program's clock and changes funds (a hold past its expiry,
+ * a management operation whose date has come; the minute sweep may not have run yet) is applied
+ * first. Then every job runs as a clock move runs them (`runClockJobsAcross`), so that what fell
+ * due takes effect, and is announced, in the order it fell due: a card shipment or prenote before
+ * an operation dated after it, too.
  *
  * Locks: before the jobs run, the due holds and operations are locked, then their balances and
  * the write's own in ONE sorted set (the jobs and the write then lock nothing more of them): a
@@ -121,8 +121,9 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
  * for this one whole instead of holding one balance this one needs while needing another it holds.
  */
 export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
-  if (!(await isDueWithin(db, tx, dueExpiries, scope))) return applyDueOperations(db, tx, scope, accounts);
-  const held = await lockDueHolds(db, tx, scope);
+  const holdsDue = await isDueWithin(db, tx, dueExpiries, scope);
+  if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return;
+  const held = holdsDue ? await lockDueHolds(db, tx, scope) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
   await runClockJobsAcross(db, tx, scope);

@@ -365,3 +365,28 @@ describeWithDb('boundaries: each effect at its instant to the millisecond', () =
     expect(await spend('2032-03-31T23:59:59.999Z', 700)).toBe('PENDING');
   });
 });
+
+describeWithDb('clock-driven work a write finds due as the real clock passes', () => {
+  const { wall, advance } = frozenWallClock(START);
+  const context = useTestServer({ wall });
+
+  it('a transfer that finds an operation due applies what fell due before it first, in order', async () => {
+    const { client } = await context.server.newProgram();
+    await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS }); // ships 2030-01-11T00:00
+    const from = await newAccount(client);
+    const to = await newAccount(client);
+    await client.managementOperations.create({
+      amount: 500, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', effective_date: '2030-01-12',
+      event_type: 'PROVISIONAL_CREDIT', financial_account_token: from,
+    });
+    advance(2.5 * MS_PER_DAY); // 2030-01-13T00:00, no read or sweep in between: the transfer is the first to look
+    expect((await bookTransfer(client, from, to, 500)).result).toBe('APPROVED');
+    expect(await clockTimeline(client)).toEqual([
+      ['card.shipped', '2030-01-11T00:00:00.000Z'],
+      ['balance.updated', '2030-01-12T00:00:00.000Z'],
+      ['management_operation.updated', '2030-01-12T00:00:00.000Z'],
+      ['balance.updated', '2030-01-13T00:00:00.000Z'],
+      ['book_transfer_transaction.created', '2030-01-13T00:00:00.000Z'],
+    ]);
+  });
+});

@@ -281,7 +281,7 @@ async function checkDueOperations(exec: Executor, scope: ProgramScope): Promise<
   return { due: false, clearUntilMs: first === undefined ? nextCreatableMs : Math.min(utcDayStartMs(first), nextCreatableMs) };
 }
 
-const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations };
+export const dueOperations: DueWork = { horizon: 'management_operations', check: checkDueOperations };
 
 /**
  * The day starts, through `throughMs`, on which PENDING operations fall due, earliest first: a clock
