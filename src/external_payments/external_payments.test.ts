@@ -198,6 +198,41 @@ describeWithDb('external payments', () => {
     expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 10, total: 10 });
   });
 
+  it('refuses (422, naming effective_date) an action dated before the payment’s last event, and changes nothing', async () => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    await fund(client, account, 1_000);
+    const deposit = await pay(account, 'DEPOSIT', 60, { effective_date: '2030-01-10' });
+    const withdrawal = await pay(account, 'WITHDRAWAL', 40, { effective_date: '2030-01-10' });
+    const unchanged = async () => {
+      expect(await client.externalPayments.retrieve(deposit.token)).toEqual(deposit);
+      expect(await client.externalPayments.retrieve(withdrawal.token)).toEqual(withdrawal);
+      expect(await balanceOf(client, account)).toEqual({ available: 960, pending: 100, total: 1_060 });
+    };
+    for (const action of ['release', 'settle', 'cancel'] as const) {
+      for (const payment of [deposit, withdrawal]) {
+        const message = await expectError(client.externalPayments[action](payment.token, { effective_date: '2030-01-09' }), 422);
+        expect(message).toBe(`effective_date: must be on or after 2030-01-10, the effective_date of the payment’s last event (EXTERNAL_WIRE_INITIATED); got 2030-01-09`);
+      }
+    }
+    expect(await expectError(client.externalPayments.settle(deposit.token, { effective_date: '2030-01-09', progress_to: 'RELEASED' }), 422)).toContain('effective_date');
+    await unchanged();
+
+    // The same day is fine; each later step is measured against the one before it.
+    const settled = await client.externalPayments.settle(deposit.token, { effective_date: '2030-01-12' });
+    expect(await expectError(client.externalPayments.release(deposit.token, { effective_date: '2030-01-11' }), 422)).toContain('2030-01-12');
+    expect(await client.externalPayments.retrieve(deposit.token)).toEqual(settled);
+    const released = await client.externalPayments.release(deposit.token, { effective_date: '2030-01-12' });
+    expect(released.events?.map((event) => event.effective_date)).toEqual(['2030-01-10', '2030-01-12', '2030-01-12']);
+    expect(await expectError(client.externalPayments.reverse(deposit.token, { effective_date: '2030-01-10' }), 422)).toContain('effective_date');
+    expect(await client.externalPayments.retrieve(deposit.token)).toEqual(released);
+    // A refused action's state comes first: a payment that cannot be released says so, whatever the date.
+    expect(await expectError(client.externalPayments.release(deposit.token, { effective_date: '2030-01-01' }), 422)).toContain('only a PENDING');
+    expect((await client.externalPayments.cancel(withdrawal.token, { effective_date: '2030-01-10' })).status).toBe('CANCELED');
+    expect(await balanceOf(client, account)).toEqual({ available: 1_060, pending: 0, total: 1_060 });
+    await expectLedgerConsistent();
+  });
+
   it('refuses actions without effective_date (400) and unknown payments (404)', async () => {
     const { client } = context.program;
     const account = await newAccount(client);

@@ -14,7 +14,9 @@
  *   cancel   PENDING → CANCELED; the pending money goes back where it came from.
  *   reverse  SETTLED → REVERSED; the released effect is undone (a reversed deposit may leave the
  *              account negative: the bank took the money back).
- * `progress_to` on create and settle runs the later steps in the same call.
+ * `progress_to` on create and settle runs the later steps in the same call. Steps happen in order:
+ * an action dated (`effective_date`) before the payment's last event is a 422, like one from the
+ * wrong state (the state is checked first), and changes nothing.
  *
  * Ledger (counterparty: the EXTERNAL_BANKS system account), amounts positive:
  *   DEPOSIT     INITIATED pending +a, banks −a   RELEASED pending −a, available +a
@@ -33,7 +35,7 @@ import { lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueMoney } from '../clock-jobs.js';
-import { APPROVED, append, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type {
@@ -116,26 +118,62 @@ async function record(tx: Tx, scope: ProgramScope, row: Row, step: Step, body: P
   if (movement) await ledger.post(tx, scope.programId, movement, scope.nowMs);
 }
 
-function refuse(row: Row, action: string, allowed: string): never {
+export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
+
+/** The state each action starts from (matched again in its UPDATE), and how a refusal names it (see the lifecycle at the top). */
+const PRECONDITIONS: Record<Action, { from: Parameters<typeof store.transition>[3]; done: string; allowed: string }> = {
+  settle: { from: { status: 'PENDING', is_settled: 0 }, done: 'settled', allowed: 'a PENDING, not yet settled' },
+  release: { from: { status: 'PENDING' }, done: 'released', allowed: 'a PENDING' },
+  cancel: { from: { status: 'PENDING' }, done: 'canceled', allowed: 'a PENDING' },
+  reverse: { from: { status: 'SETTLED' }, done: 'reversed', allowed: 'a SETTLED' },
+};
+
+function refuse(row: Row, action: Action): never {
   const state = row.status === 'PENDING' && row.is_settled === 1 ? 'PENDING (already settled)' : row.status;
-  throw new UnprocessableError(`external payment '${row.token}' is ${state}; only ${allowed} payment can be ${action}`);
+  const { done, allowed } = PRECONDITIONS[action];
+  throw new UnprocessableError(`external payment '${row.token}' is ${state}; only ${allowed} payment can be ${done}`);
+}
+
+/** 422 unless the payment is in the state `action` starts from. */
+function assertCan(row: Row, action: Action): void {
+  const { from } = PRECONDITIONS[action];
+  if (row.status !== from.status || (from.is_settled !== undefined && row.is_settled !== from.is_settled)) refuse(row, action);
+}
+
+/** Applies `changes` to a payment in the state `action` starts from; 422 from any other, or when a concurrent action got there first. */
+async function transition(tx: Tx, scope: ProgramScope, row: Row, action: Action, changes: Parameters<typeof store.transition>[4]): Promise<void> {
+  assertCan(row, action);
+  if ((await store.transition(tx, scope.programId, row.token, PRECONDITIONS[action].from, changes, scope.nowMs)) === 0) {
+    refuse((await store.find(tx, scope.programId, row.token)) ?? row, action);
+  }
+}
+
+/**
+ * 422 when an action is dated before the payment's last event: its steps happen in order, so none
+ * can take effect before the one before it (the payment's own effective_date, that of INITIATED,
+ * first). The same day is fine.
+ */
+function assertDatedInOrder(events: readonly MoneyEventsTable[], effectiveDate: string): void {
+  let last: { effective_date: string; type: string } | undefined;
+  for (const { effective_date, type } of events) {
+    if (effective_date !== null && (last === undefined || effective_date >= last.effective_date)) last = { effective_date, type };
+  }
+  if (last !== undefined && effectiveDate < last.effective_date) {
+    throw new UnprocessableError(
+      `effective_date: must be on or after ${last.effective_date}, the effective_date of the payment’s last event (${last.type}); got ${effectiveDate}`,
+    );
+  }
 }
 
 async function settleStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
-  if (row.status !== 'PENDING' || row.is_settled === 1) refuse(row, 'settled', 'a PENDING, not yet settled');
-  if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING', is_settled: 0 }, { is_settled: 1 }, scope.nowMs)) === 0) {
-    refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'settled', 'a PENDING, not yet settled');
-  }
+  await transition(tx, scope, row, 'settle', { is_settled: 1 });
   await record(tx, scope, row, 'SETTLED', body);
   return { ...row, is_settled: 1, updated_ms: scope.nowMs };
 }
 
 async function releaseStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentActionBody): Promise<Row> {
-  if (row.status !== 'PENDING') refuse(row, 'released', 'a PENDING');
   const changes = { status: 'SETTLED', is_settled: 1, pending_amount_cents: 0, settled_amount_cents: row.amount_cents } as const;
-  if ((await store.transition(tx, scope.programId, row.token, { status: 'PENDING' }, changes, scope.nowMs)) === 0) {
-    refuse((await store.find(tx, scope.programId, row.token)) ?? row, 'released', 'a PENDING');
-  }
+  await transition(tx, scope, row, 'release', changes);
   await lockOpenBalances(tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
   if (row.is_settled === 0) await record(tx, scope, row, 'SETTLED', body);
   await record(tx, scope, row, 'RELEASED', body);
@@ -144,13 +182,8 @@ async function releaseStep(tx: Tx, scope: ProgramScope, row: Row, body: PaymentA
 
 /** cancel (PENDING → CANCELED) and reverse (SETTLED → REVERSED): undo what the payment did. */
 async function undoStep(tx: Tx, scope: ProgramScope, row: Row, step: 'CANCELED' | 'REVERSED', body: PaymentActionBody): Promise<Row> {
-  const from = step === 'CANCELED' ? 'PENDING' : 'SETTLED';
-  const action = step === 'CANCELED' ? 'canceled' : 'reversed';
-  if (row.status !== from) refuse(row, action, `a ${from}`);
   const changes = { status: step, pending_amount_cents: 0, settled_amount_cents: 0 } as const;
-  if ((await store.transition(tx, scope.programId, row.token, { status: from }, changes, scope.nowMs)) === 0) {
-    refuse((await store.find(tx, scope.programId, row.token)) ?? row, action, `a ${from}`);
-  }
+  await transition(tx, scope, row, step === 'CANCELED' ? 'cancel' : 'reverse', changes);
   await lockOpenBalances(tx, scope.programId, [{ token: row.financial_account_token, field: 'financial_account_token' }]);
   await record(tx, scope, row, step, body);
   return { ...row, ...changes, updated_ms: scope.nowMs };
@@ -208,15 +241,15 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateEx
   return recorded(tx, scope, 'external_payment.created', row);
 }
 
-export type Action = 'settle' | 'release' | 'cancel' | 'reverse';
-
-/** Runs one action on a payment (see the lifecycle at the top). */
+/** Runs one action on a payment (see the lifecycle at the top); 422 from a state it cannot start from, or dated before the payment's last event. */
 export async function act(db: Db, tx: Tx, requestScope: ProgramScope, token: string, action: Action, body: SettleExternalPaymentBody): Promise<ExternalPayment> {
   // Locked: each action decides on the payment as the last committed action left it (a settle
   // racing a release must not both append SETTLED). Then the due operations (no action checks
   // funds), their balances locked with the payment's.
   const row = await store.lock(db, tx, requestScope.programId, token);
   if (!row) throw notFound('external payment', token);
+  assertCan(row, action);
+  assertDatedInOrder((await eventsOf(tx, requestScope.programId, [token])).get(token) ?? [], body.effective_date);
   const scope = actingOn(requestScope, row.updated_ms);
   await applyDueMoney(db, tx, scope, [row.financial_account_token]);
   let updated: Row;

@@ -323,6 +323,25 @@ describeWithDb('management operations', () => {
     });
   });
 
+  it('refuses (422, naming effective_date) to reverse a SETTLED operation as of a day before it took effect, and changes nothing', async () => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    const credit = await operate(account, 300, { effective_date: day(-2) });
+    expect(credit.status).toBe('SETTLED');
+    expect(await expectError(client.managementOperations.reverse(credit.token, { effective_date: day(-3) }), 422)).toBe(
+      `effective_date: must be on or after ${day(-2)}, the effective_date of the operation; got ${day(-3)}`,
+    );
+    expect(await client.managementOperations.retrieve(credit.token)).toEqual(credit);
+    expect(await balanceOf(client, account)).toEqual({ available: 300, pending: 0, total: 300 });
+    const reversed = await client.managementOperations.reverse(credit.token, { effective_date: day(-2) });
+    expect(reversed.events?.map((event) => event.effective_date)).toEqual([day(-2), day(-2)]);
+    // A PENDING one is withdrawn before its date comes: any date will do.
+    const pending = await operate(account, 20, { effective_date: day(3) });
+    expect((await client.managementOperations.reverse(pending.token, { effective_date: day(0) })).status).toBe('REVERSED');
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+    await expectLedgerConsistent();
+  });
+
   it('reverses a SETTLED operation once: the balance moves back; again is 422', async () => {
     const { client } = context.program;
     const account = await newAccount(client);

@@ -20,8 +20,9 @@
  * Funds. A DEBIT needs the available funds when it takes effect, else it is DECLINED with
  * INSUFFICIENT_FUNDS (a business decline: 200, no ledger entries), as for book transfers.
  *
- * Reverse. A SETTLED operation is undone by the opposite movement; a PENDING one is withdrawn
- * before it takes effect (no ledger effect either way). Either becomes REVERSED and gets the
+ * Reverse. A SETTLED operation is undone by the opposite movement, dated on or after its own
+ * effective date (else 422); a PENDING one is withdrawn before it takes effect (no ledger effect
+ * either way). Either becomes REVERSED and gets the
  * `_REVERSAL` partner event (LOSS_WRITE_OFF has none and repeats itself; reversing an operation
  * created as X_REVERSAL appends X). Anything else is a 422.
  *
@@ -309,6 +310,11 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   const { nowMs } = actingOn(requestScope, row.updated_ms);
   if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
     throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
+  }
+  // A SETTLED operation took effect on its date: undoing it cannot take effect before. (A PENDING
+  // one is withdrawn before its date comes, so any date will do.)
+  if (row.status === 'SETTLED' && body.effective_date < row.effective_date) {
+    throw new UnprocessableError(`effective_date: must be on or after ${row.effective_date}, the effective_date of the operation; got ${body.effective_date}`);
   }
   const reversed = { status: 'REVERSED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
   if ((await store.transition(tx, programId, token, row.status, reversed, nowMs)) === 0) {
