@@ -38,13 +38,15 @@ import { applyDueMoney } from '../clock-jobs.js';
 import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
-import type {
-  CreateExternalPaymentBody,
-  ExternalPayment,
-  ListExternalPaymentsQuery,
-  PaymentActionBody,
-  SettleExternalPaymentBody,
-  Step,
+import {
+  PAYMENT_TYPES,
+  STEPS,
+  type CreateExternalPaymentBody,
+  type ExternalPayment,
+  type ListExternalPaymentsQuery,
+  type PaymentActionBody,
+  type SettleExternalPaymentBody,
+  type Step,
 } from './schemas.js';
 import * as store from './store.js';
 
@@ -88,6 +90,14 @@ const FLOWS: Record<Row['payment_type'], Partial<Record<Step, { from: Bucket; to
     REVERSED: { from: 'banks', to: 'available' },
   },
 };
+
+/** The steps that move no money for either payment type (SETTLED): no journal records them. */
+const STEPS_WITHOUT_MONEY: readonly Step[] = STEPS.filter((step) => PAYMENT_TYPES.every((type) => FLOWS[type][step] === undefined));
+
+/** The step of a payment event (`<CATEGORY>_<STEP>`) that moved no money, so that no journal records it; else undefined. */
+export function stepWithoutMoney(eventType: string): Step | undefined {
+  return STEPS_WITHOUT_MONEY.find((step) => eventType.endsWith(`_${step}`));
+}
 
 /** The ledger movement of a step, or null for a step that moves no money (SETTLED). */
 export function stepMovement(row: Row, step: Step, eventToken: string): ledger.Movement | null {

@@ -2,7 +2,8 @@
  * Financial transactions: what each transaction (a book transfer, a payment, a management
  * operation, a card transaction) did to one financial account, read from the ledger's journals
  * rather than kept a second time. A transaction is the journals that share its `transaction_token`;
- * each journal is one event. From the account's entries, signed as the money goes (negative when
+ * each journal is one event (and a payment's SETTLED step, which moves no money and so has no
+ * journal, is shown from its event: see `ShownJournal`). From the account's entries, signed as the money goes (negative when
  * it leaves the account):
  *   - money coming in waits in pending (a deposit, a card credit): pending_amount = Σ pending,
  *     settled_amount = Σ available;
@@ -25,6 +26,7 @@ import { CURRENCY, eventsOf } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
+import { JOURNAL_KIND_PREFIX, stepWithoutMoney } from '../external_payments/service.js';
 import * as managementOperations from '../management_operations/store.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { catchUpMoney } from './balances.js';
@@ -94,6 +96,29 @@ export function eventAmount(journal: Pick<AccountJournal, 'available_cents' | 'p
   return journal.available_cents !== 0 ? journal.available_cents : journal.pending_cents;
 }
 
+/** Each event's amount (`eventAmount`); one that moved nothing shows the amount of the event before it. */
+function eventAmounts(group: readonly ShownJournal[], hold: boolean): number[] {
+  const amounts: number[] = [];
+  for (const journal of group) amounts.push(journal.moves_nothing ? (amounts.at(-1) ?? 0) : eventAmount(journal, hold));
+  return amounts;
+}
+
+/**
+ * The events of the account's payments that moved no money, as journals that change nothing (see
+ * `ShownJournal`), from the events already loaded: a payment whose journals touched the account.
+ */
+function stepsWithoutMoney(journals: readonly AccountJournal[], events: ReadonlyMap<string, readonly MoneyEventsTable[]>): ShownJournal[] {
+  const payments = new Set(journals.filter((journal) => journal.kind.startsWith(JOURNAL_KIND_PREFIX)).map((journal) => journal.transaction_token));
+  return [...payments].flatMap((token) =>
+    (events.get(token) ?? []).flatMap((event) => {
+      const step = event.result === 'APPROVED' ? stepWithoutMoney(event.type) : undefined;
+      if (step === undefined) return [];
+      const kind = `${JOURNAL_KIND_PREFIX}${step}`;
+      return [{ journal_token: event.token, kind, transaction_token: token, event_token: event.token, created_ms: Number(event.created_ms), available_cents: 0, pending_cents: 0, moves_nothing: true as const }];
+    }),
+  );
+}
+
 export function statusOf(journals: readonly AccountJournal[]): FinancialTransactionStatus {
   const { pending_amount, settled_amount } = amountsOf(journals);
   if (pending_amount !== 0) return 'PENDING';
@@ -107,13 +132,21 @@ export function statusOf(journals: readonly AccountJournal[]): FinancialTransact
   return 'VOIDED';
 }
 
+/**
+ * A journal, or an event of a payment that moved no money (a SETTLED step: the ledger records only
+ * movements), standing in its place so that the financial transaction shows every event of the
+ * payment, as Lithic's does. It changes nothing and shows the amount of the event before it: the
+ * settlement of that money.
+ */
+export type ShownJournal = AccountJournal & { moves_nothing?: true };
+
 /** Groups an account's journals (oldest first) into its financial transactions, newest first. */
 export function deriveTransactions(
-  journals: readonly AccountJournal[],
+  journals: readonly ShownJournal[],
   eventTypes: EventTypes,
   cards: ReadonlyMap<string, CardFacts> = new Map(),
 ): FinancialTransaction[] {
-  const byTransaction = new Map<string, AccountJournal[]>();
+  const byTransaction = new Map<string, ShownJournal[]>();
   for (const journal of journals) {
     const group = byTransaction.get(journal.transaction_token) ?? [];
     group.push(journal);
@@ -132,13 +165,10 @@ export function deriveTransactions(
       updated: isoTimestamp(last.created_ms),
       currency: CURRENCY,
       descriptor: card?.descriptor ?? typeOf(first),
-      events: group.map((journal) => ({
-        token: journal.event_token,
-        amount: eventAmount(journal, hold),
-        created: isoTimestamp(journal.created_ms),
-        result: 'APPROVED' as const,
-        type: financialEventType(journal.kind, typeOf(journal)),
-      })),
+      events: eventAmounts(group, hold).map((amount, index) => {
+        const journal = group[index] as ShownJournal;
+        return { token: journal.event_token, amount, created: isoTimestamp(journal.created_ms), result: 'APPROVED' as const, type: financialEventType(journal.kind, typeOf(journal)) };
+      }),
       ...amountsOf(group),
       result: 'APPROVED' as const,
       status: (card && RELEASED_CARD_STATUSES.get(card.status)) ?? statusOf(group),
@@ -195,7 +225,7 @@ async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken
   }
   const cards = new Map(cardRows.map((row) => [row.token, { status: row.status, descriptor: row.merchant_descriptor }]));
   // Journals of one request share a millisecond: the resource's event order breaks the tie.
-  const ordered = [...journals].sort(
+  const ordered = [...journals, ...stepsWithoutMoney(journals, events)].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
   const refused = declined.map((movement) => declinedTransaction(movement, events.get(movement.token) ?? []));

@@ -255,6 +255,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(byToken.get(wire.token)).toMatchObject({ category: 'TRANSFER', status: 'SETTLED', settled_amount: -30, pending_amount: 0 });
       expect(byToken.get(wire.token)?.events.map((event) => [event.type, event.amount])).toEqual([
         ['EXTERNAL_WIRE_INITIATED', -30],
+        ['EXTERNAL_WIRE_SETTLED', -30],
         ['EXTERNAL_WIRE_RELEASED', -30],
       ]);
       expect(byToken.get(undone.token)).toMatchObject({ status: 'RETURNED', settled_amount: 0 });
@@ -281,6 +282,52 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
         expect((await context.server.request('GET', `/v1/financial_accounts/${account}/financial_transactions?${query}`, { apiKey: context.program.apiKey })).status, query).toBe(400);
       }
       expect(await balanceOf(client, account)).toEqual({ available: 770, pending: 70, total: 840 });
+    });
+
+    it('shows every event of a payment, its SETTLED step (which moves no money) included, in order, in the list and in one read', async () => {
+      const { client } = context.program;
+      const account = await newAccount(client);
+      await fund(client, account, 500);
+      const deposit = await client.externalPayments.create({ amount: 70, category: 'EXTERNAL_ACH', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      const withdrawal = await client.externalPayments.create({ amount: 30, category: 'EXTERNAL_CHECK', effective_date: TODAY, financial_account_token: account, payment_type: 'WITHDRAWAL' });
+      const canceled = await client.externalPayments.create({ amount: 9, category: 'EXTERNAL_TRANSFER', effective_date: TODAY, financial_account_token: account, payment_type: 'DEPOSIT' });
+      const settled = await client.externalPayments.settle(deposit.token, { effective_date: TODAY });
+      const withdrawn = await client.externalPayments.settle(withdrawal.token, { effective_date: TODAY, progress_to: 'RELEASED' });
+      await client.externalPayments.settle(canceled.token, { effective_date: TODAY });
+      const undone = await client.externalPayments.cancel(canceled.token, { effective_date: TODAY });
+
+      const read = async (token: string) => {
+        const listed = (await client.financialAccounts.financialTransactions.list(account)).data.find((transaction) => transaction.token === token);
+        expect(await client.financialAccounts.financialTransactions.retrieve(account, token)).toEqual(listed);
+        return listed;
+      };
+      const events = (transaction: Lithic.FinancialAccounts.FinancialTransaction | undefined) => transaction?.events.map((event) => [event.type, event.amount, event.token]);
+      const sameEvents = (payment: Lithic.ExternalPayment, sign: number) => payment.events?.map((event) => [event.type, sign * event.amount, event.token]);
+
+      const pendingDeposit = await read(deposit.token);
+      expect(pendingDeposit).toMatchObject({ status: 'PENDING', pending_amount: 70, settled_amount: 0, updated: settled.updated });
+      expect(events(pendingDeposit)).toEqual(sameEvents(settled, 1));
+      expect(events(pendingDeposit)?.map(([type]) => type)).toEqual(['EXTERNAL_ACH_INITIATED', 'EXTERNAL_ACH_SETTLED']);
+
+      const outgoing = await read(withdrawal.token);
+      expect(outgoing).toMatchObject({ status: 'SETTLED', pending_amount: 0, settled_amount: -30 });
+      expect(events(outgoing)).toEqual(sameEvents(withdrawn, -1));
+      expect(events(outgoing)?.map(([type]) => type)).toEqual(['EXTERNAL_CHECK_INITIATED', 'EXTERNAL_CHECK_SETTLED', 'EXTERNAL_CHECK_RELEASED']);
+
+      const back = await read(canceled.token);
+      expect(back).toMatchObject({ status: 'VOIDED', pending_amount: 0, settled_amount: 0 });
+      expect(events(back)).toEqual([
+        ['EXTERNAL_TRANSFER_INITIATED', 9, undone.events?.[0]?.token],
+        ['EXTERNAL_TRANSFER_SETTLED', 9, undone.events?.[1]?.token],
+        ['EXTERNAL_TRANSFER_CANCELED', -9, undone.events?.[2]?.token],
+      ]);
+
+      const released = await client.externalPayments.release(deposit.token, { effective_date: TODAY });
+      const done = await read(deposit.token);
+      expect(done).toMatchObject({ status: 'SETTLED', pending_amount: 0, settled_amount: 70, updated: released.updated });
+      expect(events(done)).toEqual(sameEvents(released, 1));
+      // The balance right after the SETTLED event is the balance the event found: it moved nothing.
+      expect(await balanceOf(client, account)).toEqual({ available: 540, pending: 0, total: 540 });
     });
 
     it('answers whole without page_size (as Lithic), and pages with it: has_more, both cursors, 1 to 100', async () => {
