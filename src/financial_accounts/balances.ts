@@ -4,9 +4,17 @@
  * (`balance_date`, or right after an event: `last_transaction_event_token`) is re-derived from
  * the entries written until then. Entries are stamped in milliseconds, so "right after an event"
  * includes any other movement of the account written in that same millisecond.
+ *
+ * Before the account existed it had no balance: one account's `balance_date` earlier than its
+ * `created` is a 422 naming `balance_date` (answering zeros would invent a balance, with a
+ * `created` after the date asked for), and `GET /v1/balances` lists only the accounts that existed
+ * then. An account that existed but that nothing had touched yet reads zero, with
+ * `last_transaction_token` and `last_transaction_event_token` empty, as a new account's current
+ * balance does: SDK 0.119 types both as (non-null) strings, and there is no transaction to name.
  */
 import type { Db, Executor } from '../db/database.js';
-import { invariant, notFound } from '../errors.js';
+import { isoTimestamp } from '../clock.js';
+import { invariant, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { balanceAmounts, balancesAt, eventWrittenMs, getBalances, type Balance } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
@@ -38,6 +46,11 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
   if (!account) throw notFound('financial account', token);
   let balance = (await currentBalances(exec, scope.programId, [token])).get(token) as Balance;
   let throughMs = query.balance_date === undefined ? undefined : Date.parse(query.balance_date);
+  if (throughMs !== undefined && throughMs < account.created_ms) {
+    throw new UnprocessableError(
+      `balance_date: financial account '${token}' did not exist yet at ${isoTimestamp(throughMs)}; it was created at ${isoTimestamp(account.created_ms)}`,
+    );
+  }
   if (query.last_transaction_event_token !== undefined) {
     const eventMs = await eventWrittenMs(exec, scope.programId, token, query.last_transaction_event_token);
     if (eventMs === undefined) {

@@ -167,8 +167,32 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       const before = new Date(Date.parse(deposit.created) - 1).toISOString();
       const [then] = (await client.financialAccounts.balances.list(account, { balance_date: before })).data;
       expect(then).toMatchObject({ available_amount: 1_000, pending_amount: 0, total_amount: 1_000 });
-      const [past] = (await client.financialAccounts.balances.list(account, { balance_date: '2000-01-01T00:00:00Z' })).data;
-      expect(past).toMatchObject({ available_amount: 0, pending_amount: 0, last_transaction_token: '' });
+    });
+
+    it('refuses (422, naming balance_date) a balance from before the account existed; an account not yet touched then reads zero', async () => {
+      const lister = await context.server.newProgram('balances-before');
+      const { client } = lister;
+      const created = await client.financialAccounts.create({ nickname: 'young', type: 'OPERATING' });
+      const account = created.token;
+      const atCreation = (await client.financialAccounts.balances.list(account, { balance_date: created.created })).data;
+      const untouched = { available_amount: 0, pending_amount: 0, total_amount: 0, last_transaction_token: '', last_transaction_event_token: '', created: created.created, updated: created.created };
+      expect(atCreation).toEqual([expect.objectContaining({ token: account, ...untouched })]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const between = (await client.get<unknown, { now: string }>('/v1/simulate/clock')).now;
+      await fund(client, account, 80);
+
+      for (const balance_date of ['2000-01-01T00:00:00Z', new Date(Date.parse(created.created) - 1).toISOString()]) {
+        expect(await expectError(client.financialAccounts.balances.list(account, { balance_date }), 422)).toBe(
+          `balance_date: financial account '${account}' did not exist yet at ${new Date(balance_date).toISOString()}; it was created at ${created.created}`,
+        );
+      }
+      expect((await client.financialAccounts.balances.list(account, { balance_date: between })).data).toEqual([expect.objectContaining(untouched)]);
+      // The program's list answers the accounts that existed then, so one created later is left out, not zeroed.
+      const listed = async (balance_date: string) => (await client.balances.list({ balance_date })).data.map((balance) => balance.financial_account_token);
+      expect(await listed(new Date(Date.parse(created.created) - 1).toISOString())).not.toContain(account);
+      expect((await client.balances.list({ balance_date: between })).data.find((balance) => balance.financial_account_token === account)).toMatchObject(untouched);
+      expect((await client.balances.list({ balance_date: '2000-01-01T00:00:00Z' })).data).toEqual([]);
+      expect(await balanceOf(client, account)).toEqual({ available: 80, pending: 0, total: 80 });
     });
 
     it('reports the balance right after a given event', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
-import { ListOf, TokenParams, Type, Uuid } from '../http/schemas.js';
+import { ErrorBody, ListOf, TokenParams, Type, Uuid } from '../http/schemas.js';
 import * as balances from './balances.js';
 import * as financialTransactions from './financial_transactions.js';
 import {
@@ -104,11 +104,12 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: {
         summary: 'Get the balance of a financial account',
-        description: 'Current, or as of `balance_date`, or right after the event `last_transaction_event_token`.',
+        description:
+          'Current, or as of `balance_date`, or right after the event `last_transaction_event_token`. A `balance_date` before the account was created is a 422.',
         tags,
         params: TokenParams('financial_account_token'),
         querystring: AccountBalancesQuery,
-        response: { 200: ListOf(FinancialAccountBalance) },
+        response: { 200: ListOf(FinancialAccountBalance), 422: ErrorBody },
       },
     },
     async (request) => balances.accountBalances(db, request.scope, request.params.financial_account_token, request.query),
@@ -119,6 +120,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: {
         summary: 'List the balances of the program’s financial accounts',
+        description: 'With `balance_date`, the accounts that existed then, with their balances then.',
         tags: ['Balances'],
         querystring: ProgramBalancesQuery,
         response: { 200: ListOf(ProgramBalance) },
