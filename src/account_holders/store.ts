@@ -1,6 +1,6 @@
 /** SQL for account holders. */
 import type { Db, Executor } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { AccountHoldersTable } from './tables.js';
 
@@ -54,7 +54,7 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
     const text = filters[column];
     if (text !== undefined) query = query.where(containsIgnoringCase(column, text));
   }
-  return keysetPage(exec, createdBetween(query, filters, 'account_holders'), 'account_holders', programId, page);
+  return keysetPage(exec, query, 'account_holders', programId, page, filters);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** SQL for accounts. */
 import type { Db, Executor } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { AccountsTable } from './tables.js';
 
 export type AccountRow = AccountsTable;
@@ -63,7 +63,7 @@ export function findWithHolder(exec: Executor, programId: string, token: string)
 }
 
 export function listWithHolder(exec: Executor, programId: string, range: { begin?: string | undefined; end?: string | undefined }, page: PageParams) {
-  return keysetPage(exec, createdBetween(withHolder(exec, programId), range, 'accounts'), 'accounts', programId, page);
+  return keysetPage(exec, withHolder(exec, programId), 'accounts', programId, page, range);
 }
 
 export type AccountChanges = Partial<

@@ -1,7 +1,7 @@
 /** SQL for book transfers. */
 import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { BookTransfersTable } from './tables.js';
 
@@ -64,7 +64,10 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
     query = query.where((eb) => eb.or([eb('from_financial_account_token', 'in', accountFas()), eb('to_financial_account_token', 'in', accountFas())]));
   }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
-  if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
+  // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
+  // final): the status index serves it (migration 0026).
+  if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
+  else if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as BookTransferRow['status']);
-  return keysetPage(exec, createdBetween(query, filters, 'book_transfers'), 'book_transfers', programId, page);
+  return keysetPage(exec, query, 'book_transfers', programId, page, filters);
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { MS_PER_DAY } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { CardProgramsTable, CardsTable } from './tables.js';
 
@@ -121,7 +121,7 @@ export function listWithFunding(exec: Executor, programId: string, filters: List
   if (filters.account_token !== undefined) query = query.where('cards.account_token', '=', filters.account_token);
   if (filters.state !== undefined) query = query.where('cards.state', '=', filters.state);
   if (filters.memo !== undefined) query = query.where(containsIgnoringCase('cards.memo', filters.memo));
-  return keysetPage(exec, createdBetween(query, filters, 'cards'), 'cards', programId, page);
+  return keysetPage(exec, query, 'cards', programId, page, filters);
 }
 
 export type CardChanges = Partial<Omit<CardRow, 'program_id' | 'token' | 'created_ms'>>;

@@ -32,6 +32,7 @@ import * as m0022 from './migrations/0022_attempts_due_by_subscription.js';
 import * as m0023 from './migrations/0023_input_only_reasons.js';
 import * as m0024 from './migrations/0024_clock_moved_wall_ms.js';
 import * as m0025 from './migrations/0025_ledger_entries_by_account_time.js';
+import * as m0026 from './migrations/0026_movements_by_status_and_category.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0023_input_only_reasons': m0023,
   '0024_clock_moved_wall_ms': m0024,
   '0025_ledger_entries_by_account_time': m0025,
+  '0026_movements_by_status_and_category': m0026,
 };
 
 /**

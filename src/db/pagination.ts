@@ -30,10 +30,21 @@ export type KeysetTable = {
 
 export const DEFAULT_PAGE_SIZE = 50;
 
+/** `begin`/`end` of a list (exclusive RFC 3339 bounds on `created_ms`). */
+export interface CreatedRange {
+  begin?: string | undefined;
+  end?: string | undefined;
+}
+
 /**
- * Runs `query` (already filtered to one program and the list's filters) for one page.
+ * Runs `query` (already filtered to one program and the list's filters) for one page of `range`.
  * `table` is where cursors are looked up; `alias` qualifies the ordering columns when the query
  * joins other tables.
+ *
+ * The range and the cursor are one condition on `created_ms` (a BETWEEN, or one comparison), the
+ * tie within the cursor's millisecond a separate test on the token: SQLite, without statistics,
+ * rates two separate bounds as narrow enough on the program's `*_by_created` index to prefer it to
+ * a filter's index (`*_by_status`, `*_by_fa`…), and walks every row of the range the filter refuses.
  */
 export async function keysetPage<O>(
   exec: Executor,
@@ -41,6 +52,7 @@ export async function keysetPage<O>(
   table: KeysetTable,
   programId: string,
   page: PageParams,
+  range: CreatedRange = {},
   alias: string = table,
 ): Promise<Page<O>> {
   if (page.starting_after !== undefined && page.ending_before !== undefined) {
@@ -51,6 +63,7 @@ export async function keysetPage<O>(
   const created = sql.ref(`${alias}.created_ms`);
   const token = sql.ref(`${alias}.token`);
 
+  const bounds = createdBoundsMs(range);
   let ranged = query;
   const cursorToken = page.starting_after ?? page.ending_before;
   if (cursorToken !== undefined) {
@@ -59,12 +72,14 @@ export async function keysetPage<O>(
       const field = forward ? 'starting_after' : 'ending_before';
       throw new InvalidRequestError(`${field}: no item with token '${cursorToken}' in this list`);
     }
+    if (forward) bounds.throughMs = Math.min(bounds.throughMs ?? Infinity, cursor.created_ms);
+    else bounds.fromMs = Math.max(bounds.fromMs ?? -Infinity, cursor.created_ms);
     ranged = forward
-      ? ranged.where(sql<boolean>`(${created}, ${token}) < (${cursor.created_ms}, ${cursor.token})`)
-      : ranged.where(sql<boolean>`(${created}, ${token}) > (${cursor.created_ms}, ${cursor.token})`);
+      ? ranged.where(sql<boolean>`(${created} < ${cursor.created_ms} or ${token} < ${cursor.token})`)
+      : ranged.where(sql<boolean>`(${created} > ${cursor.created_ms} or ${token} > ${cursor.token})`);
   }
   const direction = forward ? sql`desc` : sql`asc`;
-  const rows = await ranged
+  const rows = await createdWithin(ranged, bounds, alias)
     .orderBy(sql`${created} ${direction}`)
     .orderBy(sql`${token} ${direction}`)
     .limit(pageSize + 1)
@@ -123,15 +138,29 @@ export function chunkAfter<O>(query: SelectQueryBuilder<Database, never, O>, ali
   return ranged.orderBy(sql`${created}`).orderBy(sql`${token}`).limit(limit);
 }
 
-/** Applies `begin`/`end` (exclusive) to a query on `alias.created_ms`. */
-export function createdBetween<O>(
-  query: SelectQueryBuilder<Database, never, O>,
-  range: { begin?: string | undefined; end?: string | undefined },
-  alias: string,
-): SelectQueryBuilder<Database, never, O> {
+/** Inclusive bounds on `created_ms`, in whole milliseconds; absent: open on that side. */
+interface CreatedBoundsMs {
+  fromMs?: number;
+  throughMs?: number;
+}
+
+function createdBoundsMs(range: CreatedRange): CreatedBoundsMs {
+  const bounds: CreatedBoundsMs = {};
+  if (range.begin !== undefined) bounds.fromMs = Date.parse(range.begin) + 1;
+  if (range.end !== undefined) bounds.throughMs = exclusiveEndMs(range.end) - 1;
+  return bounds;
+}
+
+/** `bounds` as one condition on `alias.created_ms`. */
+function createdWithin<O>(query: SelectQueryBuilder<Database, never, O>, { fromMs, throughMs }: CreatedBoundsMs, alias: string): SelectQueryBuilder<Database, never, O> {
   const created = sql.ref(`${alias}.created_ms`);
-  let result = query;
-  if (range.begin !== undefined) result = result.where(sql<boolean>`${created} > ${Date.parse(range.begin)}`);
-  if (range.end !== undefined) result = result.where(sql<boolean>`${created} < ${exclusiveEndMs(range.end)}`);
-  return result;
+  if (fromMs !== undefined && throughMs !== undefined) return query.where(sql<boolean>`${created} between ${fromMs} and ${throughMs}`);
+  if (fromMs !== undefined) return query.where(sql<boolean>`${created} >= ${fromMs}`);
+  if (throughMs !== undefined) return query.where(sql<boolean>`${created} <= ${throughMs}`);
+  return query;
+}
+
+/** Applies `begin`/`end` (exclusive) to a query on `alias.created_ms` (a list passes them to `keysetPage` instead). */
+export function createdBetween<O>(query: SelectQueryBuilder<Database, never, O>, range: CreatedRange, alias: string): SelectQueryBuilder<Database, never, O> {
+  return createdWithin(query, createdBoundsMs(range), alias);
 }

@@ -91,7 +91,7 @@ export function listAttempts(exec: Executor, programId: string, filters: Attempt
   if (filters.event_token !== undefined) query = query.where('event_token', '=', filters.event_token);
   if (filters.subscription_token !== undefined) query = query.where('subscription_token', '=', filters.subscription_token);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status);
-  return keysetPage(exec, createdBetween(query, filters, 'event_attempts'), 'event_attempts', programId, page);
+  return keysetPage(exec, query, 'event_attempts', programId, page, filters);
 }
 
 /** An event of the program, or one of its example events (`example: true`). */

@@ -1,7 +1,7 @@
 /** SQL for events (reads; the one write is `emitEvent` in emit.ts). */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import type { EventsTable } from './tables.js';
 
 export type EventRow = EventsTable;
@@ -26,5 +26,5 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
     .select(['program_id', 'token', 'event_type', 'created_ms', withContent ? 'payload' : sql<string>`''`.as('payload')])
     .where('program_id', '=', programId);
   if (filters.event_types !== undefined && filters.event_types.length > 0) query = query.where('event_type', 'in', [...filters.event_types]);
-  return keysetPage(exec, createdBetween(query, filters, 'events'), 'events', programId, page);
+  return keysetPage(exec, query, 'events', programId, page, filters);
 }

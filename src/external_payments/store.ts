@@ -1,7 +1,7 @@
 /** SQL for external payments. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { ExternalPaymentsTable } from './tables.js';
 
@@ -71,7 +71,10 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
     query = query.where('financial_account_token', 'in', tokensOfAccount(exec, programId, filters.business_account_token));
   }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
-  if (filters.result !== undefined) query = query.where('result', '=', filters.result as ExternalPaymentRow['result']);
+  // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
+  // final): the status index serves it (migration 0026).
+  if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
+  else if (filters.result !== undefined) query = query.where('result', '=', filters.result as ExternalPaymentRow['result']);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
-  return keysetPage(exec, createdBetween(query, filters, 'external_payments'), 'external_payments', programId, page);
+  return keysetPage(exec, query, 'external_payments', programId, page, filters);
 }

@@ -1,7 +1,7 @@
 /** SQL for management operations. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { tokensOfAccount } from '../financial_accounts/store.js';
 import type { ManagementOperationsTable } from './tables.js';
 
@@ -127,7 +127,7 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
-  return keysetPage(exec, createdBetween(query, filters, 'management_operations'), 'management_operations', programId, page);
+  return keysetPage(exec, query, 'management_operations', programId, page, filters);
 }
 
 /** Whether the financial account has an operation still waiting for its effective date. */

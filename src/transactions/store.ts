@@ -6,7 +6,7 @@
 import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { createdBetween, keysetPage, type PageParams } from '../db/pagination.js';
+import { keysetPage, type PageParams } from '../db/pagination.js';
 import { INSERT_PARAMETERS_MAX, insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
@@ -235,7 +235,7 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   if (filters.card_token !== undefined) query = query.where('card_token', '=', filters.card_token);
   if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
   if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses as TransactionRow['status'][]);
-  return keysetPage(exec, createdBetween(query, filters, 'card_transactions'), 'card_transactions', programId, page);
+  return keysetPage(exec, query, 'card_transactions', programId, page, filters);
 }
 
 /**

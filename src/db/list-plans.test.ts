@@ -1,0 +1,164 @@
+/**
+ * A list filtered on a rare status, result or category is a range of that filter's index in list
+ * order (migration 0026; card transactions: 0004), on every page shape: the first page, after and
+ * before a cursor, within begin/end, and both. Walking `*_by_created` and dropping rows read the
+ * whole program. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
+ * rows (1 in 100 matching) and are ANALYZEd.
+ */
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { beforeAll, expect, it } from 'vitest';
+import * as bookTransfers from '../book_transfers/store.js';
+import * as externalPayments from '../external_payments/store.js';
+import * as managementOperations from '../management_operations/store.js';
+import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { statementsOf } from '../testing/plans.js';
+import * as transactions from '../transactions/store.js';
+import type { Executor } from './database.js';
+import type { CreatedRange, PageParams } from './pagination.js';
+import type { Database } from './schema.js';
+
+const PROGRAM = 'p-plans';
+const ROWS = 20_000;
+const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
+/** Row `i`: two rows a millisecond, one in 100 the rare value. */
+const createdMs = (i: number) => BASE_MS + Math.floor(i / 2);
+const isRare = (i: number) => i % 100 === 7;
+const tokenOf = (i: number) => `t-${String(i).padStart(6, '0')}`;
+
+function rowBase(i: number) {
+  return {
+    program_id: PROGRAM,
+    token: tokenOf(i),
+    status: isRare(i) ? 'DECLINED' : 'SETTLED',
+    result: isRare(i) ? 'DECLINED' : 'APPROVED',
+    created_ms: createdMs(i),
+    updated_ms: createdMs(i),
+  } as const;
+}
+
+const movement = (i: number) => ({ ...rowBase(i), amount_cents: 100, pending_amount_cents: 0, settled_amount_cents: isRare(i) ? 0 : 100 });
+
+const tables = {
+  book_transfers: (i: number) => ({
+    ...movement(i),
+    category: isRare(i) ? 'FEE' : 'TRANSFER',
+    type: 'TRANSFER',
+    subtype: 'P2P',
+    from_financial_account_token: 'fa-1',
+    to_financial_account_token: 'fa-2',
+    external_id: null,
+    credit_in_suspense: 0,
+  }),
+  external_payments: (i: number) => ({
+    ...movement(i),
+    category: isRare(i) ? 'EXTERNAL_WIRE' : 'EXTERNAL_ACH',
+    payment_type: 'DEPOSIT' as const,
+    financial_account_token: 'fa-1',
+    is_settled: 1,
+    user_defined_id: null,
+  }),
+  management_operations: (i: number) => ({
+    ...movement(i),
+    category: isRare(i) ? 'MANAGEMENT_FEE' : 'MANAGEMENT_ADJUSTMENT',
+    direction: 'CREDIT' as const,
+    event_type: 'CASH_BACK',
+    subtype: null,
+    financial_account_token: 'fa-1',
+    effective_date: '2030-01-01',
+    user_defined_id: null,
+    credit_in_suspense: 0,
+  }),
+  card_transactions: (i: number) => ({
+    ...rowBase(i),
+    result: isRare(i) ? 'CARD_PAUSED' : 'APPROVED',
+    account_token: 'a-1',
+    card_token: 'c-1',
+    financial_account_token: 'fa-1',
+    kind: 'AUTHORIZATION',
+    authorization_amount_cents: 100,
+    hold_cents: 0,
+    settled_cents: 100,
+    merchant_authorization_amount_cents: 100,
+    merchant_currency: 'USD',
+    spend_cents: 100,
+    counts_as_spend: 1,
+    return_reversed: 0,
+    merchant_acceptor_id: 'm',
+    merchant_descriptor: 'M',
+    merchant_mcc: '5812',
+    merchant_city: 'X',
+    merchant_country: 'USA',
+    merchant_state: 'NY',
+    card_present: 0,
+    partial_approval_capable: 0,
+    expires_ms: null,
+  }),
+};
+type Table = keyof typeof tables;
+
+type List = (exec: Executor, page: PageParams, range: CreatedRange) => Promise<unknown>;
+
+/** Each filtered list with the index it must range over. */
+const lists: Array<{ name: string; table: Table; index: string; column: string; list: List }> = [
+  { name: 'book transfers by status', table: 'book_transfers', index: 'book_transfers_by_status', column: 'status', list: (exec, page, range) => bookTransfers.list(exec, PROGRAM, { status: 'DECLINED', ...range }, page) },
+  { name: 'book transfers by result', table: 'book_transfers', index: 'book_transfers_by_status', column: 'status', list: (exec, page, range) => bookTransfers.list(exec, PROGRAM, { result: 'DECLINED', ...range }, page) },
+  { name: 'book transfers by category', table: 'book_transfers', index: 'book_transfers_by_category', column: 'category', list: (exec, page, range) => bookTransfers.list(exec, PROGRAM, { category: 'FEE', ...range }, page) },
+  { name: 'external payments by status', table: 'external_payments', index: 'external_payments_by_status', column: 'status', list: (exec, page, range) => externalPayments.list(exec, PROGRAM, { status: 'DECLINED', ...range }, page) },
+  { name: 'external payments by result', table: 'external_payments', index: 'external_payments_by_status', column: 'status', list: (exec, page, range) => externalPayments.list(exec, PROGRAM, { result: 'DECLINED', ...range }, page) },
+  { name: 'external payments by category', table: 'external_payments', index: 'external_payments_by_category', column: 'category', list: (exec, page, range) => externalPayments.list(exec, PROGRAM, { category: 'EXTERNAL_WIRE', ...range }, page) },
+  { name: 'management operations by status', table: 'management_operations', index: 'management_operations_by_status', column: 'status', list: (exec, page, range) => managementOperations.list(exec, PROGRAM, { status: 'DECLINED', ...range }, page) },
+  { name: 'management operations by category', table: 'management_operations', index: 'management_operations_by_category', column: 'category', list: (exec, page, range) => managementOperations.list(exec, PROGRAM, { category: 'MANAGEMENT_FEE', ...range }, page) },
+  { name: 'card transactions by result', table: 'card_transactions', index: 'card_transactions_by_status', column: 'status', list: (exec, page, range) => transactions.list(exec, PROGRAM, { statuses: ['DECLINED'], ...range }, page) },
+];
+
+const cursor = tokenOf(10_007);
+const range = { begin: new Date(createdMs(2_000)).toISOString(), end: new Date(createdMs(18_000)).toISOString() };
+const pageShapes: Array<{ name: string; page: PageParams; range: CreatedRange }> = [
+  { name: 'first page', page: {}, range: {} },
+  { name: 'after a cursor', page: { starting_after: cursor }, range: {} },
+  { name: 'before a cursor', page: { ending_before: cursor }, range: {} },
+  { name: 'begin/end', page: {}, range },
+  { name: 'begin/end after a cursor', page: { starting_after: cursor }, range },
+  { name: 'end before a cursor', page: { ending_before: cursor }, range: { end: range.end } },
+];
+
+/** The plan of the last statement `read` runs (the page; before it, the cursor's lookup). */
+async function pagePlan(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const statement = (await statementsOf(kysely, read)).at(-1);
+  if (statement === undefined) throw new Error('the list ran no statement');
+  const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN';
+  const plan = await kysely.executeQuery<Record<string, string>>(CompiledQuery.raw(`${explain} ${statement.sql}`, [...statement.parameters]));
+  return plan.rows.map((row) => row.detail ?? row['QUERY PLAN'] ?? '');
+}
+
+describeWithDb('filtered list plans', () => {
+  const storage = useMigratedDb();
+
+  beforeAll(async () => {
+    const { kysely } = storage.db;
+    const chunk = 500;
+    for (const [table, rowOf] of Object.entries(tables)) {
+      for (let start = 0; start < ROWS; start += chunk) {
+        const rows = Array.from({ length: chunk }, (_, offset) => rowOf(start + offset));
+        await kysely.insertInto(table as 'book_transfers').values(rows as never).execute();
+      }
+      if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(kysely);
+    }
+  }, 60_000);
+
+  for (const { name, table, index, column, list } of lists) {
+    it(`${name}: a range of ${index} in list order, on every page shape`, async () => {
+      for (const shape of pageShapes) {
+        const plan = await pagePlan(storage.db.kysely, (watched) => list(watched, shape.page, shape.range));
+        const text = plan.join('\n');
+        if (engine === 'sqlite') {
+          expect(plan.filter((detail) => detail.includes(table)), shape.name).toEqual([expect.stringMatching(new RegExp(`^SEARCH ${table} USING INDEX ${index} \\(program_id=\\? AND ${column}=\\?`))]);
+          expect(text, shape.name).not.toMatch(/TEMP B-TREE/);
+        } else {
+          expect(text, shape.name).toMatch(new RegExp(`Index Scan (Backward )?using ${index} on ${table}`));
+          expect(text, shape.name).not.toMatch(/Sort/);
+        }
+      }
+    });
+  }
+});
