@@ -299,6 +299,28 @@ describeWithDb('book transfers', () => {
       expect(all).toEqual(madeTokens(4, 3, 2, 1, 0));
     });
 
+    it('pages through one financial account’s transfers, out and in, both ways and within begin/end', async () => {
+      const accountPages = async (financialAccount: string, pageSize: number, range: { begin?: string; end?: string } = {}) => {
+        const forward: string[] = [];
+        for await (const item of lister.client.bookTransfers.list({ financial_account_token: financialAccount, page_size: pageSize, ...range })) forward.push(item.token);
+        const backward: string[] = [];
+        let before = forward.at(-1);
+        while (before !== undefined) {
+          const page = await lister.client.bookTransfers.list({ financial_account_token: financialAccount, page_size: pageSize, ending_before: before, ...range });
+          backward.unshift(...tokens(page));
+          before = page.has_more ? page.data[0]?.token : undefined;
+        }
+        return { forward, backward: [...backward, ...forward.slice(-1)] };
+      };
+      for (const pageSize of [1, 2, 3]) {
+        expect(await accountPages(a, pageSize), `a, page_size ${pageSize}`).toEqual({ forward: madeTokens(4, 3, 1, 0), backward: madeTokens(4, 3, 1, 0) });
+        expect(await accountPages(c, pageSize), `c, page_size ${pageSize}`).toEqual({ forward: madeTokens(3, 2, 1), backward: madeTokens(3, 2, 1) });
+      }
+      const range = { begin: new Date(Date.parse((made[0] as Transfer).created) - 1).toISOString(), end: new Date(Date.parse((made[4] as Transfer).created)).toISOString() };
+      const within = made.filter((transfer, index) => index !== 2 && transfer.created > range.begin && transfer.created < range.end).map((transfer) => transfer.token).reverse();
+      expect((await accountPages(a, 1, range)).forward).toEqual(within);
+    });
+
     it('filters by the account that owns the financial accounts', async () => {
       const accountToken = (await context.server.server.db.kysely
         .selectFrom('accounts')

@@ -38,7 +38,10 @@ export function declinedFrom(exec: Executor, programId: string, financialAccount
     .where('program_id', '=', programId)
     .where('from_financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  return (onlyToken === undefined ? query : query.where('token', '=', onlyToken)).execute();
+  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
+  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
+  // walked the program's primary key, every row.
+  return query.orderBy('created_ms').orderBy('token').execute();
 }
 
 export interface ListFilters {
@@ -54,10 +57,6 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
-  const faToken = filters.financial_account_token;
-  if (faToken !== undefined) {
-    query = query.where((eb) => eb.or([eb('from_financial_account_token', '=', faToken), eb('to_financial_account_token', '=', faToken)]));
-  }
   for (const accountToken of [filters.account_token, filters.business_account_token]) {
     if (accountToken === undefined) continue;
     const accountFas = () => tokensOfAccount(exec, programId, accountToken);
@@ -69,5 +68,10 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
   else if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as BookTransferRow['status']);
-  return keysetPage(exec, query, 'book_transfers', programId, page, filters);
+  const faToken = filters.financial_account_token;
+  if (faToken === undefined) return keysetPage(exec, query, 'book_transfers', programId, page, filters);
+  // From or to the account: a page of each side on its own index (a transfer's sides differ, so
+  // they never share a row), not a walk of the program's transfers until a page of the account's.
+  const sides = [query.where('from_financial_account_token', '=', faToken), query.where('to_financial_account_token', '=', faToken)];
+  return keysetPage(exec, sides, 'book_transfers', programId, page, filters);
 }

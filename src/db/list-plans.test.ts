@@ -161,4 +161,40 @@ describeWithDb('filtered list plans', () => {
       }
     });
   }
+
+  /** A financial account's declined movements (its financial transactions) and waiting operations (its close). */
+  const lookups: Array<{ name: string; table: Table; read: (exec: Executor) => Promise<unknown> }> = [
+    { name: 'declined transfers out of an account', table: 'book_transfers', read: (exec) => bookTransfers.declinedFrom(exec, PROGRAM, 'fa-1') },
+    { name: 'declined payments of an account', table: 'external_payments', read: (exec) => externalPayments.declinedOn(exec, PROGRAM, 'fa-1') },
+    { name: 'declined operations on an account', table: 'management_operations', read: (exec) => managementOperations.declinedOn(exec, PROGRAM, 'fa-1') },
+    { name: 'an account’s waiting operation', table: 'management_operations', read: (exec) => managementOperations.hasPendingFor(exec, PROGRAM, 'fa-1') },
+  ];
+  for (const { name, table, read } of lookups) {
+    it(`${name}: a range of an index, never the whole program`, async () => {
+      const plan = await pagePlan(storage.db.kysely, read);
+      if (engine === 'sqlite') {
+        expect(plan.filter((detail) => detail.includes(table))).toEqual([expect.stringMatching(new RegExp(`^SEARCH ${table} USING INDEX ${table}_by_status \\(program_id=\\? AND status=\\?\\)$`))]);
+      } else {
+        expect(plan.join('\n')).not.toMatch(/Seq Scan/);
+      }
+    });
+  }
+
+  it('book transfers of one financial account: a page of each side on its own index, on every page shape', async () => {
+    for (const shape of pageShapes) {
+      const plan = await pagePlan(storage.db.kysely, (watched) => bookTransfers.list(watched, PROGRAM, { financial_account_token: 'fa-1', ...shape.range }, shape.page));
+      const text = plan.join('\n');
+      if (engine === 'sqlite') {
+        const reads = plan.filter((detail) => / book_transfers /.test(detail));
+        expect(reads, shape.name).toEqual([
+          expect.stringMatching(/^SEARCH book_transfers USING INDEX book_transfers_by_from_fa \(program_id=\? AND from_financial_account_token=\?/),
+          expect.stringMatching(/^SEARCH book_transfers USING INDEX book_transfers_by_to_fa \(program_id=\? AND to_financial_account_token=\?/),
+        ]);
+      } else {
+        // By cost: here every transfer is out of fa-1, so that side may walk the program's index.
+        expect(text, shape.name).toMatch(/Index Scan (Backward )?using book_transfers_by_to_fa/);
+        expect(text, shape.name).not.toMatch(/Seq Scan|(^|->)\s*Sort\s+\(/m);
+      }
+    }
+  });
 });

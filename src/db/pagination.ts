@@ -6,9 +6,9 @@
  * A deleted row's place is kept (`rememberDeleted`), so a cursor naming it still pages on: the
  * SDKs' "list and delete each" loop asks for the page after the item it just deleted.
  */
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { exclusiveEndMs } from '../clock.js';
-import { InvalidRequestError } from '../errors.js';
+import { InvalidRequestError, invariant } from '../errors.js';
 import type { Executor } from './database.js';
 import type { Database } from './schema.js';
 
@@ -45,10 +45,14 @@ export interface CreatedRange {
  * tie within the cursor's millisecond a separate test on the token: SQLite, without statistics,
  * rates two separate bounds as narrow enough on the program's `*_by_created` index to prefer it to
  * a filter's index (`*_by_status`, `*_by_fa`…), and walks every row of the range the filter refuses.
+ *
+ * A list whose filter is an OR across columns (a transfer from OR to an account) passes one query
+ * per column instead, whose rows must not overlap: each is paged on its own index, and the page is
+ * the first of their pages merged, so it costs a page per column, not a walk of the program.
  */
 export async function keysetPage<O>(
   exec: Executor,
-  query: SelectQueryBuilder<Database, never, O>,
+  query: SelectQueryBuilder<Database, never, O> | ReadonlyArray<SelectQueryBuilder<Database, never, O>>,
   table: KeysetTable,
   programId: string,
   page: PageParams,
@@ -64,7 +68,8 @@ export async function keysetPage<O>(
   const token = sql.ref(`${alias}.token`);
 
   const bounds = createdBoundsMs(range);
-  let ranged = query;
+  const alternatives = Array.isArray(query) ? (query as ReadonlyArray<SelectQueryBuilder<Database, never, O>>) : [query as SelectQueryBuilder<Database, never, O>];
+  let ranged = alternatives;
   const cursorToken = page.starting_after ?? page.ending_before;
   if (cursorToken !== undefined) {
     const cursor = (await placeOf(exec, table, programId, cursorToken)) ?? (await deletedPlaceOf(exec, table, programId, cursorToken));
@@ -74,20 +79,34 @@ export async function keysetPage<O>(
     }
     if (forward) bounds.throughMs = Math.min(bounds.throughMs ?? Infinity, cursor.created_ms);
     else bounds.fromMs = Math.max(bounds.fromMs ?? -Infinity, cursor.created_ms);
-    ranged = forward
-      ? ranged.where(sql<boolean>`(${created} < ${cursor.created_ms} or ${token} < ${cursor.token})`)
-      : ranged.where(sql<boolean>`(${created} > ${cursor.created_ms} or ${token} > ${cursor.token})`);
+    const after = forward
+      ? sql<boolean>`(${created} < ${cursor.created_ms} or ${token} < ${cursor.token})`
+      : sql<boolean>`(${created} > ${cursor.created_ms} or ${token} > ${cursor.token})`;
+    ranged = ranged.map((alternative) => alternative.where(after));
   }
   const direction = forward ? sql`desc` : sql`asc`;
-  const rows = await createdWithin(ranged, bounds, alias)
-    .orderBy(sql`${created} ${direction}`)
-    .orderBy(sql`${token} ${direction}`)
-    .limit(pageSize + 1)
-    .execute();
+  const pages = ranged.map((alternative) =>
+    createdWithin(alternative, bounds, alias)
+      .orderBy(sql`${created} ${direction}`)
+      .orderBy(sql`${token} ${direction}`)
+      .limit(pageSize + 1),
+  );
+  const rows = await (pages.length === 1 ? (pages[0] as (typeof pages)[number]) : mergedPages(exec, pages, direction, pageSize + 1)).execute();
   const has_more = rows.length > pageSize;
   const pageRows = rows.slice(0, pageSize);
   if (!forward) pageRows.reverse();
   return { rows: pageRows, has_more };
+}
+
+/** The first `limit` rows of the alternatives' pages together, in the pages' order (each page a subquery, as SQLite needs for its own ORDER BY and LIMIT). */
+function mergedPages<O>(exec: Executor, pages: ReadonlyArray<SelectQueryBuilder<Database, never, O>>, direction: RawBuilder<unknown>, limit: number) {
+  const [first, ...rest] = pages.map((page, index) => exec.selectFrom(page.as(`page_${index}`)).selectAll() as unknown as SelectQueryBuilder<Database, never, O>);
+  invariant(first !== undefined, 'a keyset page needs at least one query');
+  return rest
+    .reduce((merged, page) => merged.unionAll(page), first)
+    .orderBy(sql`created_ms ${direction}`)
+    .orderBy(sql`token ${direction}`)
+    .limit(limit);
 }
 
 /** A row's place in `(created_ms, token)` order: a list cursor, or the cursor of a walk over a range in chunks. */

@@ -51,7 +51,10 @@ export function declinedOn(exec: Executor, programId: string, financialAccountTo
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  return (onlyToken === undefined ? query : query.where('token', '=', onlyToken)).execute();
+  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
+  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
+  // walked the program's primary key, every row.
+  return query.orderBy('created_ms').orderBy('token').execute();
 }
 
 export interface ListFilters {

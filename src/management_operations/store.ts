@@ -107,7 +107,10 @@ export function declinedOn(exec: Executor, programId: string, financialAccountTo
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  return (onlyToken === undefined ? query : query.where('token', '=', onlyToken)).execute();
+  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
+  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
+  // walked the program's primary key, every row.
+  return query.orderBy('created_ms').orderBy('token').execute();
 }
 
 export interface ListFilters {
@@ -138,6 +141,8 @@ export async function hasPendingFor(exec: Executor, programId: string, financial
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'PENDING')
+    // Ordered, so that SQLite ranges over the status index (see `declinedOn`), not every row.
+    .orderBy('created_ms')
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
