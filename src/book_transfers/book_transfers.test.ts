@@ -333,6 +333,36 @@ describeWithDb('book transfers', () => {
       expect(tokens(await lister.client.bookTransfers.list({ business_account_token: accountToken }))).toEqual([made2.token]);
     });
 
+    it('pages through an account’s transfers once each, also those between two of its financial accounts, both ways', async () => {
+      const owner = await context.server.newProgram('owner');
+      const outside = await newAccount(owner.client, 'outside');
+      const accountToken = (await context.server.server.db.kysely
+        .selectFrom('accounts')
+        .select('token')
+        .where('program_id', '=', owner.programId)
+        .executeTakeFirstOrThrow()).token;
+      const mine = async (nickname: string) => (await owner.client.financialAccounts.create({ nickname, type: 'OPERATING', account_token: accountToken })).token;
+      const [first, second] = [await mine('first'), await mine('second')];
+      await fund(owner.client, outside, 1_000);
+      const move = (from: string, to: string) =>
+        owner.client.bookTransfers.create({ amount: 10, category: 'TRANSFER', type: 'TRANSFER', subtype: 's', from_financial_account_token: from, to_financial_account_token: to });
+      const moves = [await move(outside, first), await move(first, second), await move(second, outside), await move(outside, first), await move(first, second)];
+      await move(outside, await newAccount(owner.client, 'other'));
+      const expected = moves.map((transfer) => transfer.token).reverse();
+      for (const filter of [{ account_token: accountToken }, { business_account_token: accountToken }]) {
+        for (const pageSize of [1, 2, 3]) {
+          const forward: string[] = [];
+          for await (const item of owner.client.bookTransfers.list({ ...filter, page_size: pageSize })) forward.push(item.token);
+          expect(forward, `forward, page_size ${pageSize}`).toEqual(expected);
+          const backward = await owner.client.bookTransfers.list({ ...filter, page_size: pageSize, ending_before: expected.at(-1) });
+          expect(tokens(backward), `backward, page_size ${pageSize}`).toEqual(expected.slice(-1 - pageSize, -1));
+          expect(backward.has_more).toBe(pageSize < expected.length - 1);
+        }
+      }
+      expect(tokens(await owner.client.bookTransfers.list({ account_token: accountToken, financial_account_token: second }))).toEqual([4, 2, 1].map((index) => (moves[index] as Transfer).token));
+      expect(tokens(await owner.client.bookTransfers.list({ account_token: accountToken, financial_account_token: outside, status: 'SETTLED' }))).toEqual([3, 2, 0].map((index) => (moves[index] as Transfer).token));
+    });
+
     it('refuses bad filters with 400', async () => {
       for (const query of ['status=PENDING', 'category=GIFT', 'page_size=0', 'page_size=101', 'begin=yesterday', 'financial_account_token=nope', 'colour=red']) {
         const response = await context.server.request('GET', `/v1/book_transfers?${query}`, { apiKey: lister.apiKey });

@@ -1,8 +1,8 @@
 /** SQL for book transfers. */
 import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
-import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { PageParams } from '../db/pagination.js';
+import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { BookTransfersTable } from './tables.js';
 
 export type BookTransferRow = BookTransfersTable;
@@ -57,21 +57,12 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
-  for (const accountToken of [filters.account_token, filters.business_account_token]) {
-    if (accountToken === undefined) continue;
-    const accountFas = () => tokensOfAccount(exec, programId, accountToken);
-    query = query.where((eb) => eb.or([eb('from_financial_account_token', 'in', accountFas()), eb('to_financial_account_token', 'in', accountFas())]));
-  }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
   // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
   // final): the status index serves it (migration 0026).
   if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
   else if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as BookTransferRow['status']);
-  const faToken = filters.financial_account_token;
-  if (faToken === undefined) return keysetPage(exec, query, 'book_transfers', programId, page, filters);
-  // From or to the account: a page of each side on its own index (a transfer's sides differ, so
-  // they never share a row), not a walk of the program's transfers until a page of the account's.
-  const sides = [query.where('from_financial_account_token', '=', faToken), query.where('to_financial_account_token', '=', faToken)];
-  return keysetPage(exec, sides, 'book_transfers', programId, page, filters);
+  // From or to the accounts named: a page of each side and account on its own index, merged.
+  return keysetPageOfFinancialAccounts(exec, query, ['from_financial_account_token', 'to_financial_account_token'], filters, 'book_transfers', programId, page);
 }

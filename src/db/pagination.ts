@@ -46,9 +46,10 @@ export interface CreatedRange {
  * rates two separate bounds as narrow enough on the program's `*_by_created` index to prefer it to
  * a filter's index (`*_by_status`, `*_by_fa`…), and walks every row of the range the filter refuses.
  *
- * A list whose filter is an OR across columns (a transfer from OR to an account) passes one query
- * per column instead, whose rows must not overlap: each is paged on its own index, and the page is
- * the first of their pages merged, so it costs a page per column, not a walk of the program.
+ * A list whose filter is an OR (a transfer from OR to an account, a payment of any of an account's
+ * financial accounts) passes one query per alternative instead (`anyOf`), which may overlap: each is
+ * paged on its own index, and the page is the first of their pages merged, so it costs a page per
+ * alternative, not a walk of the program.
  */
 export async function keysetPage<O>(
   exec: Executor,
@@ -98,15 +99,38 @@ export async function keysetPage<O>(
   return { rows: pageRows, has_more };
 }
 
-/** The first `limit` rows of the alternatives' pages together, in the pages' order (each page a subquery, as SQLite needs for its own ORDER BY and LIMIT). */
+/**
+ * The first `limit` rows of the alternatives' pages together, in the pages' order, each row once
+ * (UNION: a row two alternatives match is the same row); each page a subquery, as SQLite needs for
+ * its own ORDER BY and LIMIT.
+ */
 function mergedPages<O>(exec: Executor, pages: ReadonlyArray<SelectQueryBuilder<Database, never, O>>, direction: RawBuilder<unknown>, limit: number) {
   const [first, ...rest] = pages.map((page, index) => exec.selectFrom(page.as(`page_${index}`)).selectAll() as unknown as SelectQueryBuilder<Database, never, O>);
   invariant(first !== undefined, 'a keyset page needs at least one query');
   return rest
-    .reduce((merged, page) => merged.unionAll(page), first)
+    .reduce((merged, page) => merged.union(page), first)
     .orderBy(sql`created_ms ${direction}`)
     .orderBy(sql`token ${direction}`)
     .limit(limit);
+}
+
+/** Beyond this many alternatives, `anyOf` is one query with `in` lists (SQLite allows 500 terms in a compound SELECT). */
+const ALTERNATIVES_MAX = 64;
+
+/** `(column in (values) or …)` over `columns`; no values match nothing. */
+export function anyOfCondition(columns: readonly string[], values: readonly string[]): RawBuilder<boolean> {
+  if (values.length === 0) return sql<boolean>`1 = 0`;
+  return sql<boolean>`(${sql.join(columns.map((column) => sql`${sql.ref(column)} in (${sql.join(values)})`), sql` or `)})`;
+}
+
+/**
+ * The list filter "one of `columns` is one of `values`" as alternatives for `keysetPage`: one query
+ * per column and value, each a range of its own `(program_id, column, created_ms, token)` index;
+ * past ALTERNATIVES_MAX, or with no values, one query (`anyOfCondition`).
+ */
+export function anyOf<O>(query: SelectQueryBuilder<Database, never, O>, columns: readonly string[], values: readonly string[]): Array<SelectQueryBuilder<Database, never, O>> {
+  if (values.length === 0 || columns.length * values.length > ALTERNATIVES_MAX) return [query.where(anyOfCondition(columns, values))];
+  return columns.flatMap((column) => values.map((value) => query.where(sql<boolean>`${sql.ref(column)} = ${value}`)));
 }
 
 /** A row's place in `(created_ms, token)` order: a list cursor, or the cursor of a walk over a range in chunks. */

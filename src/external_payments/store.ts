@@ -1,8 +1,8 @@
 /** SQL for external payments. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
-import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { PageParams } from '../db/pagination.js';
+import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { ExternalPaymentsTable } from './tables.js';
 
 export type ExternalPaymentRow = ExternalPaymentsTable;
@@ -69,15 +69,11 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId);
-  if (filters.financial_account_token !== undefined) query = query.where('financial_account_token', '=', filters.financial_account_token);
-  if (filters.business_account_token !== undefined) {
-    query = query.where('financial_account_token', 'in', tokensOfAccount(exec, programId, filters.business_account_token));
-  }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
   // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
   // final): the status index serves it (migration 0026).
   if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
   else if (filters.result !== undefined) query = query.where('result', '=', filters.result as ExternalPaymentRow['result']);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
-  return keysetPage(exec, query, 'external_payments', programId, page, filters);
+  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'external_payments', programId, page);
 }

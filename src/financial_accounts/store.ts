@@ -1,7 +1,9 @@
 /** SQL for financial accounts. */
 import type { Executor } from '../db/database.js';
 import { insertRows, preparedOverTokens } from '../db/prepared.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import type { SelectQueryBuilder } from 'kysely';
+import { anyOf, anyOfCondition, keysetPage, type CreatedRange, type KeysetTable, type Page, type PageParams } from '../db/pagination.js';
+import type { Database } from '../db/schema.js';
 import type { FinancialAccountsTable } from './tables.js';
 
 export type FinancialAccountRow = FinancialAccountsTable;
@@ -42,9 +44,42 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   return keysetPage(exec, filtered(exec, programId, filters), 'financial_accounts', programId, page);
 }
 
-/** The tokens of an account's financial accounts, as a subquery for list filters on other tables. */
-export function tokensOfAccount(exec: Executor, programId: string, accountToken: string) {
-  return exec.selectFrom('financial_accounts').select('token').where('program_id', '=', programId).where('account_token', '=', accountToken);
+/** The tokens of an account's financial accounts. */
+async function tokensOfAccount(exec: Executor, programId: string, accountToken: string): Promise<string[]> {
+  const rows = await exec.selectFrom('financial_accounts').select('token').where('program_id', '=', programId).where('account_token', '=', accountToken).execute();
+  return rows.map((row) => row.token);
+}
+
+/** The filters of a movement list that name financial accounts: one, or those of an account (or business). */
+export interface FinancialAccountFilters {
+  financial_account_token?: string | undefined;
+  account_token?: string | undefined;
+  business_account_token?: string | undefined;
+}
+
+/**
+ * One page of a movement list whose rows name financial accounts in `columns` (a transfer's from
+ * and to), filtered to those `filters` name: the first filter given (the single account first) is
+ * paged as alternatives, one per column and financial account (`anyOf`), each on its own index;
+ * any other is a condition on them.
+ */
+export async function keysetPageOfFinancialAccounts<O>(
+  exec: Executor,
+  query: SelectQueryBuilder<Database, never, O>,
+  columns: readonly string[],
+  filters: FinancialAccountFilters & CreatedRange,
+  table: KeysetTable,
+  programId: string,
+  page: PageParams,
+): Promise<Page<O>> {
+  const sets: string[][] = [];
+  if (filters.financial_account_token !== undefined) sets.push([filters.financial_account_token]);
+  for (const accountToken of [filters.account_token, filters.business_account_token]) {
+    if (accountToken !== undefined) sets.push(await tokensOfAccount(exec, programId, accountToken));
+  }
+  const [first, ...rest] = sets;
+  const filtered = rest.reduce((narrowed, set) => narrowed.where(anyOfCondition(columns, set)), query);
+  return keysetPage(exec, first === undefined ? filtered : anyOf(filtered, columns, first), table, programId, page, filters);
 }
 
 /** The status of each of the financial accounts that exist among `tokens` (asked by every money movement: prepared). */

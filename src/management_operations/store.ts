@@ -1,8 +1,8 @@
 /** SQL for management operations. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
-import { tokensOfAccount } from '../financial_accounts/store.js';
+import type { PageParams } from '../db/pagination.js';
+import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { ManagementOperationsTable } from './tables.js';
 
 export type ManagementOperationRow = ManagementOperationsTable;
@@ -124,13 +124,9 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId);
-  if (filters.financial_account_token !== undefined) query = query.where('financial_account_token', '=', filters.financial_account_token);
-  if (filters.business_account_token !== undefined) {
-    query = query.where('financial_account_token', 'in', tokensOfAccount(exec, programId, filters.business_account_token));
-  }
   if (filters.category !== undefined) query = query.where('category', '=', filters.category);
   if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
-  return keysetPage(exec, query, 'management_operations', programId, page, filters);
+  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'management_operations', programId, page);
 }
 
 /** Whether the financial account has an operation still waiting for its effective date. */
