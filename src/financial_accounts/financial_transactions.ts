@@ -2,9 +2,9 @@
  * Financial transactions: what each transaction (a book transfer, a payment, a management
  * operation, a card transaction) did to one financial account, read from the ledger's journals
  * rather than kept a second time. A transaction is the journals that share its `transaction_token`;
- * each journal is one event (and a payment's SETTLED step, which moves no money and so has no
- * journal, is shown from its event: see `ShownJournal`). From the account's entries, signed as the money goes (negative when
- * it leaves the account):
+ * each journal is one event (a payment's SETTLED step, which moves no money and so has no
+ * journal, is shown from its event: see `ShownJournal`). From the account's entries, signed as the
+ * money goes (negative when it leaves the account):
  *   - money coming in waits in pending (a deposit, a card credit): pending_amount = Σ pending,
  *     settled_amount = Σ available;
  *   - money going out is first held (a withdrawal, a card authorization: its first journal moves

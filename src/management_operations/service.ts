@@ -22,9 +22,9 @@
  *
  * Reverse. A SETTLED operation is undone by the opposite movement, dated on or after its own
  * effective date (else 422); a PENDING one is withdrawn before it takes effect (no ledger effect
- * either way). Either becomes REVERSED and gets the
- * `_REVERSAL` partner event (LOSS_WRITE_OFF has none and repeats itself; reversing an operation
- * created as X_REVERSAL appends X). Anything else is a 422.
+ * either way). Either becomes REVERSED and gets the `_REVERSAL` partner event (LOSS_WRITE_OFF has
+ * none and repeats itself; reversing an operation created as X_REVERSAL appends X). Anything else
+ * is a 422.
  *
  * Closed accounts (`on_closed_account`). FAIL, the default: an operation on an account that is not
  * OPEN is a 422. USE_SUSPENSE: a CREDIT to a CLOSED account is made, but held in the program's
