@@ -10,6 +10,7 @@ import { beforeAll, expect, it } from 'vitest';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
+import * as moneyEvents from '../money_events/store.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
 import { statementsOf } from '../testing/plans.js';
 import * as transactions from '../transactions/store.js';
@@ -248,5 +249,12 @@ describeWithDb('filtered list plans', () => {
       expect(byAccount.rows).toHaveLength(5);
     }
     expect(await bookTransfers.list(kysely, PROGRAM, { account_token: 'acct-none' }, {})).toEqual({ rows: [], has_more: false });
+  });
+
+  it.skipIf(engine !== 'sqlite')('an event without a journal on an account: its movements on the account from their indexes, each one’s events by key', async () => {
+    const plan = await pagePlan(storage.db.kysely, (watched) => moneyEvents.eventWithoutJournalMs(watched, PROGRAM, 'fa-1', 'e-1'));
+    const reads = plan.filter((detail) => /^(SEARCH|SCAN) /.test(detail));
+    expect(reads).toHaveLength(6);
+    for (const read of reads) expect(read).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \(program_id=\? AND \w+=\?\)$|^SEARCH money_events USING PRIMARY KEY \(program_id=\? AND transaction_token=\?\)$/);
   });
 });

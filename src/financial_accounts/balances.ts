@@ -18,6 +18,7 @@ import { invariant, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { balanceAmounts, balancesAt, eventWrittenMs, getBalances, type Balance } from '../ledger/ledger.js';
 import { catchUpDueOperations } from '../management_operations/service.js';
+import * as moneyEvents from '../money_events/store.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { catchUpExpiries } from '../transactions/service.js';
 import type { AccountBalancesQuery, FinancialAccountBalance, FinancialAccountType, ProgramBalance, ProgramBalancesQuery } from './schemas.js';
@@ -52,9 +53,13 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
     );
   }
   if (query.last_transaction_event_token !== undefined) {
-    const eventMs = await eventWrittenMs(exec, scope.programId, token, query.last_transaction_event_token);
+    const eventToken = query.last_transaction_event_token;
+    // An event that moved nothing (a payment's SETTLED step, a declined movement's) has no journal:
+    // the balance right after it is the one at its time.
+    const eventMs =
+      (await eventWrittenMs(exec, scope.programId, token, eventToken)) ?? (await moneyEvents.eventWithoutJournalMs(exec, scope.programId, token, eventToken));
     if (eventMs === undefined) {
-      throw notFound('financial transaction event', query.last_transaction_event_token, 'last_transaction_event_token');
+      throw notFound('financial transaction event', eventToken, 'last_transaction_event_token');
     }
     throughMs = throughMs === undefined ? eventMs : Math.min(throughMs, eventMs);
   }

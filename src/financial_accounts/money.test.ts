@@ -352,6 +352,22 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(events(done)).toEqual(sameEvents(released, 1));
       // The balance right after the SETTLED event is the balance the event found: it moved nothing.
       expect(await balanceOf(client, account)).toEqual({ available: 540, pending: 0, total: 540 });
+      const [afterSettled] = (await client.financialAccounts.balances.list(account, { last_transaction_event_token: settled.events?.[1]?.token })).data;
+      expect(afterSettled).toMatchObject({ available_amount: 470, pending_amount: 109 });
+    });
+
+    it('reports the balance right after an event that moved nothing: a declined movement’s', async () => {
+      const { client } = context.program;
+      const account = await newAccount(client);
+      const other = await newAccount(client);
+      await fund(client, account, 500);
+      const declined = await transfer(account, other, 10_000);
+      expect(declined.status).toBe('DECLINED');
+      await transfer(account, other, 100);
+      const [after] = (await client.financialAccounts.balances.list(account, { last_transaction_event_token: declined.events[0]?.token })).data;
+      expect(after).toMatchObject({ available_amount: 500, pending_amount: 0 });
+      // Only on the account it was declined on.
+      await expectError(client.financialAccounts.balances.list(other, { last_transaction_event_token: declined.events[0]?.token }), 404);
     });
 
     it('answers whole without page_size (as Lithic), and pages with it: has_more, both cursors, 1 to 100', async () => {

@@ -1,5 +1,6 @@
 /** SQL for money events. */
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { Executor } from '../db/database.js';
 import { eventsOfTransactions } from '../db/chunks.js';
 import { insertRows } from '../db/prepared.js';
@@ -33,4 +34,39 @@ export async function exists(exec: Executor, programId: string, transactionToken
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * When an event of a movement on the financial account that wrote no journal was recorded: a
+ * payment's SETTLED step, or an event of a movement the funds declined (a transfer out of the
+ * account, a payment, an operation), as its financial transactions show them. The events of each
+ * resource's rows on the account (read from its index), each transaction's by primary key;
+ * undefined if none has it.
+ */
+export async function eventWithoutJournalMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string): Promise<number | undefined> {
+  const among = (transactions: SelectQueryBuilder<Database, keyof Database, { token: string }>) =>
+    exec
+      .selectFrom('money_events')
+      .select('created_ms')
+      .where('program_id', '=', programId)
+      .where('transaction_token', 'in', transactions)
+      .where('token', '=', eventToken);
+  const onAccount = (table: 'external_payments' | 'management_operations') =>
+    exec.selectFrom(table).select('token').where('program_id', '=', programId).where('financial_account_token', '=', financialAccountToken);
+  const rows = await among(onAccount('external_payments'))
+    // The declined ones in (created_ms, token) order, so that SQLite ranges over the status index.
+    .unionAll(among(onAccount('management_operations').where('status', '=', 'DECLINED').orderBy('created_ms')))
+    .unionAll(
+      among(
+        exec
+          .selectFrom('book_transfers')
+          .select('token')
+          .where('program_id', '=', programId)
+          .where('from_financial_account_token', '=', financialAccountToken)
+          .where('status', '=', 'DECLINED')
+          .orderBy('created_ms'),
+      ),
+    )
+    .execute();
+  return rows[0] === undefined ? undefined : Number(rows[0].created_ms);
 }
