@@ -4,9 +4,9 @@
  * many card- and account-level rules the program has. (Asked for them in creation order, SQLite
  * walked all of the program's rules in that order instead.) PostgreSQL picks its plan by cost.
  */
-import { CompiledQuery } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { planOf } from '../testing/plans.js';
 import { activeProgramRulesQuery } from './store.js';
 
 describeWithDb('program-level rules of a card or account response', () => {
@@ -14,9 +14,7 @@ describeWithDb('program-level rules of a card or account response', () => {
 
   it.skipIf(engine !== 'sqlite')('are read through auth_rules_applying, not by walking every rule of the program', async () => {
     const { kysely } = storage.db;
-    const statement = activeProgramRulesQuery(kysely, 'p-1').compile();
-    const plan = await kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${statement.sql}`, [...statement.parameters]));
-    const details = plan.rows.map((row) => row.detail);
+    const details = await planOf(kysely, activeProgramRulesQuery(kysely, 'p-1').compile());
     expect(details.filter((detail) => detail.includes('auth_rules'))).toEqual([expect.stringMatching(/^SEARCH auth_rules USING COVERING INDEX auth_rules_applying \(program_id=\? AND event_stream=\? AND state=\? AND scope=\?\)$/)]);
     expect(details.join('\n')).not.toMatch(/TEMP B-TREE/);
   });

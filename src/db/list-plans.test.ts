@@ -5,14 +5,14 @@
  * whole program. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
  * rows (1 in 100 matching) and are ANALYZEd.
  */
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
 import * as moneyEvents from '../money_events/store.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
-import { statementsOf } from '../testing/plans.js';
+import { planOf, statementsOf } from '../testing/plans.js';
 import * as transactions from '../transactions/store.js';
 import type { Executor } from './database.js';
 import type { CreatedRange, PageParams } from './pagination.js';
@@ -127,9 +127,7 @@ const pageShapes: Array<{ name: string; page: PageParams; range: CreatedRange }>
 async function pagePlan(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
   const statement = (await statementsOf(kysely, read)).at(-1);
   if (statement === undefined) throw new Error('the list ran no statement');
-  const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN';
-  const plan = await kysely.executeQuery<Record<string, string>>(CompiledQuery.raw(`${explain} ${statement.sql}`, [...statement.parameters]));
-  return plan.rows.map((row) => row.detail ?? row['QUERY PLAN'] ?? '');
+  return planOf(kysely, statement);
 }
 
 describeWithDb('filtered list plans', () => {

@@ -5,11 +5,12 @@
  * the index of migration 0022, never by reading every attempt.
  */
 import fc from 'fast-check';
-import { CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { expect, it } from 'vitest';
 import { insertRows } from '../db/prepared.js';
 import type { EventAttemptsTable } from '../events/tables.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { planOf } from '../testing/plans.js';
 import { dueAttempts } from './store.js';
 
 const NOW_WALL_MS = 1_000;
@@ -94,8 +95,7 @@ describeWithDb('the due attempts query', () => {
     expect(statements).toHaveLength(3);
     const reads: string[] = [];
     for (const statement of statements) {
-      const plan = await kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${statement.sql}`, [...statement.parameters]));
-      reads.push(...plan.rows.map((row) => row.detail).filter((detail) => detail.includes('event_attempts')));
+      reads.push(...(await planOf(kysely, statement)).filter((detail) => detail.includes('event_attempts')));
     }
     // Each read is a seek into the index; the one scan is the skip scan's start, the first entry
     // in index order (`order by subscription_token limit 1`).

@@ -4,32 +4,19 @@
  * index alone, the last journal until a time a backward seek, the journal of an event a backward
  * walk of the index alone. Checked on SQLite's plans; PostgreSQL picks its plans by cost.
  */
-import { CompiledQuery, createQueryId, type Kysely, type RootOperationNode } from 'kysely';
+import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { Database } from '../db/schema.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { planOf, statementsOf } from '../testing/plans.js';
 import { balancesAt, type Balance } from './ledger.js';
 import * as store from './store.js';
 import type { LedgerEntriesTable } from './tables.js';
 
-/** The plan lines about ledger_entries of every statement `read` runs (recorded by a plugin, compiled again to explain). */
+/** The plan lines about ledger_entries of every statement `read` runs. */
 async function ledgerPlans(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
-  const nodes: RootOperationNode[] = [];
-  await read(
-    kysely.withPlugin({
-      transformQuery: ({ node }) => {
-        nodes.push(node);
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    }),
-  );
   const details: string[] = [];
-  for (const node of nodes) {
-    const statement = kysely.getExecutor().compileQuery(node, createQueryId());
-    const plan = await kysely.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${statement.sql}`, [...statement.parameters]));
-    details.push(...plan.rows.map((row) => row.detail).filter((detail) => detail.includes('ledger_entries')));
-  }
+  for (const statement of await statementsOf(kysely, read)) details.push(...(await planOf(kysely, statement)).filter((detail) => detail.includes('ledger_entries')));
   return details;
 }
 

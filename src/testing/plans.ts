@@ -1,5 +1,5 @@
-/** Query plans for tests: the statements a read runs, as it runs them. */
-import { createQueryId, type CompiledQuery, type Kysely, type RootOperationNode } from 'kysely';
+/** Query plans for tests: the statements a read runs, as it runs them, and their plans. */
+import { CompiledQuery, createQueryId, PostgresAdapter, type Kysely, type RootOperationNode } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** Every statement `read` runs on the Kysely it is given, compiled again to be explained. */
@@ -15,4 +15,11 @@ export async function statementsOf(kysely: Kysely<Database>, read: (watched: Kys
     }),
   );
   return nodes.map((node) => kysely.getExecutor().compileQuery(node, createQueryId()));
+}
+
+/** The plan of `statement`, a line per step: SQLite's EXPLAIN QUERY PLAN details, PostgreSQL's EXPLAIN lines. */
+export async function planOf(kysely: Kysely<Database>, statement: CompiledQuery): Promise<string[]> {
+  const postgres = kysely.getExecutor().adapter instanceof PostgresAdapter;
+  const plan = await kysely.executeQuery<Record<string, string>>(CompiledQuery.raw(`${postgres ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${statement.sql}`, [...statement.parameters]));
+  return plan.rows.map((row) => (postgres ? row['QUERY PLAN'] : row.detail) ?? '');
 }
