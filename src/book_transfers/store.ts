@@ -1,7 +1,7 @@
 /** SQL for book transfers. */
 import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import type { PageParams } from '../db/pagination.js';
+import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { BookTransfersTable } from './tables.js';
 
@@ -30,18 +30,19 @@ export async function markReversed(exec: Executor, programId: string, token: str
   return Number(result.numUpdatedRows);
 }
 
-/** The DECLINED transfers out of a financial account (funds refused them there), for its financial transactions. */
-export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
-  const query = exec
+/** The DECLINED transfers out of a financial account (funds refused them there), which its financial transactions show. */
+export function declinedFromQuery(exec: Executor, programId: string, financialAccountToken: string) {
+  return exec
     .selectFrom('book_transfers')
-    .select(['token', 'created_ms'])
     .where('program_id', '=', programId)
     .where('from_financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
-  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
-  // walked the program's primary key, every row.
-  return query.orderBy('created_ms').orderBy('token').execute();
+}
+
+/** Those transfers (`declinedFromQuery`); with `onlyToken`, that one if it is one (a primary-key seek). */
+export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+  const query = declinedFromQuery(exec, programId, financialAccountToken).select(['token', 'created_ms']);
+  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
 }
 
 export interface ListFilters {

@@ -133,6 +133,15 @@ export function anyOf<O>(query: SelectQueryBuilder<Database, never, O>, columns:
   return columns.flatMap((column) => values.map((value) => query.where(sql<boolean>`${sql.ref(column)} = ${value}`)));
 }
 
+/**
+ * `query` in list order, `(created_ms, token)`, for a read of every row a filter keeps (an
+ * account's declined movements): SQLite then ranges over the filter's index (`*_by_status`,
+ * migration 0026); unordered, it walked the program's primary key, every row.
+ */
+export function inListOrder<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return query.orderBy(sql`created_ms`).orderBy(sql`token`);
+}
+
 /** A row's place in `(created_ms, token)` order: a list cursor, or the cursor of a walk over a range in chunks. */
 export interface RowKey {
   created_ms: number;

@@ -1,7 +1,7 @@
 /** SQL for external payments. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import type { PageParams } from '../db/pagination.js';
+import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { ExternalPaymentsTable } from './tables.js';
 
@@ -43,7 +43,7 @@ export async function transition(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
-/** The DECLINED payments of a financial account, for its financial transactions. */
+/** The DECLINED payments of a financial account, for its financial transactions; with `onlyToken`, that one if it is one (a primary-key seek). */
 export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
   const query = exec
     .selectFrom('external_payments')
@@ -51,10 +51,7 @@ export function declinedOn(exec: Executor, programId: string, financialAccountTo
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
-  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
-  // walked the program's primary key, every row.
-  return query.orderBy('created_ms').orderBy('token').execute();
+  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
 }
 
 export interface ListFilters {

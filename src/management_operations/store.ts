@@ -1,7 +1,7 @@
 /** SQL for management operations. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
-import type { PageParams } from '../db/pagination.js';
+import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import type { ManagementOperationsTable } from './tables.js';
 
@@ -99,18 +99,19 @@ export async function transition(
   return Number(result.numUpdatedRows);
 }
 
-/** The DECLINED operations on a financial account, for its financial transactions. */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
-  const query = exec
+/** The DECLINED operations on a financial account, which its financial transactions show. */
+export function declinedOnQuery(exec: Executor, programId: string, financialAccountToken: string) {
+  return exec
     .selectFrom('management_operations')
-    .select(['token', 'created_ms', 'direction'])
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  if (onlyToken !== undefined) return query.where('token', '=', onlyToken).execute();
-  // In (created_ms, token) order: SQLite then ranges over the status index (migration 0026); unordered, it
-  // walked the program's primary key, every row.
-  return query.orderBy('created_ms').orderBy('token').execute();
+}
+
+/** Those operations (`declinedOnQuery`); with `onlyToken`, that one if it is one (a primary-key seek). */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+  const query = declinedOnQuery(exec, programId, financialAccountToken).select(['token', 'created_ms', 'direction']);
+  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
 }
 
 export interface ListFilters {
@@ -131,15 +132,11 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
 
 /** Whether the financial account has an operation still waiting for its effective date. */
 export async function hasPendingFor(exec: Executor, programId: string, financialAccountToken: string): Promise<boolean> {
-  const row = await exec
+  const pending = exec
     .selectFrom('management_operations')
     .select('token')
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'PENDING')
-    // Ordered, so that SQLite ranges over the status index (see `declinedOn`), not every row.
-    .orderBy('created_ms')
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('status', '=', 'PENDING');
+  return (await inListOrder(pending).limit(1).executeTakeFirst()) !== undefined;
 }

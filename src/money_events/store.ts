@@ -4,6 +4,9 @@ import type { Database } from '../db/schema.js';
 import type { Executor } from '../db/database.js';
 import { eventsOfTransactions } from '../db/chunks.js';
 import { insertRows } from '../db/prepared.js';
+import { inListOrder } from '../db/pagination.js';
+import * as bookTransfers from '../book_transfers/store.js';
+import * as managementOperations from '../management_operations/store.js';
 import type { MoneyEventsTable } from './tables.js';
 
 export async function insert(exec: Executor, row: MoneyEventsTable): Promise<void> {
@@ -51,22 +54,10 @@ export async function eventWithoutJournalMs(exec: Executor, programId: string, f
       .where('program_id', '=', programId)
       .where('transaction_token', 'in', transactions)
       .where('token', '=', eventToken);
-  const onAccount = (table: 'external_payments' | 'management_operations') =>
-    exec.selectFrom(table).select('token').where('program_id', '=', programId).where('financial_account_token', '=', financialAccountToken);
-  const rows = await among(onAccount('external_payments'))
-    // The declined ones in (created_ms, token) order, so that SQLite ranges over the status index.
-    .unionAll(among(onAccount('management_operations').where('status', '=', 'DECLINED').orderBy('created_ms')))
-    .unionAll(
-      among(
-        exec
-          .selectFrom('book_transfers')
-          .select('token')
-          .where('program_id', '=', programId)
-          .where('from_financial_account_token', '=', financialAccountToken)
-          .where('status', '=', 'DECLINED')
-          .orderBy('created_ms'),
-      ),
-    )
+  const payments = exec.selectFrom('external_payments').select('token').where('program_id', '=', programId).where('financial_account_token', '=', financialAccountToken);
+  const rows = await among(payments)
+    .unionAll(among(inListOrder(managementOperations.declinedOnQuery(exec, programId, financialAccountToken).select('token'))))
+    .unionAll(among(inListOrder(bookTransfers.declinedFromQuery(exec, programId, financialAccountToken).select('token'))))
     .execute();
   return rows[0] === undefined ? undefined : Number(rows[0].created_ms);
 }
