@@ -5,18 +5,17 @@
  * whole program. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
  * rows (1 in 100 matching) and are ANALYZEd.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
 import * as moneyEvents from '../money_events/store.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
-import { planOf, statementsOf } from '../testing/plans.js';
+import { pagePlan } from '../testing/plans.js';
 import * as transactions from '../transactions/store.js';
 import type { Executor } from './database.js';
 import type { CreatedRange, PageParams } from './pagination.js';
-import type { Database } from './schema.js';
 
 const PROGRAM = 'p-plans';
 const ROWS = 20_000;
@@ -122,13 +121,6 @@ const pageShapes: Array<{ name: string; page: PageParams; range: CreatedRange }>
   { name: 'begin/end after a cursor', page: { starting_after: cursor }, range },
   { name: 'end before a cursor', page: { ending_before: cursor }, range: { end: range.end } },
 ];
-
-/** The plan of the last statement `read` runs (the page; before it, the cursor's lookup). */
-async function pagePlan(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
-  const statement = (await statementsOf(kysely, read)).at(-1);
-  if (statement === undefined) throw new Error('the list ran no statement');
-  return planOf(kysely, statement);
-}
 
 describeWithDb('filtered list plans', () => {
   const storage = useMigratedDb();

@@ -23,3 +23,10 @@ export async function planOf(kysely: Kysely<Database>, statement: CompiledQuery)
   const plan = await kysely.executeQuery<Record<string, string>>(CompiledQuery.raw(`${postgres ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${statement.sql}`, [...statement.parameters]));
   return plan.rows.map((row) => (postgres ? row['QUERY PLAN'] : row.detail) ?? '');
 }
+
+/** The plan of the last statement `read` runs (a list's page; before it, the cursor's lookup). */
+export async function pagePlan(kysely: Kysely<Database>, read: (watched: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const statement = (await statementsOf(kysely, read)).at(-1);
+  if (statement === undefined) throw new Error('the read ran no statement');
+  return planOf(kysely, statement);
+}
