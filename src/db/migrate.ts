@@ -33,6 +33,7 @@ import * as m0023 from './migrations/0023_input_only_reasons.js';
 import * as m0024 from './migrations/0024_clock_moved_wall_ms.js';
 import * as m0025 from './migrations/0025_ledger_entries_by_account_time.js';
 import * as m0026 from './migrations/0026_movements_by_status_and_category.js';
+import * as m0027 from './migrations/0027_accounts_by_type_and_state.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0024_clock_moved_wall_ms': m0024,
   '0025_ledger_entries_by_account_time': m0025,
   '0026_movements_by_status_and_category': m0026,
+  '0027_accounts_by_type_and_state': m0027,
 };
 
 /**

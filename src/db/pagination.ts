@@ -6,7 +6,7 @@
  * A deleted row's place is kept (`rememberDeleted`), so a cursor naming it still pages on: the
  * SDKs' "list and delete each" loop asks for the page after the item it just deleted.
  */
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { PostgresAdapter, sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { exclusiveEndMs } from '../clock.js';
 import { InvalidRequestError, invariant } from '../errors.js';
 import type { Executor } from './database.js';
@@ -121,6 +121,20 @@ const ALTERNATIVES_MAX = 64;
 export function anyOfCondition(columns: readonly string[], values: readonly string[]): RawBuilder<boolean> {
   if (values.length === 0) return sql<boolean>`1 = 0`;
   return sql<boolean>`(${sql.join(columns.map((column) => sql`${sql.ref(column)} in (${sql.join(values)})`), sql` or `)})`;
+}
+
+/**
+ * `column in (values)` as a condition on the rows another filter's index finds. SQLite plans without
+ * statistics: where two indexes serve a query equally well (one account's bank accounts in one
+ * state: `*_by_account` or `*_by_state`) it takes the one created last, and would walk every ENABLED
+ * bank account of the program for the account's few; so there the column is kept from any index
+ * (`+column`, SQLite's way of saying so). PostgreSQL, which plans from statistics, gets the plain
+ * condition (an expression's selectivity it could only guess). No values match nothing.
+ */
+export function anyOfUnindexed(exec: Executor, column: string, values: readonly string[]): RawBuilder<boolean> {
+  if (values.length === 0) return sql<boolean>`1 = 0`;
+  const operand = exec.getExecutor().adapter instanceof PostgresAdapter ? sql.ref(column) : sql`+${sql.ref(column)}`;
+  return sql<boolean>`${operand} in (${sql.join(values)})`;
 }
 
 /**

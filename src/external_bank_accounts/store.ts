@@ -1,6 +1,6 @@
 /** SQL for external bank accounts. */
 import type { Db, Executor, Tx } from '../db/database.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOf, anyOfUnindexed, keysetPage, type PageParams } from '../db/pagination.js';
 import type { ExternalBankAccountsTable } from './tables.js';
 
 export type ExternalBankAccountRow = ExternalBankAccountsTable;
@@ -106,18 +106,37 @@ export interface ListFilters {
   verification_states?: string[] | undefined;
 }
 
+/**
+ * The array filters, in the order in which the first given drives the page (migration 0027: a range
+ * of its index per value, `anyOf`); the others are conditions on the rows it finds. Verification
+ * states first: theirs is the only spread that changes here (PENDING until verified, then ENABLED
+ * or FAILED_VERIFICATION), and the rare values are the ones asked for; then the two account types.
+ * States and countries last: every bank account here is ENABLED (no endpoint changes it) and USA
+ * (the only country accepted), so their usual values keep every row. Owner types have no index.
+ */
+const ARRAY_FILTERS = [
+  ['verification_states', 'verification_state'],
+  ['account_types', 'type'],
+  ['states', 'state'],
+  ['countries', 'country'],
+  ['owner_types', 'owner_type'],
+] as const;
+
+/**
+ * One page of the program's bank accounts matching the filters. An account's (its few bank
+ * accounts) are found by account, every array filter a condition on them; otherwise the first
+ * array filter of ARRAY_FILTERS given drives the page.
+ */
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('external_bank_accounts').selectAll().where('program_id', '=', programId);
   if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
-  const anyOf = [
-    ['type', filters.account_types],
-    ['country', filters.countries],
-    ['owner_type', filters.owner_types],
-    ['state', filters.states],
-    ['verification_state', filters.verification_states],
-  ] as const;
-  for (const [column, values] of anyOf) {
-    if (values !== undefined && values.length > 0) query = query.where(column, 'in', values);
+  const given = ARRAY_FILTERS.flatMap(([name, column]) => {
+    const values = filters[name];
+    return values !== undefined && values.length > 0 ? [{ column, values }] : [];
+  });
+  const driver = filters.account_token === undefined ? given.find(({ column }) => column !== 'owner_type') : undefined;
+  for (const filter of given) {
+    if (filter !== driver) query = query.where(anyOfUnindexed(exec, filter.column, filter.values));
   }
-  return keysetPage(exec, query, 'external_bank_accounts', programId, page);
+  return keysetPage(exec, driver === undefined ? query : anyOf(query, [driver.column], driver.values), 'external_bank_accounts', programId, page);
 }

@@ -2,7 +2,7 @@
 import type { Executor } from '../db/database.js';
 import { insertRows, preparedOverTokens } from '../db/prepared.js';
 import type { SelectQueryBuilder } from 'kysely';
-import { anyOf, anyOfCondition, keysetPage, type CreatedRange, type KeysetTable, type Page, type PageParams } from '../db/pagination.js';
+import { anyOf, anyOfCondition, anyOfUnindexed, keysetPage, type CreatedRange, type KeysetTable, type Page, type PageParams } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import type { FinancialAccountsTable } from './tables.js';
 
@@ -29,13 +29,18 @@ export interface ListFilters {
   created_through_ms?: number | undefined;
 }
 
-/** The program's financial accounts matching the filters (every account token given must match). */
+/**
+ * The program's financial accounts matching the filters (every account token given must match).
+ * The type is a range of `financial_accounts_by_type` (migration 0027), unless an account is named:
+ * its few financial accounts are found by account, the type checked on them.
+ */
 function filtered(exec: Executor, programId: string, filters: ListFilters) {
   let query = exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId);
-  for (const accountToken of [filters.account_token, filters.business_account_token]) {
-    if (accountToken !== undefined) query = query.where('account_token', '=', accountToken);
+  const accountTokens = [filters.account_token, filters.business_account_token].filter((token) => token !== undefined);
+  for (const accountToken of accountTokens) query = query.where('account_token', '=', accountToken);
+  if (filters.type !== undefined) {
+    query = accountTokens.length > 0 ? query.where(anyOfUnindexed(exec, 'type', [filters.type])) : query.where('type', '=', filters.type);
   }
-  if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.created_through_ms !== undefined) query = query.where('created_ms', '<=', filters.created_through_ms);
   return query;
 }
