@@ -13,7 +13,8 @@
  *   status PENDING while anything is pending, SETTLED when money stayed, and once everything was
  *   undone RETURNED (it had settled) or VOIDED (it never had: a hold let go, a deposit canceled).
  * A card transaction is described by its own record instead: its events' types (AUTHORIZATION,
- * CLEARING, …), the merchant's descriptor, and VOIDED or EXPIRED when its hold was released that way.
+ * CLEARING, …), the merchant's descriptor, and its status when PENDING (whatever it holds), VOIDED
+ * or EXPIRED.
  * A movement the funds declined wrote no entries; it is read from its own resource and shown
  * DECLINED (see `declinedMovements`).
  */
@@ -43,8 +44,13 @@ export interface CardFacts {
   descriptor: string;
 }
 
-/** A card transaction whose hold was released without settling ends VOIDED or EXPIRED, as the card transaction does. */
-const RELEASED_CARD_STATUSES: ReadonlyMap<string, FinancialTransactionStatus> = new Map([
+/**
+ * The card transaction's own status, where its money alone cannot tell it: one whose hold was
+ * released without settling ends VOIDED or EXPIRED; one still PENDING is PENDING even once it holds
+ * nothing (an authorization advised down to 0), since the network may still clear it.
+ */
+const CARD_STATUSES: ReadonlyMap<string, FinancialTransactionStatus> = new Map([
+  ['PENDING', 'PENDING'],
   ['VOIDED', 'VOIDED'],
   ['EXPIRED', 'EXPIRED'],
 ]);
@@ -171,7 +177,7 @@ export function deriveTransactions(
       }),
       ...amountsOf(group),
       result: 'APPROVED' as const,
-      status: (card && RELEASED_CARD_STATUSES.get(card.status)) ?? statusOf(group),
+      status: (card && CARD_STATUSES.get(card.status)) ?? statusOf(group),
     };
   });
   return newestFirst(transactions);

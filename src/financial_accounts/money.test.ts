@@ -486,6 +486,23 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect([await statuses('VOIDED'), await statuses('EXPIRED'), await statuses('RETURNED')]).toEqual([[voided], [expired], []]);
       for (const listed of list) expect(await client.financialAccounts.financialTransactions.retrieve(card.funding.token, listed.token)).toEqual(listed);
     });
+
+    it('shows an authorization advised down to 0 PENDING, as the card transaction is, until it clears', async () => {
+      const { client } = await context.server.newProgram('card advised to zero');
+      const card = await cardOnOwnAccount(client);
+      const token = await authorize(client, card, 500, { descriptor: 'TAXI' });
+      await client.transactions.simulateAuthorizationAdvice({ token, amount: 0 });
+      expect((await client.transactions.retrieve(token)).status).toBe('PENDING');
+      const shown = async () => {
+        const one = await client.financialAccounts.financialTransactions.retrieve(card.funding.token, token);
+        const listed = (await client.financialAccounts.financialTransactions.list(card.funding.token, { status: one.status })).data.map((transaction) => transaction.token);
+        return { status: one.status, pending_amount: one.pending_amount, settled_amount: one.settled_amount, listed_under_its_status: listed.includes(token) };
+      };
+      expect(await shown()).toEqual({ status: 'PENDING', pending_amount: 0, settled_amount: 0, listed_under_its_status: true });
+      await client.transactions.simulateClearing({ token, amount: 300 });
+      expect(await shown()).toEqual({ status: 'SETTLED', pending_amount: 0, settled_amount: -300, listed_under_its_status: true });
+      expect(await balanceOf(client, card.funding.token)).toEqual({ available: -300, pending: 0, total: -300 });
+    });
   });
 });
 
