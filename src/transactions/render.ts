@@ -59,10 +59,29 @@ export function rateOf(row: Pick<TransactionRow, 'merchant_authorization_amount_
   return { cardholder_cents: opening?.amount_cents ?? merchantCents, merchant_cents: merchantCents };
 }
 
-/** Merchant-currency amount of a settlement-currency amount, at the transaction's rate. */
+/** Below it, a product and its quotient in floating point round as the exact ones would. */
+const EXACT_PRODUCT_MAX = 2 ** 52;
+
+/**
+ * `value` × `numerator` ÷ `denominator` for non-negative integers (`denominator` > 0), rounded half
+ * up; exact for any amounts (in integers where floating point would not be).
+ */
+export function scaledHalfUp(value: number, numerator: number, denominator: number): number {
+  const product = value * numerator;
+  if (product < EXACT_PRODUCT_MAX) return Math.round(product / denominator);
+  return Number((BigInt(value) * BigInt(numerator) * 2n + BigInt(denominator)) / (2n * BigInt(denominator)));
+}
+
+/**
+ * Merchant-currency amount of a settlement-currency amount, at the transaction's rate. Its size
+ * depends on the amount's size alone (halves round away from 0), so a reversal, a credit and a
+ * debit of one amount convert to one merchant amount, signed as they are.
+ */
 export function merchantCents(rate: Rate, cents: number): number {
   if (rate.cardholder_cents === 0 || rate.merchant_cents === 0) return cents;
-  return Math.round((cents * rate.merchant_cents) / rate.cardholder_cents);
+  const size = scaledHalfUp(Math.abs(cents), Math.abs(rate.merchant_cents), Math.abs(rate.cardholder_cents));
+  const negative = Math.sign(cents) * Math.sign(rate.merchant_cents) * Math.sign(rate.cardholder_cents) < 0;
+  return negative && size !== 0 ? -size : size;
 }
 
 /** Merchant → cardholder rate, six decimals (e.g. "1.000000"). */

@@ -26,4 +26,12 @@ describe('sandbox network identifiers and rates', () => {
     expect(merchantCents({ cardholder_cents: -300, merchant_cents: -270 }, -300)).toBe(-270);
     expect(merchantCents({ cardholder_cents: 0, merchant_cents: 0 }, 42)).toBe(42);
   });
+
+  it('rounds a half away from 0, exactly even where floating point cannot hold the product', () => {
+    for (const rate of [{ cardholder_cents: 1_000, merchant_cents: 333 }, { cardholder_cents: -1_000, merchant_cents: -333 }]) {
+      expect([merchantCents(rate, 500), merchantCents(rate, -500), merchantCents(rate, 1)]).toEqual([167, -167, 0]);
+    }
+    // 1,259,586,690 × 1,236,986,214 ÷ 523,126,654 is 2,978,420,921.4999999981: in floating point, …922.
+    expect(merchantCents({ cardholder_cents: 523_126_654, merchant_cents: 1_236_986_214 }, 1_259_586_690)).toBe(2_978_420_921);
+  });
 });

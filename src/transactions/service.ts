@@ -56,7 +56,7 @@ import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { accountSpent, authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
-import { toApi } from './render.js';
+import { scaledHalfUp, toApi } from './render.js';
 import type {
   ListTransactionsQuery,
   SimulateAuthorizationAdviceBody,
@@ -530,7 +530,7 @@ export async function authorize(
  */
 function partiallyApproved(opening: Opening, approvedCents: number): Opening {
   invariant(approvedCents > 0 && approvedCents < opening.magnitude_cents, `a partial approval is for less than asked and more than 0 (${approvedCents} of ${opening.magnitude_cents})`);
-  const scaled = Number((BigInt(opening.merchant_magnitude_cents) * BigInt(approvedCents) * 2n + BigInt(opening.magnitude_cents)) / (2n * BigInt(opening.magnitude_cents)));
+  const scaled = scaledHalfUp(opening.merchant_magnitude_cents, approvedCents, opening.magnitude_cents);
   const merchantCents = opening.merchant_magnitude_cents === 0 ? 0 : Math.max(1, scaled);
   return { ...opening, magnitude_cents: approvedCents, merchant_magnitude_cents: merchantCents };
 }

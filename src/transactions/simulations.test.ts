@@ -110,6 +110,37 @@ describeWithDb('card transaction simulations', () => {
       expect((await retrieve(euro.token)).amounts.merchant).toEqual({ amount: 400, currency: 'EUR' });
     });
 
+    it('converts one amount to one merchant amount whatever its sign: a debit, a credit, a reversal or a clearing of it', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      // At 1,000 USD for 333 EUR, 500 USD is 166.5 EUR: 167 EUR, signed as the amount is.
+      const merchantAmounts = async (status: 'AUTHORIZATION' | 'CREDIT_AUTHORIZATION') => {
+        const token = await authorize(client, card, 1_000, { status, merchant_amount: 333, merchant_currency: 'EUR' });
+        await client.transactions.simulateVoid({ token, amount: 500 });
+        await client.transactions.simulateClearing({ token });
+        const t = await retrieve(token);
+        return { merchant_amount: t.merchant_amount, settled: t.amounts.merchant.amount, events: t.events?.map((event) => [event.type, event.amount, event.amounts.merchant.amount]) };
+      };
+      expect(await merchantAmounts('AUTHORIZATION')).toEqual({
+        merchant_amount: 167,
+        settled: 167,
+        events: [
+          ['AUTHORIZATION', 1_000, 333],
+          ['AUTHORIZATION_REVERSAL', -500, -167],
+          ['CLEARING', 500, 167],
+        ],
+      });
+      expect(await merchantAmounts('CREDIT_AUTHORIZATION')).toEqual({
+        merchant_amount: -167,
+        settled: -167,
+        events: [
+          ['CREDIT_AUTHORIZATION', -1_000, -333],
+          ['AUTHORIZATION_REVERSAL', 500, 167],
+          ['CLEARING', -500, -167],
+        ],
+      });
+    });
+
     it('keeps the opening rate through an advice: no recorded event changes, merchant amounts follow at that rate', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
