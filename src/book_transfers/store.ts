@@ -57,13 +57,7 @@ export interface ListFilters {
 }
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
-  let query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
-  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
-  // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
-  // final): the status index serves it (migration 0026).
-  if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
-  else if (filters.result !== undefined) query = query.where('result', '=', filters.result as BookTransferRow['result']);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status as BookTransferRow['status']);
+  const query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
   // From or to the accounts named: a page of each side and account on its own index, merged.
   return keysetPageOfFinancialAccounts(exec, query, ['from_financial_account_token', 'to_financial_account_token'], filters, 'book_transfers', programId, page);
 }

@@ -65,12 +65,6 @@ export interface ListFilters {
 }
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
-  let query = exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId);
-  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
-  // A movement is result DECLINED exactly when it is status DECLINED (a decline is stored so, and is
-  // final): the status index serves it (migration 0026).
-  if (filters.result === 'DECLINED') query = query.where('status', '=', 'DECLINED');
-  else if (filters.result !== undefined) query = query.where('result', '=', filters.result as ExternalPaymentRow['result']);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
+  const query = exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId);
   return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'external_payments', programId, page);
 }

@@ -1,7 +1,7 @@
 /** SQL for financial accounts. */
 import type { Executor } from '../db/database.js';
 import { insertRows, preparedOverTokens } from '../db/prepared.js';
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { anyOf, anyOfCondition, anyOfUnindexed, keysetPage, type CreatedRange, type KeysetTable, type Page, type PageParams } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import type { FinancialAccountsTable } from './tables.js';
@@ -62,17 +62,41 @@ export interface FinancialAccountFilters {
   business_account_token?: string | undefined;
 }
 
+/** A movement list's filters on the movement's own columns: category, status, result. */
+export interface MovementFilters {
+  category?: string | undefined;
+  status?: string | undefined;
+  result?: string | undefined;
+}
+
+/**
+ * The column conditions of `filters`. A movement is result DECLINED exactly when it is status
+ * DECLINED (a decline is stored so, and is final), so that result is asked of the status, whose
+ * index serves it (migration 0026).
+ */
+function movementConditions(filters: MovementFilters): Array<[column: string, value: string]> {
+  const conditions: Array<[string, string | undefined]> = [
+    ['category', filters.category],
+    ['status', filters.status],
+    filters.result === 'DECLINED' ? ['status', 'DECLINED'] : ['result', filters.result],
+  ];
+  return conditions.filter((condition): condition is [string, string] => condition[1] !== undefined);
+}
+
 /**
  * One page of a movement list whose rows name financial accounts in `columns` (a transfer's from
  * and to), filtered to those `filters` name: the first filter given (the single account first) is
  * paged as alternatives, one per column and financial account (`anyOf`), each on its own index;
- * any other is a condition on them.
+ * any other is a condition on them. The movement's own filters (`MovementFilters`) range over their
+ * index when no account is named; beside one they are conditions on the account's rows
+ * (`anyOfUnindexed`: SQLite would otherwise prefer the newer status or category index, and walk
+ * every SETTLED transfer of the program for one account's).
  */
 export async function keysetPageOfFinancialAccounts<O>(
   exec: Executor,
   query: SelectQueryBuilder<Database, never, O>,
   columns: readonly string[],
-  filters: FinancialAccountFilters & CreatedRange,
+  filters: FinancialAccountFilters & MovementFilters & CreatedRange,
   table: KeysetTable,
   programId: string,
   page: PageParams,
@@ -83,7 +107,12 @@ export async function keysetPageOfFinancialAccounts<O>(
     if (accountToken !== undefined) sets.push(await tokensOfAccount(exec, programId, accountToken));
   }
   const [first, ...rest] = sets;
-  const filtered = rest.reduce((narrowed, set) => narrowed.where(anyOfCondition(columns, set)), query);
+  const byAccount = first !== undefined;
+  const conditioned = movementConditions(filters).reduce(
+    (narrowed, [column, value]) => narrowed.where(byAccount ? anyOfUnindexed(exec, column, [value]) : sql<boolean>`${sql.ref(column)} = ${value}`),
+    query,
+  );
+  const filtered = rest.reduce((narrowed, set) => narrowed.where(anyOfCondition(columns, set)), conditioned);
   return keysetPage(exec, first === undefined ? filtered : anyOf(filtered, columns, first), table, programId, page, filters);
 }
 

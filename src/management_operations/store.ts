@@ -124,9 +124,7 @@ export interface ListFilters {
 }
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
-  let query = exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId);
-  if (filters.category !== undefined) query = query.where('category', '=', filters.category);
-  if (filters.status !== undefined) query = query.where('status', '=', filters.status as Status);
+  const query = exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId);
   return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'management_operations', programId, page);
 }
 

@@ -3,7 +3,7 @@
  * time forwards and backwards, return exactly the items of the whole list that match, newest first
  * (each filter ranges over its own index: db/list-plans.test.ts). And `result=DECLINED` is served
  * as status DECLINED: after every kind of step, an item is result DECLINED exactly when it is
- * status DECLINED.
+ * status DECLINED. The same filters beside a financial account give the same answers.
  */
 import Lithic from 'lithic';
 import { beforeAll, expect, it } from 'vitest';
@@ -55,6 +55,14 @@ async function expectFilteredPages(list: Lister, values: FilterValues): Promise<
     expect(forward, JSON.stringify(filters)).toEqual(expected);
     expect(backward, JSON.stringify(filters)).toEqual(expected);
   }
+}
+
+/**
+ * The list of one financial account's movements. Beside it a status, result or category is a
+ * condition on the account's rows (the account's indexes drive: db/list-plans.test.ts).
+ */
+function ofFinancialAccount(list: Lister, financialAccountToken: string): Lister {
+  return (query) => list({ ...query, financial_account_token: financialAccountToken });
 }
 
 function matches(item: Item, field: string, value: string): boolean {
@@ -120,7 +128,9 @@ describeWithDb('filtered lists of money movements', () => {
     await bookTransfer(client, b, a, 99_999);
     await bookTransfer(client, a, b, 30, { category: 'FEE' });
     const list: Lister = (query) => client.bookTransfers.list(query as never);
-    await expectFilteredPages(list, { status: ['SETTLED', 'DECLINED', 'REVERSED'], category: ['TRANSFER', 'FEE', 'REWARD', 'DISPUTE'], result: true });
+    const values: FilterValues = { status: ['SETTLED', 'DECLINED', 'REVERSED'], category: ['TRANSFER', 'FEE', 'REWARD', 'DISPUTE'], result: true };
+    await expectFilteredPages(list, values);
+    await expectFilteredPages(ofFinancialAccount(list, a), values);
   });
 
   it('external payments: status, result and category across pages, both ways', async () => {
@@ -137,7 +147,9 @@ describeWithDb('filtered lists of money movements', () => {
     await client.externalPayments.release(reversed.token, { effective_date: today });
     await client.externalPayments.reverse(reversed.token, { effective_date: today });
     const list: Lister = (query) => client.externalPayments.list(query as never);
-    await expectFilteredPages(list, { status: ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'CANCELED'], category: ['EXTERNAL_ACH', 'EXTERNAL_WIRE', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'], result: true });
+    const values: FilterValues = { status: ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'CANCELED'], category: ['EXTERNAL_ACH', 'EXTERNAL_WIRE', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'], result: true };
+    await expectFilteredPages(list, values);
+    await expectFilteredPages(ofFinancialAccount(list, a), values);
   });
 
   it('management operations: status and category across pages, both ways', async () => {
@@ -151,6 +163,8 @@ describeWithDb('filtered lists of money movements', () => {
     await client.managementOperations.reverse(reversed.token, { effective_date: today });
     await operate('DEBIT', 99_999_999, 'MANAGEMENT_FEE');
     const list: Lister = (query) => client.managementOperations.list(query as never);
-    await expectFilteredPages(list, { status: ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED'], category: ['MANAGEMENT_FEE', 'MANAGEMENT_REWARD', 'MANAGEMENT_ADJUSTMENT', 'MANAGEMENT_DISPUTE'], result: false });
+    const values: FilterValues = { status: ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED'], category: ['MANAGEMENT_FEE', 'MANAGEMENT_REWARD', 'MANAGEMENT_ADJUSTMENT', 'MANAGEMENT_DISPUTE'], result: false };
+    await expectFilteredPages(list, values);
+    await expectFilteredPages(ofFinancialAccount(list, b), values);
   });
 });
