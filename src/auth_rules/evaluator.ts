@@ -18,7 +18,6 @@ import crypto from 'node:crypto';
 import { isoDate, isoTimestamp } from '../clock.js';
 import { GenerationalMap } from '../generational-map.js';
 import { afterCommitOf, type Executor, type Tx } from '../db/database.js';
-import { InvariantViolation } from '../errors.js';
 import type { AuthorizationFacts, AuthorizationHistory, AuthRulesEvaluator, RuleResult } from '../engine/rules-seam.js';
 import { TRANSACTION_COUNT_WINDOWS_MS, type AuthRuleType, type EventStream } from './attributes.js';
 import type { AttributeValue } from './conditions.js';
@@ -67,9 +66,9 @@ export class CompiledRuleCache {
     return compiled;
   }
 
-  /** Whether the version is compiled already (so its parameters need not be read). */
-  has(programId: string, ruleToken: string, version: number): boolean {
-    return this.#compiled.get(`${programId}/${ruleToken}/${version}`) !== undefined;
+  /** The version compiled already (so its parameters need not be read), or undefined. */
+  compiled(programId: string, ruleToken: string, version: number): CompiledRule | undefined {
+    return this.#compiled.get(`${programId}/${ruleToken}/${version}`);
   }
 }
 
@@ -122,10 +121,6 @@ export function shardOf(eventToken: string): number {
   return hash % STAT_SHARDS;
 }
 
-function invariantMissing(ruleToken: string, version: number): never {
-  throw new InvariantViolation(`auth rule ${ruleToken} has no version ${version}`);
-}
-
 /** Adds the event's verdicts, as one outcome, to the per-day aggregate. */
 async function recordOutcome(exec: Executor, event: StreamEvent, applicable: ApplicableRuns, evaluations: readonly RuleEvaluation[]): Promise<void> {
   if (evaluations.length === 0) return;
@@ -169,26 +164,27 @@ export class RuleEngine {
    * The versions to run for each applicable rule: the current one (enforced), then the draft
    * (shadow). Versions are immutable, so a compiled one is reused; parameters are read (one query)
    * only for versions this process has not compiled yet.
+   *
+   * A version neither compiled nor found belongs to a rule deleted since `rows` were read: on
+   * PostgreSQL each statement of the transaction sees what committed before it, and a version is
+   * only ever deleted with its rule. That rule no longer exists, so it does not run.
    */
   async #runs(exec: Executor, programId: string, rows: readonly store.ApplicableRuleRow[]): Promise<RuleRun[]> {
     const wanted = rows.flatMap((row) =>
       ([['CURRENT', row.current_version], ['DRAFT', row.draft_version]] as const)
         .filter((run): run is readonly [VersionRole, number] => run[1] !== null)
-        .map(([role, version]) => ({ row, role, version })),
+        .map(([role, version]) => ({ row, role, version, compiled: this.cache.compiled(programId, row.token, version) })),
     );
-    const missing = wanted.filter(({ row, version }) => !this.cache.has(programId, row.token, version));
     const parameters = await store.versionParameters(
       exec,
       programId,
-      missing.map(({ row, version }) => ({ rule_token: row.token, version })),
+      wanted.filter(({ compiled }) => compiled === undefined).map(({ row, version }) => ({ rule_token: row.token, version })),
     );
-    return wanted.map(({ row, role, version }) => ({
-      rule_token: row.token,
-      name: row.name,
-      role,
-      version,
-      rule: this.cache.get(exec, programId, row.token, version, row.type, () => parameters.get(`${row.token}/${version}`) ?? invariantMissing(row.token, version)),
-    }));
+    return wanted.flatMap(({ row, role, version, compiled }) => {
+      const text = parameters.get(`${row.token}/${version}`);
+      const rule = compiled ?? (text === undefined ? undefined : this.cache.get(exec, programId, row.token, version, row.type, () => text));
+      return rule === undefined ? [] : [{ rule_token: row.token, name: row.name, role, version, rule }];
+    });
   }
 
   /** Evaluates and records every applicable rule version for one event; returns every evaluation. */
