@@ -3,8 +3,9 @@ import crypto from 'node:crypto';
 import type Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acceptedAccountToken, enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
-import { conditionalBlock, createRule, enforcedRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
-import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { afterRowsNaming, conditionalBlock, createRule, enforcedRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
+import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
+import * as service from './service.js';
 import { expectError } from '../testing/money.js';
 import { authorized } from '../testing/transactions.js';
 
@@ -120,6 +121,21 @@ describeWithDb('auth rules', () => {
     await v2().draft(rule.token, { parameters: { conditions: wider } } as Lithic.AuthRules.V2DraftParams);
     const second = await v2().promote(rule.token);
     expect(second).toMatchObject({ current_version: { parameters: { conditions: wider }, version: 4 }, draft_version: null });
+  });
+
+  // PostgreSQL only: the hook promotes while the read's statement still holds its connection,
+  // SQLite's only one (there a write can still commit between two statements of a read).
+  it.skipIf(engine !== 'postgres')('shows the versions its rule row names when the rule is promoted while it is read', async () => {
+    const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
+    await v2().promote(rule.token);
+    const wider = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995', '7801'] }];
+    const drafted = await v2().draft(rule.token, { parameters: { conditions: wider } } as Lithic.AuthRules.V2DraftParams);
+    const promote = afterRowsNaming(rule.token, () => v2().promote(rule.token));
+    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: 0 };
+    const read = await service.get(context.server.server.db.kysely.withPlugin(promote), scope, rule.token);
+    expect(promote.ran).toBe(true);
+    expect(read).toEqual(drafted);
+    expect(await v2().retrieve(rule.token)).toMatchObject({ current_version: drafted.draft_version, draft_version: null });
   });
 
   it('validates draft parameters against the rule type and stream', async () => {

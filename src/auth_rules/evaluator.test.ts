@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { RuleResult } from '../engine/rules-seam.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
 import {
+  afterRowsNaming,
   authorizationFacts,
   conditionalBlock,
   createRule,
@@ -159,24 +160,14 @@ describeWithDb('auth rules evaluator', () => {
   it.skipIf(engine !== 'postgres')('skips a rule deleted while an event is reading it, instead of failing the event', async () => {
     const { program, client, card } = await setUp('deleted meanwhile');
     const rule = await enforcedRule(client, conditionalBlock(GAMBLING, { card_tokens: [card.token] }));
-    let deleted = false;
-    const deleteOnceFound: KyselyPlugin = {
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        if (!deleted && JSON.stringify(args.result.rows).includes(rule.token)) {
-          deleted = true;
-          await client.authRules.v2.del(rule.token);
-        }
-        return args.result;
-      },
-    };
+    const deleteMeanwhile = afterRowsNaming(rule.token, () => client.authRules.v2.del(rule.token));
     const db = context.server.server.db;
     const facts = authorizationFacts(card, await programNow(client), at('7995'));
     const scope = { programId: program.programId, clockOffsetMs: 0, nowMs: facts.now_ms };
     const results = await db.transaction((tx) =>
-      authRulesEvaluator.evaluateAuthorization({ db, tx: tx.withPlugin(deleteOnceFound) as typeof tx, scope, facts, history: fakeHistory().history }),
+      authRulesEvaluator.evaluateAuthorization({ db, tx: tx.withPlugin(deleteMeanwhile) as typeof tx, scope, facts, history: fakeHistory().history }),
     );
-    expect(deleted).toBe(true);
+    expect(deleteMeanwhile.ran).toBe(true);
     expect(results).toEqual([]);
     expect(await authorize(program, card, at('7995'))).toEqual([]);
   });

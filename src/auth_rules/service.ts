@@ -51,12 +51,16 @@ export function toApi(row: store.RuleRow, targets: readonly store.TargetRow[], p
   };
 }
 
-/** Rules with their targets and live versions: two queries for any number of rules. */
+/**
+ * Rules with their targets and the versions their rows name: two queries for any number of rules.
+ * The versions are those the rows name, never "the rule's current one": a rule promoted between
+ * the statements (a read is not one snapshot) still shows the current and the draft version its
+ * row has, not the draft as current and no draft.
+ */
 async function render(exec: Executor, programId: string, rows: readonly store.RuleRow[]): Promise<AuthRule[]> {
-  const tokens = rows.map((row) => row.token);
-  const targets = await store.targetsOf(exec, programId, tokens);
-  const versions = await store.liveVersions(exec, programId, tokens);
-  const parameters = new Map(versions.map((version) => [`${version.rule_token}/${version.version}`, version.parameters]));
+  const targets = await store.targetsOf(exec, programId, rows.map((row) => row.token));
+  const named = rows.flatMap((row) => [row.current_version, row.draft_version].flatMap((version) => (version === null ? [] : [{ rule_token: row.token, version }])));
+  const parameters = await store.versionParameters(exec, programId, named);
   return rows.map((row) => toApi(row, targets.filter((target) => target.rule_token === row.token), parameters));
 }
 

@@ -118,19 +118,6 @@ export async function startCurrent(exec: Executor, programId: string, ruleToken:
     .execute();
 }
 
-/** The current and draft versions' parameters of these rules. */
-export function liveVersions(exec: Executor, programId: string, ruleTokens: readonly string[]) {
-  if (ruleTokens.length === 0) return Promise.resolve([]);
-  return exec
-    .selectFrom('auth_rule_versions as v')
-    .innerJoin('auth_rules as r', (join) => join.onRef('r.program_id', '=', 'v.program_id').onRef('r.token', '=', 'v.rule_token'))
-    .select(['v.rule_token', 'v.version', 'v.parameters'])
-    .where('v.program_id', '=', programId)
-    .where('v.rule_token', 'in', ruleTokens)
-    .where((eb) => eb.or([eb('v.version', '=', eb.ref('r.current_version')), eb('v.version', '=', eb.ref('r.draft_version'))]))
-    .execute();
-}
-
 /** Every version of a rule with the periods it held each role (the report's "did it exist that day"). */
 export function versionPeriods(exec: Executor, programId: string, ruleToken: string) {
   return exec
@@ -260,7 +247,12 @@ export interface ApplicableRuleRow {
   created_ms: number;
 }
 
-/** The parameters of some rule versions (those not compiled yet), by `rule_token/version`. */
+/**
+ * The parameters of some rule versions (a response's current and draft versions, the evaluator's
+ * versions not compiled yet), by `rule_token/version`: the versions named, never "the rule's
+ * current one", so that they match the rule rows the caller read, even if the rule changed since
+ * (versions never change). One query; it may also return other versions of these rules.
+ */
 export async function versionParameters(
   exec: Executor,
   programId: string,
@@ -272,6 +264,7 @@ export async function versionParameters(
     .select(['rule_token', 'version', 'parameters'])
     .where('program_id', '=', programId)
     .where('rule_token', 'in', [...new Set(versions.map((version) => version.rule_token))])
+    .where('version', 'in', [...new Set(versions.map((version) => version.version))])
     .execute();
   return new Map(rows.map((row) => [`${row.rule_token}/${row.version}`, row.parameters]));
 }
