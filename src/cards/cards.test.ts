@@ -75,6 +75,7 @@ describeWithDb('cards', () => {
         memo: '',
         pending_commands: [],
         replacement_for: null,
+        network_program_token: null,
         pan: expect.stringMatching(/^\d{16}$/),
         cvv: expect.stringMatching(/^\d{3}$/),
       });
@@ -355,9 +356,11 @@ describeWithDb('cards', () => {
       expect(await context.program.client.cards.retrieve(card.token)).toEqual(rest);
     });
 
-    it("takes SDK 0.119's network_program_token, shows it from then on, and refuses one that is not a uuid", async () => {
+    it("takes SDK 0.119's network_program_token (null until set, as the SDK documents), shows it from then on, and refuses one that is not a uuid", async () => {
       const card = await createCard({ type: 'VIRTUAL' });
-      expect(card).not.toHaveProperty('network_program_token');
+      expect(card.network_program_token).toBeNull();
+      const unset = (await context.program.client.cards.list({ page_size: 100 })).data.find((item) => item.token === card.token);
+      expect(unset?.network_program_token).toBeNull();
       const networkProgram = crypto.randomUUID();
       const updated = await context.program.client.cards.update(card.token, { network_program_token: networkProgram });
       expect(updated).toEqual({ ...card, network_program_token: networkProgram });

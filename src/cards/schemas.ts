@@ -63,7 +63,8 @@ export const Card = Type.Object(
     replacement_for: Nullable(Uuid),
     comment: Type.Optional(Type.String()),
     substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
-    network_program_token: Type.Optional(Uuid),
+    /** SDK 0.119: "Null if the card is not associated with a network program". */
+    network_program_token: Nullable(Uuid),
     pan: Type.Optional(Type.String({ description: 'Create, retrieve and update responses only' })),
     cvv: Type.Optional(Type.String({ description: 'Create, retrieve and update responses only' })),
   },

@@ -88,7 +88,7 @@ export function toApi(row: store.CardWithFundingRow, authRuleTokens: string[], s
     replacement_for: row.replacement_for,
     ...(row.comment !== null ? { comment: row.comment } : {}),
     ...(row.substatus !== null ? { substatus: row.substatus as Card['substatus'] } : {}),
-    ...(row.network_program_token !== null ? { network_program_token: row.network_program_token } : {}),
+    network_program_token: row.network_program_token,
     ...(secrets ? { pan: secrets.decrypt(row.pan_encrypted), cvv: secrets.decrypt(row.cvv_encrypted) } : {}),
   };
 }
