@@ -304,6 +304,18 @@ describeWithDb('account holders', () => {
       await expect(enroll(context.program.client, body)).resolves.toMatchObject({ status: 'ACCEPTED' });
     });
 
+    it('answers a date of birth given as a date-time as the RFC 3339 date the SDK types it as: the day as written, whatever the offset', async () => {
+      let body = withField(kybBody('KYB_BYO'), 'control_person.dob', '1980-06-30T23:30:00-05:00');
+      body = withField(body, 'beneficial_owner_individuals', [{ ...person('owner'), dob: '1975-01-01T00:00:00.000Z' }]);
+      const business = await context.program.client.accountHolders.retrieve((await enroll(context.program.client, body)).token);
+      expect(business.control_person?.dob).toBe('1980-06-30');
+      expect(business.beneficial_owner_individuals?.map((owner) => owner.dob)).toEqual(['1975-01-01']);
+      const individual = await enroll(context.program.client, withField(kycBody(), 'individual.dob', '1991-03-08T08:00:00+09:00'));
+      expect((await context.program.client.accountHolders.retrieve(individual.token)).individual?.dob).toBe('1991-03-08');
+      const listed = (await context.program.client.accountHolders.list({ email: (business.control_person as { email: string }).email })).data;
+      expect(listed.map((holder) => holder.control_person?.dob)).toEqual(['1980-06-30']);
+    });
+
     it('refuses a body that is not JSON or not an object', async () => {
       for (const body of ['{', '[]', '"x"']) {
         const response = await context.server.request('POST', '/v1/account_holders', { apiKey: context.program.apiKey, body });
@@ -643,8 +655,9 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     const created = await enroll(context.program.client, kycBody());
     const entityToken = (await retrieve(created.token)).individual?.entity_token as string;
     // 000-00-0001 would be REJECTED at enrollment; an update changes the information only.
-    const updated = await update(created.token, { individual: { entity_token: entityToken, government_id: '000-00-0001', dob: '1985-01-02' } });
+    const updated = await update(created.token, { individual: { entity_token: entityToken, government_id: '000-00-0001', dob: '1985-01-02T18:00:00-08:00' } });
     expect(updated).toMatchObject({ status: 'ACCEPTED', individual: { dob: '1985-01-02' } });
+    expect((await retrieve(created.token)).individual?.dob).toBe('1985-01-02');
     expect(updated.individual).not.toHaveProperty('government_id');
     expect(JSON.stringify(updated)).not.toMatch(/000000001|000-00-0001/);
     expect(await governmentIds(created.token)).toEqual({ [entityToken]: '000000001' });

@@ -3,6 +3,7 @@
  * response-shaped individual, business entity, control person and beneficial owners, each with its
  * entity token, never with a government id in full.
  */
+import { birthDay } from './rules.js';
 import type { Address, BusinessEntity, Person } from './schemas.js';
 
 export interface Profile {
@@ -22,9 +23,12 @@ export function profileAddress(profile: Profile): Address | undefined {
   return profile.individual?.address ?? profile.business_entity?.address;
 }
 
-/** A stored person as the API answers it: every field of the SDK's type, empty text when unknown. */
+/**
+ * A stored person as the API answers it: every field of the SDK's type, empty text when unknown;
+ * the date of birth as a date, also where a date-time was stored as given (before it was stored as its day).
+ */
 export function personResponse(person: Person): Person & { phone_number: string; dob: string } {
-  return { ...person, phone_number: person.phone_number ?? '', dob: person.dob ?? '' };
+  return { ...person, phone_number: person.phone_number ?? '', dob: person.dob === undefined ? '' : birthDay(person.dob) };
 }
 
 /**

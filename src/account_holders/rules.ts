@@ -78,15 +78,25 @@ export function normalizeBusinessId(path: string, id: string): string {
   return id.replace(/-/g, '');
 }
 
-/** A date of birth: an RFC 3339 date (or date-time), a real calendar day, not after today. */
-export function checkDateOfBirth(path: string, dob: string, nowMs: number): void {
+/**
+ * The calendar day (YYYY-MM-DD) a date of birth names, as written: an RFC 3339 date is itself, a
+ * date-time its date part (whatever its offset). '' when it names none. What is stored and shown,
+ * since the SDK's `dob` is "an RFC 3339 date".
+ */
+export function birthDay(dob: string): string {
   const match = DATE_PREFIX.exec(dob);
-  const day = match ? `${match[1]}-${match[2]}-${match[3]}` : '';
-  const validDay = match !== null && isoDate(Date.parse(`${day}T00:00:00Z`) || 0) === day;
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : '';
+}
+
+/** A date of birth: an RFC 3339 date (or date-time), a real calendar day, not after today. Returns its `birthDay`. */
+export function checkDateOfBirth(path: string, dob: string, nowMs: number): string {
+  const day = birthDay(dob);
+  const validDay = day !== '' && isoDate(Date.parse(`${day}T00:00:00Z`) || 0) === day;
   const validTime = dob.length === 10 || !Number.isNaN(Date.parse(dob));
   if (!validDay || !validTime) fail(path, 'must be an RFC 3339 date such as 1990-04-12');
-  if (Number(match?.[1]) < OLDEST_BIRTH_YEAR) fail(path, `must not be before ${OLDEST_BIRTH_YEAR}`);
+  if (Number(day.slice(0, 4)) < OLDEST_BIRTH_YEAR) fail(path, `must not be before ${OLDEST_BIRTH_YEAR}`);
   if (day > isoDate(nowMs)) fail(path, 'must not be in the future');
+  return day;
 }
 
 /** The last four digits of an id, the rest masked: what a response may show of a government id. */

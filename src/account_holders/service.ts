@@ -66,7 +66,7 @@ interface Enrollment {
 
 function person(path: string, input: PersonInput, nowMs: number, ids: GovernmentIds): Person {
   checkUsAddress(`${path}.address`, input.address);
-  checkDateOfBirth(`${path}.dob`, input.dob, nowMs);
+  const dob = checkDateOfBirth(`${path}.dob`, input.dob, nowMs);
   if (input.phone_number !== undefined) checkPhoneNumber(`${path}.phone_number`, input.phone_number);
   const entityToken = newToken();
   ids[entityToken] = normalizePersonalId(`${path}.government_id`, input.government_id);
@@ -76,7 +76,7 @@ function person(path: string, input: PersonInput, nowMs: number, ids: Government
     last_name: input.last_name,
     email: input.email,
     ...(input.phone_number !== undefined ? { phone_number: input.phone_number } : {}),
-    dob: input.dob,
+    dob,
     address: input.address,
   };
 }

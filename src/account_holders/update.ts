@@ -15,6 +15,7 @@
 import { InvalidRequestError, UnprocessableError } from '../errors.js';
 import type { Profile } from './profile.js';
 import {
+  birthDay,
   checkDateOfBirth,
   checkPhoneNumber,
   checkUsAddress,
@@ -130,9 +131,9 @@ export interface PatchedProfile {
 }
 
 function patchPerson(person: Person, patch: PersonPatch, ids: Record<string, string>, path: string): Person {
-  const { entity_token: entityToken, address, government_id: governmentId, ...fields } = patch;
+  const { entity_token: entityToken, address, government_id: governmentId, dob, ...fields } = patch;
   if (governmentId !== undefined) ids[entityToken] = normalizePersonalId(`${path}.government_id`, governmentId);
-  return { ...person, ...fields, ...(address ? { address: { ...person.address, ...address } } : {}) };
+  return { ...person, ...fields, ...(dob !== undefined ? { dob: birthDay(dob) } : {}), ...(address ? { address: { ...person.address, ...address } } : {}) };
 }
 
 function patchBusiness(business: BusinessEntity, patch: BusinessEntityPatch, ids: Record<string, string>, path: string): BusinessEntity {
