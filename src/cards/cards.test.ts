@@ -584,6 +584,53 @@ describeWithDb('cards', () => {
     });
   });
 
+  describe('spend limits (SDK retrieveSpendLimits)', () => {
+    const spend = (card: Card, amount: number, client = context.program.client) =>
+      client.transactions.simulateAuthorization({ amount, descriptor: 'SHOP', pan: card.pan as string }).then(async ({ token }) => client.transactions.retrieve(token as string));
+
+    it('answers the limit under its duration, the approved spend in its window and what is left, as the authorizations are checked', async () => {
+      const { client } = context.program;
+      const card = await createCard({ type: 'VIRTUAL', spend_limit: 10_000, spend_limit_duration: 'MONTHLY' });
+      expect(await client.cards.retrieveSpendLimits(card.token)).toEqual({ available_spend_limit: { monthly: 10_000 }, spend_limit: { monthly: 10_000 }, spend_velocity: { monthly: 0 } });
+
+      expect((await spend(card, 3_000)).result).toBe('APPROVED');
+      const voided = await spend(card, 1_000);
+      await client.transactions.simulateVoid({ token: voided.token });
+      const cleared = await spend(card, 4_000);
+      await client.transactions.simulateClearing({ token: cleared.token, amount: 2_500 });
+      expect((await spend(card, 5_000)).result).toBe('USER_TRANSACTION_LIMIT');
+      expect(await client.cards.retrieveSpendLimits(card.token)).toEqual({ available_spend_limit: { monthly: 4_500 }, spend_limit: { monthly: 10_000 }, spend_velocity: { monthly: 5_500 } });
+      // What is left is what the next authorization may take.
+      expect((await spend(card, 4_501)).result).toBe('USER_TRANSACTION_LIMIT');
+      expect((await spend(card, 4_500)).result).toBe('APPROVED');
+
+      await client.cards.update(card.token, { spend_limit: 8_000, spend_limit_duration: 'FOREVER' });
+      expect(await client.cards.retrieveSpendLimits(card.token)).toEqual({ available_spend_limit: { forever: 0 }, spend_limit: { forever: 8_000 }, spend_velocity: { forever: 10_000 } });
+      await client.cards.update(card.token, { spend_limit: 50_000, spend_limit_duration: 'ANNUALLY' });
+      expect(await client.cards.retrieveSpendLimits(card.token)).toEqual({ available_spend_limit: { annually: 40_000 }, spend_limit: { annually: 50_000 }, spend_velocity: { annually: 10_000 } });
+    });
+
+    it('shows nothing for a card without a limit or with a TRANSACTION limit (no window), and counts only its own spend', async () => {
+      const { client } = context.program;
+      const none = { available_spend_limit: {}, spend_limit: {}, spend_velocity: {} };
+      const unlimited = await createCard({ type: 'VIRTUAL' });
+      await spend(unlimited, 2_000);
+      expect(await client.cards.retrieveSpendLimits(unlimited.token)).toEqual(none);
+      const perTransaction = await createCard({ type: 'VIRTUAL', spend_limit: 1_000, spend_limit_duration: 'TRANSACTION' });
+      expect(await client.cards.retrieveSpendLimits(perTransaction.token)).toEqual(none);
+      const other = await createCard({ type: 'SINGLE_USE', spend_limit: 1_000, spend_limit_duration: 'FOREVER' });
+      expect(await client.cards.retrieveSpendLimits(other.token)).toEqual({ available_spend_limit: { forever: 1_000 }, spend_limit: { forever: 1_000 }, spend_velocity: { forever: 0 } });
+    });
+
+    it('answers 404 for an unknown card or another program’s, 400 for a malformed token', async () => {
+      const other = await context.server.newProgram('spend limits other');
+      const card = await createCard({ type: 'VIRTUAL', spend_limit: 1_000, spend_limit_duration: 'MONTHLY' });
+      expect((await apiFailure(context.program.client.cards.retrieveSpendLimits(crypto.randomUUID()))).status).toBe(404);
+      expect((await apiFailure(other.client.cards.retrieveSpendLimits(card.token))).status).toBe(404);
+      expect(await apiFailure(context.program.client.cards.retrieveSpendLimits('nope'))).toEqual({ status: 400, message: 'card_token: must be a valid uuid' });
+    });
+  });
+
   describe('the authorization engine seam', () => {
     it('closes a SINGLE_USE card after its first approval; its reuse is SINGLE_USE_RECHARGED', async () => {
       const card = await createCard({ type: 'SINGLE_USE' });
@@ -747,5 +794,25 @@ describeWithDb('PHYSICAL card fulfilment as time passes', () => {
     expect(shipped.map((event) => [event.payload['card_token'], event.created]).sort()).toEqual(
       [opened.token, paused.token, waiting.token].map((token) => [token, nextMidnight]).sort(),
     );
+  });
+});
+
+describeWithDb('card spend limits as time passes', () => {
+  const clock = frozenWallClock('2031-03-10T12:00:00.000Z');
+  const context = useTestServer({ wall: clock.wall });
+
+  it('reads a card’s spend limit window on the program clock, and gives back the spend of a hold that expired before any sweep released it', async () => {
+    const { client } = context.program;
+    const monthly = await client.cards.create({ type: 'VIRTUAL', spend_limit: 10_000, spend_limit_duration: 'MONTHLY' });
+    const forever = await client.cards.create({ type: 'VIRTUAL', spend_limit: 10_000, spend_limit_duration: 'FOREVER' });
+    const cleared = await client.transactions.simulateAuthorization({ amount: 3_000, descriptor: 'SHOP', pan: monthly.pan as string });
+    await client.transactions.simulateClearing({ token: cleared.token as string });
+    await client.transactions.simulateAuthorization({ amount: 4_000, descriptor: 'SHOP', pan: forever.pan as string });
+    expect((await client.cards.retrieveSpendLimits(forever.token)).available_spend_limit).toEqual({ forever: 6_000 });
+    clock.advance(8 * 24 * 60 * 60 * 1000); // the wall clock passes the hold's expiry; no job has run
+    expect((await client.cards.retrieveSpendLimits(forever.token)).spend_velocity).toEqual({ forever: 0 });
+    expect((await client.cards.retrieveSpendLimits(monthly.token)).spend_velocity).toEqual({ monthly: 3_000 });
+    clock.advance(31 * 24 * 60 * 60 * 1000); // the cleared purchase leaves the monthly window
+    expect((await client.cards.retrieveSpendLimits(monthly.token)).available_spend_limit).toEqual({ monthly: 10_000 });
   });
 });

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { ListOf, TokenParams } from '../http/schemas.js';
-import { Card, CardListItem, CreateCardBody, ListCardsQuery, UpdateCardBody } from './schemas.js';
+import { Card, CardListItem, CardSpendLimits, CreateCardBody, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import * as service from './service.js';
+import { spendLimits } from './spend-limits.js';
 
 const tags = ['Cards'];
 
@@ -29,6 +30,23 @@ export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/cards/:card_token',
     { schema: { summary: 'Get a card', tags, params: TokenParams('card_token'), response: { 200: Card } } },
     async (request) => service.retrieve(db, request.scope, secrets, request.params.card_token),
+  );
+
+  app.get(
+    '/v1/cards/:card_token/spend_limits',
+    {
+      schema: {
+        summary: 'Get a card’s available spend limit',
+        description:
+          'The card’s spend limit under its duration (annually, forever or monthly), the approved spend in that window (as the ' +
+          'authorizations are checked against it) and what is left, never below 0. A card without a limit, or with a TRANSACTION ' +
+          'limit (no window), answers three empty objects.',
+        tags,
+        params: TokenParams('card_token'),
+        response: { 200: CardSpendLimits },
+      },
+    },
+    async (request) => spendLimits(db, request.scope, request.params.card_token),
   );
 
   app.get(

@@ -72,6 +72,20 @@ export const Card = Type.Object(
 );
 export type Card = Static<typeof Card>;
 
+const PeriodAmounts = (description: string) =>
+  Type.Object({ annually: Type.Optional(Type.Integer()), forever: Type.Optional(Type.Integer()), monthly: Type.Optional(Type.Integer()) }, { description });
+
+/** SDK 0.119's CardSpendLimits: only the duration of the card's limit, when it has a window (ANNUALLY, FOREVER, MONTHLY). */
+export const CardSpendLimits = Type.Object(
+  {
+    available_spend_limit: PeriodAmounts('Cents left under the limit in its window: the limit less the approved spend, never below 0'),
+    spend_limit: PeriodAmounts('The card’s spend limit in cents, under its duration; empty without a limit or with a TRANSACTION one'),
+    spend_velocity: PeriodAmounts('Approved spend in cents in the window of the limit (debits net of reversals, as the authorizations are checked)'),
+  },
+  { description: 'Card spend limits' },
+);
+export type CardSpendLimits = Static<typeof CardSpendLimits>;
+
 /** A card in a list: never its PAN or CVV. */
 export const CardListItem = Type.Omit(Card, ['pan', 'cvv'], { description: 'Card (lists carry no PAN or CVV)' });
 

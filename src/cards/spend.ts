@@ -10,11 +10,13 @@
  *     (`lock`, accounts/store.ts) and then the card (`lockCard`, cards/store.ts), always in
  *     that order: authorizations of one account serialize, so two cannot both fit under the same
  *     card or account limit, and they cannot deadlock each other.
- *  2. Windows: `cardSpendWindows(card, account, nowMs)` gives, for the card's limit and each account
- *     limit, the start (inclusive, epoch ms) of its window, or null (TRANSACTION: no window). The
- *     engine sums approved spend from its transactions table (indexed sums: the card's own for the
- *     card window, all cards of the account for the account windows), debits net of reversals,
- *     created at or after each start.
+ *  2. Windows: `cardWindowStartMs(card, nowMs)` gives the start (inclusive, epoch ms) of the card
+ *     limit's window, or null (no limit, or TRANSACTION: no window); `accountSpendWindows`
+ *     (accounts/spend.ts) those of the account's limits. The engine sums approved spend from its
+ *     transactions table (transactions/history.ts `cardSpent`, `accountSpent`: indexed sums, the
+ *     card's own for the card window, all cards of the account for the account windows), debits
+ *     net of reversals, created at or after each start. GET /v1/cards/{token}/spend_limits and
+ *     GET /v1/accounts/{token}/spend_limits answer the same sums.
  *  3. Decide: the engine's one pipeline (engine/pipeline.ts) composes the checks below in its
  *     documented order: `cardUsability` (state, expiry, activation, merchant lock) and
  *     `checkCardPin`, then the account's (accounts/spend.ts), then `checkCardSpendLimit`.
@@ -28,17 +30,7 @@
  *
  * Declines carry `result` and `detailed_results` as Lithic's transactions do (reference 03).
  */
-import {
-  accountSpendWindows,
-  APPROVED,
-  decline,
-  exceedsLimit,
-  monthlyWindowStartMs,
-  trailingYearStartMs,
-  type AccountForSpend,
-  type AccountSpendWindows,
-  type SpendDecision,
-} from '../accounts/spend.js';
+import { APPROVED, decline, exceedsLimit, monthlyWindowStartMs, trailingYearStartMs, type SpendDecision } from '../accounts/spend.js';
 import { expiryEndMs } from './pan.js';
 import { MAX_PIN_ATTEMPTS, pinHash, type Hasher } from './pin.js';
 import { isAwaitingActivation } from './state.js';
@@ -130,13 +122,7 @@ export function checkCardSpendLimit(
   return exceedsLimit(card.spend_limit_cents, spent, amountCents) ? decline('USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED') : APPROVED;
 }
 
-export interface CardSpendWindows {
-  /** null: the card has no limit window (TRANSACTION) or no limit at all. */
-  card_start_ms: number | null;
-  account: AccountSpendWindows;
-}
-
-export function cardSpendWindows(card: CardForSpend, account: Pick<AccountForSpend, 'created_ms'>, nowMs: number): CardSpendWindows {
-  const cardStart = card.spend_limit_cents === 0 ? null : spendWindowStartMs(card.spend_limit_duration as SpendLimitDuration, nowMs, card.created_ms);
-  return { card_start_ms: cardStart, account: accountSpendWindows(account, nowMs) };
+/** The card's spend-limit window now: its start, or null when the card has no limit or a TRANSACTION one. */
+export function cardWindowStartMs(card: Pick<CardForSpend, 'spend_limit_cents' | 'spend_limit_duration' | 'created_ms'>, nowMs: number): number | null {
+  return card.spend_limit_cents === 0 ? null : spendWindowStartMs(card.spend_limit_duration as SpendLimitDuration, nowMs, card.created_ms);
 }

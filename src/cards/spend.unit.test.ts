@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountForSpend } from '../accounts/spend.js';
 import { pinHash } from './pin.js';
 import {
-  cardSpendWindows,
   cardUsability,
+  cardWindowStartMs,
   checkCardPin,
   checkCardSpendLimit,
   pinBlockedAfter,
@@ -28,13 +27,6 @@ const card: CardForSpend = {
   locked_merchant_acceptor_id: null,
   pin_hash: pinHash(hasher, 'card-1', '1234'),
   pin_status: 'OK',
-};
-const account: AccountForSpend = {
-  state: 'ACTIVE',
-  daily_spend_limit_cents: 500_000,
-  monthly_spend_limit_cents: null,
-  lifetime_spend_limit_cents: null,
-  created_ms: at('2023-01-01T00:00:00Z'),
 };
 const declined = (result: string, detail: string) => ({ approved: false, result, detailed_results: [detail] });
 
@@ -99,12 +91,11 @@ describe('spend-limit windows (spec 2.7)', () => {
     expect(spendWindowStartMs('ANNUALLY', NOW, card.created_ms)).toBe(at('2023-03-15T10:30:00Z'));
   });
 
-  it('gives the engine every window at once; none for a card without limit', () => {
-    expect(cardSpendWindows({ ...card, spend_limit_cents: 100, spend_limit_duration: 'MONTHLY' }, account, NOW)).toEqual({
-      card_start_ms: at('2024-02-21T00:00:00Z'),
-      account: { daily_start_ms: at('2024-03-14T10:30:00Z'), monthly_start_ms: at('2024-02-21T00:00:00Z'), lifetime_start_ms: account.created_ms },
-    });
-    expect(cardSpendWindows({ ...card, spend_limit_duration: 'MONTHLY' }, account, NOW).card_start_ms).toBeNull();
+  it("gives the card limit's window; none for a card without limit or with a TRANSACTION one", () => {
+    expect(cardWindowStartMs({ ...card, spend_limit_cents: 100, spend_limit_duration: 'MONTHLY' }, NOW)).toBe(at('2024-02-21T00:00:00Z'));
+    expect(cardWindowStartMs({ ...card, spend_limit_cents: 100, spend_limit_duration: 'FOREVER' }, NOW)).toBe(card.created_ms);
+    expect(cardWindowStartMs({ ...card, spend_limit_cents: 100, spend_limit_duration: 'TRANSACTION' }, NOW)).toBeNull();
+    expect(cardWindowStartMs({ ...card, spend_limit_duration: 'MONTHLY' }, NOW)).toBeNull();
   });
 });
 

@@ -25,6 +25,8 @@
 import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import { accountSpendWindows, type AccountSpent } from '../accounts/spend.js';
 import type { AccountsTable } from '../accounts/tables.js';
+import { cardWindowStartMs } from '../cards/spend.js';
+import type { CardsTable } from '../cards/tables.js';
 import type { Executor } from '../db/database.js';
 import type { AuthorizationHistory, VelocityFilters } from '../engine/rules-seam.js';
 import * as store from './store.js';
@@ -126,6 +128,20 @@ export async function windowSpend(
  */
 export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
   return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;
+}
+
+/** What the window of a card's spend limit needs of it. */
+export type LimitedCard = Pick<CardsTable, 'token' | 'created_ms' | 'spend_limit_cents' | 'spend_limit_duration'>;
+
+/**
+ * The card's approved spend in the window of its spend limit (cards/spend.ts `cardWindowStartMs`):
+ * what the authorization engine checks the limit against. 0 for a card without a window (no
+ * limit, or a TRANSACTION one), which costs no query.
+ */
+export async function cardSpent(exec: Executor, programId: string, card: LimitedCard, nowMs: number): Promise<number> {
+  const startMs = cardWindowStartMs(card, nowMs);
+  if (startMs === null) return 0;
+  return spentSince(exec, programId, 'CARD', card.token, { since_ms: startMs, scope_created_ms: card.created_ms, now_ms: nowMs });
 }
 
 /** What the windows of an account's spend need of it. */

@@ -38,7 +38,6 @@ import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '.
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
-import { cardSpendWindows } from '../cards/spend.js';
 import * as cardStore from '../cards/store.js';
 import * as financialAccountStore from '../financial_accounts/store.js';
 import type { Secrets } from '../crypto/secrets.js';
@@ -53,7 +52,7 @@ import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueOperations } from '../management_operations/service.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
-import { accountSpent, authorizationHistory, spentSince, utcDayStartOf, utcHourStartOf } from './history.js';
+import { accountSpent, authorizationHistory, cardSpent, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
 import { scaledHalfUp, toApi } from './render.js';
@@ -443,14 +442,9 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
 /** The engine's sums: only the windows that have a limit cost a query. */
 function spendSources(op: Operation, card: FoundCard) {
   const { tx, scope } = op;
-  const cardStartMs = cardSpendWindows(card, accountOf(card), scope.nowMs).card_start_ms;
-  const cardWindowSpent = () =>
-    cardStartMs === null || card.spend_limit_cents === 0
-      ? Promise.resolve(0)
-      : spentSince(tx, scope.programId, 'CARD', card.token, { since_ms: cardStartMs, scope_created_ms: card.created_ms, now_ms: scope.nowMs });
   return {
     accountSpent: () => accountSpent(tx, scope.programId, { ...accountOf(card), token: card.account_token }, scope.nowMs),
-    cardWindowSpent,
+    cardWindowSpent: () => cardSpent(tx, scope.programId, card, scope.nowMs),
   };
 }
 
