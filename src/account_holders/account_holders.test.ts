@@ -395,6 +395,15 @@ describeWithDb('account holders', () => {
       const announced = await client.events.list({ event_types: ['financial_account.updated'], with_content: true });
       expect(announced.data.map((event) => [event.payload['token'], event.payload['status']])).toEqual([[issuing.token, 'CLOSED']]);
 
+      // Its account closed by the client before the review (which leaves the ISSUING account open): the review still closes it.
+      const closedFirst = await enroll(client, kybBody());
+      await client.accounts.update(closedFirst.account_token, { state: 'CLOSED' });
+      const leftOpen = await issuingOf(closedFirst.account_token);
+      expect(leftOpen.status).toBe('OPEN');
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: closedFirst.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED'] });
+      expect((await client.financialAccounts.retrieve(leftOpen.token)).status).toBe('CLOSED');
+      expect(await expectError(bookTransfer(client, source, leftOpen.token, 100), 422)).toContain('CLOSED');
+
       // Money already on it: it stays OPEN, so the money can be moved out.
       const funded = await enroll(client, kybBody());
       const holding = await issuingOf(funded.account_token);

@@ -132,11 +132,16 @@ export async function openHolderAccount(
   await insertAccount(tx, programId, { ...account, is_default: false, issuing_financial_account_token: issuing.token }, nowMs);
 }
 
-/** Closes an account (its holder failed verification), and its ISSUING financial account if nothing is on it. Idempotent. */
+/**
+ * Closes an account (its holder failed verification), and its ISSUING financial account if nothing
+ * is on it. Idempotent. An account the client had already closed still has its financial account
+ * closed: a PATCH to CLOSED leaves that open (to move money out), but a REJECTED holder's takes no
+ * money in.
+ */
 export async function closeAccount(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<void> {
   const row = await store.lock(db, tx, scope.programId, token);
-  if (!row || row.state === 'CLOSED') return;
-  await store.update(tx, scope.programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, scope.nowMs) });
+  if (!row) return;
+  if (row.state !== 'CLOSED') await store.update(tx, scope.programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, scope.nowMs) });
   await closeWithAccount(tx, scope, row.issuing_financial_account_token);
 }
 
