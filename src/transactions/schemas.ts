@@ -249,6 +249,11 @@ export type ListTransactionsQuery = Static<typeof ListTransactionsQuery>;
 /** Lithic's simulator limits (reference 03). */
 export const MAX_SIMULATED_AMOUNT_CENTS = 2_000_000_000;
 const SimulatedAmount = Type.Integer({ minimum: 0, maximum: MAX_SIMULATED_AMOUNT_CENTS, description: 'Cents, 0 to 2,000,000,000' });
+const MerchantAmount = Type.Integer({
+  minimum: 0,
+  maximum: MAX_SIMULATED_AMOUNT_CENTS,
+  description: 'The amount in merchant_currency, cents (default: amount); 0 exactly when amount is 0',
+});
 const Pan = Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen digit card number' });
 const Descriptor = Type.String({ minLength: 1, maxLength: 25, description: 'Merchant descriptor' });
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code (ISO 18245)' });
@@ -260,7 +265,7 @@ export const SimulateAuthorizationBody = StrictObject({
   pan: Pan,
   mcc: Type.Optional(Mcc),
   merchant_acceptor_id: Type.Optional(MerchantAcceptorId),
-  merchant_amount: Type.Optional(SimulatedAmount),
+  merchant_amount: Type.Optional(MerchantAmount),
   merchant_currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; the simulator knows USD, GBP and EUR, any other becomes GBP' })),
   partial_approval_capable: Type.Optional(Type.Boolean()),
   pin: Type.Optional(Type.String({ pattern: '^[0-9]{4,12}$', description: 'The PIN entered at the terminal (4 to 12 digits): a card-present transaction' })),

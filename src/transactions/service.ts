@@ -496,6 +496,7 @@ export async function authorize(
 ): Promise<{ token: string }> {
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
+  const merchantMagnitude = merchantMagnitudeCents(kind, body);
   // The card's account and the card are locked before the expiries lock holds and balances (the lock order).
   const card = await findCard(op, deps.secrets, body.pan);
   await expireDueWithin(op);
@@ -504,7 +505,7 @@ export async function authorize(
     event_token: newToken(),
     kind,
     magnitude_cents: body.amount,
-    merchant_magnitude_cents: body.merchant_amount ?? body.amount,
+    merchant_magnitude_cents: merchantMagnitude,
     merchant_currency: simulatorCurrency(body.merchant_currency),
     merchant: body,
     card_present: body.pin !== undefined,
@@ -515,6 +516,23 @@ export async function authorize(
   await recordOpening(op, card, recorded, decision);
   await recordOnCard(op, card, recorded, decision);
   return { token: opening.token };
+}
+
+/**
+ * `merchant_amount` is the authorization's amount in the merchant's currency (SDK: "Amount of the
+ * transaction to be simulated in currency specified in merchant_currency"), `amount` by default: so
+ * it is 0 exactly when `amount` is (a BALANCE_INQUIRY's is 0). Any other pair has no conversion rate
+ * (a merchant amount of 0 would show the USD amounts as the merchant's): a 400, before anything is read.
+ */
+function merchantMagnitudeCents(kind: lifecycle.AuthorizationKind, body: SimulateAuthorizationBody): number {
+  const merchant = body.merchant_amount;
+  if (merchant === undefined) return body.amount;
+  const sameAmount = 'it is the same amount in merchant_currency';
+  if (body.amount === 0 && merchant !== 0) {
+    throw new InvalidRequestError(`merchant_amount: must be 0 when amount is 0${kind === 'BALANCE_INQUIRY' ? ', as for every BALANCE_INQUIRY' : ''}; ${sameAmount}`);
+  }
+  if (body.amount !== 0 && merchant === 0) throw new InvalidRequestError(`merchant_amount: must be more than 0 when amount is; ${sameAmount}`);
+  return merchant;
 }
 
 /**

@@ -4,6 +4,7 @@
  * each step, and the ledger's consistency.
  */
 import crypto from 'node:crypto';
+import type Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
@@ -108,6 +109,41 @@ describeWithDb('card transaction simulations', () => {
       expect(yen).toMatchObject({ merchant_currency: 'GBP', merchant_authorization_amount: 500 });
       await client.transactions.simulateClearing({ token: euro.token, amount: 500 });
       expect((await retrieve(euro.token)).amounts.merchant).toEqual({ amount: 400, currency: 'EUR' });
+    });
+
+    it('refuses a merchant_amount that cannot be the amount in the merchant currency (0 for a non-zero amount, non-zero for 0, as on a BALANCE_INQUIRY) with 400, recording nothing', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const refused: Array<[Partial<Lithic.TransactionSimulateAuthorizationParams>, string]> = [
+        ...(['AUTHORIZATION', 'CREDIT_AUTHORIZATION', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION'] as const).map(
+          (status): [Partial<Lithic.TransactionSimulateAuthorizationParams>, string] => [
+            { status, amount: 1_000, merchant_amount: 0, merchant_currency: 'EUR' },
+            'merchant_amount: must be more than 0 when amount is; it is the same amount in merchant_currency',
+          ],
+        ),
+        [{ status: 'BALANCE_INQUIRY', amount: 0, merchant_amount: 500 }, 'merchant_amount: must be 0 when amount is 0, as for every BALANCE_INQUIRY; it is the same amount in merchant_currency'],
+        [{ amount: 0, merchant_amount: 500, merchant_currency: 'GBP' }, 'merchant_amount: must be 0 when amount is 0; it is the same amount in merchant_currency'],
+      ];
+      for (const [override, message] of refused) {
+        expect(await expectError(client.transactions.simulateAuthorization({ amount: 100, descriptor: 'FX SHOP', pan: card.pan, ...override }), 400), JSON.stringify(override)).toBe(message);
+      }
+      expect((await client.transactions.list({ card_token: card.token })).data).toEqual([]);
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+
+      // What is consistent still passes: 0 for 0, and any rate between two non-zero amounts.
+      const inquiry = await authorized(client, card, 0, { status: 'BALANCE_INQUIRY', merchant_amount: 0, merchant_currency: 'EUR' });
+      expect(inquiry).toMatchObject({ status: 'SETTLED', merchant_amount: 0, merchant_authorization_amount: 0, merchant_currency: 'EUR' });
+      const steep = await authorized(client, card, 1_000, { merchant_amount: 1, merchant_currency: 'GBP' });
+      expect(steep).toMatchObject({ status: 'PENDING', merchant_amount: 1, merchant_authorization_amount: 1, amounts: { cardholder: rated(1_000, '1000.000000') } });
+      // The other simulations take no merchant amount at all.
+      const calls = [
+        () => client.transactions.simulateAuthorizationAdvice({ token: steep.token, amount: 500, merchant_amount: 0 } as never),
+        () => client.transactions.simulateClearing({ token: steep.token, merchant_amount: 0 } as never),
+        () => client.transactions.simulateCreditAuthorizationAdvice({ amount: 500, descriptor: 'FX SHOP', pan: card.pan, merchant_amount: 0 } as never),
+        () => client.transactions.simulateReturn({ amount: 500, descriptor: 'FX SHOP', pan: card.pan, merchant_amount: 0 } as never),
+      ];
+      for (const call of calls) expect(await expectError(call(), 400)).toBe('merchant_amount: is not a recognised field');
+      expect((await client.transactions.list({ card_token: card.token })).data.map((t) => t.token).sort()).toEqual([inquiry.token, steep.token].sort());
     });
 
     it('converts one amount to one merchant amount whatever its sign: a debit, a credit, a reversal or a clearing of it', async () => {
