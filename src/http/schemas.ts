@@ -10,6 +10,15 @@ export { Type, type Static, type TSchema };
 /** Lithic's limit on free text a client attaches: memos, comments, card names. */
 export const FREE_TEXT_MAX_LENGTH = 512;
 
+/**
+ * Text that shows something: at least one character other than white space, and no control
+ * character (C0, DEL, C1: a tab, a line break, an escape…), which JSON can carry but no name or
+ * label holds. Written with `\x` ranges, not `\p{Cc}`, so that it means the same with or without
+ * the regular expression `u` flag (Ajv uses it, OpenAPI tools may not); its two leading classes do
+ * not overlap, so it matches in linear time. A value that fails it is a 400 saying so (validation.ts).
+ */
+export const VISIBLE_TEXT_PATTERN = '^[^\\S\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$';
+
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC' });
 /** The answer of a call the SDK declares void: a 200 with no body. */

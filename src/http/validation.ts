@@ -13,6 +13,7 @@ import addFormatsPlugin from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 import { maskCardNumbers } from '../logger.js';
+import { VISIBLE_TEXT_PATTERN } from './schemas.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -68,6 +69,9 @@ export function fieldPath(instancePath: string, extra?: string): string {
   return maskCardNumbers(path);
 }
 
+/** Shared patterns said in words (a field's own pattern, `^[0-9]{16}$`, is shown as it is). */
+const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([[VISIBLE_TEXT_PATTERN, 'must contain a character other than white space, and no control characters']]);
+
 export function describeValidationError(error: ErrorObject, context: string | undefined): string {
   const where = context === 'body' || context === undefined ? 'body' : context;
   const params = error.params as Record<string, unknown>;
@@ -82,6 +86,8 @@ export function describeValidationError(error: ErrorObject, context: string | un
       return `${fieldPath(error.instancePath) || where}: must be ${JSON.stringify(params.allowedValue)}`;
     case 'format':
       return `${fieldPath(error.instancePath) || where}: must be a valid ${String(params.format)}`;
+    case 'pattern':
+      return `${fieldPath(error.instancePath) || where}: ${PATTERN_MEANINGS.get(String(params.pattern)) ?? error.message ?? 'is invalid'}`;
     default:
       return `${fieldPath(error.instancePath) || where}: ${error.message ?? 'is invalid'}`;
   }

@@ -1,6 +1,6 @@
 /** Request and response schemas of card transactions and the network simulations (Lithic's shapes, SDK 0.119). */
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VISIBLE_TEXT_PATTERN, type Static } from '../http/schemas.js';
 
 export const TRANSACTION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'VOIDED', 'EXPIRED'] as const;
 
@@ -255,7 +255,7 @@ const MerchantAmount = Type.Integer({
   description: 'The amount in merchant_currency, cents (default: amount); 0 exactly when amount is 0',
 });
 const Pan = Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen digit card number' });
-const Descriptor = Type.String({ minLength: 1, maxLength: 25, description: 'Merchant descriptor' });
+const Descriptor = Type.String({ minLength: 1, maxLength: 25, pattern: VISIBLE_TEXT_PATTERN, description: 'Merchant descriptor: not blank, no control characters' });
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code (ISO 18245)' });
 const MerchantAcceptorId = Type.String({ minLength: 1, maxLength: 15, description: 'Card acceptor id' });
 

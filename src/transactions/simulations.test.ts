@@ -301,6 +301,28 @@ describeWithDb('card transaction simulations', () => {
       expect(await expectError(client.transactions.simulateAuthorization(body as never), 400)).toContain(message);
     });
 
+    it('refuses a blank descriptor or one with a control character with 400 naming it, in every simulation that takes one, recording nothing', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const simulations = [
+        (descriptor: string) => client.transactions.simulateAuthorization({ amount: 100, descriptor, pan: card.pan }),
+        (descriptor: string) => client.transactions.simulateReturn({ amount: 100, descriptor, pan: card.pan }),
+        (descriptor: string) => client.transactions.simulateCreditAuthorizationAdvice({ amount: 100, descriptor, pan: card.pan }),
+      ];
+      const refused = [' ', '    ', '\u00a0\u3000', 'COFFEE\tSHOP', 'COFFEE\nSHOP', 'COFFEE SHOP\r', '\u001b[31mRED', 'DEL\u007f', 'NEL\u0085'];
+      for (const simulate of simulations) {
+        for (const descriptor of refused) {
+          expect(await expectError(simulate(descriptor), 400), JSON.stringify(descriptor)).toBe('descriptor: must contain a character other than white space, and no control characters');
+        }
+      }
+      expect((await client.transactions.list({ card_token: card.token })).data).toEqual([]);
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      // Spaces inside, around, and any other script still pass.
+      for (const descriptor of [' CAFÉ  DU MONDE ', '東京 カフェ', 'A']) {
+        expect((await authorized(client, card, 100, { descriptor })).merchant.descriptor).toBe(descriptor);
+      }
+    });
+
     it('replays an Idempotency-Key authorization: one transaction, the first answer', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
