@@ -14,7 +14,8 @@
  *   undone RETURNED (it had settled) or VOIDED (it never had: a hold let go, a deposit canceled).
  * A card transaction is described by its own record instead: its events' types (AUTHORIZATION,
  * CLEARING, …), the merchant's descriptor, and its status when PENDING (whatever it holds), VOIDED
- * or EXPIRED.
+ * or EXPIRED; a SETTLED one is SETTLED even if it settled 0, unless a return reversal made it
+ * RETURNED (`cardStatusOf`).
  * A movement the funds declined wrote no entries; it is read from its own resource and shown
  * DECLINED (see `declinedMovements`).
  */
@@ -54,6 +55,19 @@ const CARD_STATUSES: ReadonlyMap<string, FinancialTransactionStatus> = new Map([
   ['VOIDED', 'VOIDED'],
   ['EXPIRED', 'EXPIRED'],
 ]);
+
+/**
+ * A card transaction's status: its own where CARD_STATUSES has it. A SETTLED one settled, even for
+ * 0 (a clearing of 0, also of an expired hold or of a credit authorization), so it is never VOIDED
+ * (which says it never settled): SETTLED, or RETURNED once a return reversal took back all it
+ * settled, as its money tells (the card transaction stays SETTLED then, so its status cannot say it).
+ */
+function cardStatusOf(card: CardFacts, journals: readonly AccountJournal[]): FinancialTransactionStatus {
+  const own = CARD_STATUSES.get(card.status);
+  if (own !== undefined) return own;
+  const byMoney = statusOf(journals);
+  return card.status === 'SETTLED' && byMoney === 'VOIDED' ? 'SETTLED' : byMoney;
+}
 
 export function categoryOf(kind: string, eventType: string): FinancialTransaction['category'] {
   if (kind.startsWith('CARD')) return 'CARD';
@@ -177,7 +191,7 @@ export function deriveTransactions(
       }),
       ...amountsOf(group),
       result: 'APPROVED' as const,
-      status: (card && CARD_STATUSES.get(card.status)) ?? statusOf(group),
+      status: card === undefined ? statusOf(group) : cardStatusOf(card, group),
     };
   });
   return newestFirst(transactions);

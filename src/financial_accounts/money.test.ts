@@ -503,6 +503,48 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await shown()).toEqual({ status: 'SETTLED', pending_amount: 0, settled_amount: -300, listed_under_its_status: true });
       expect(await balanceOf(client, card.funding.token)).toEqual({ available: -300, pending: 0, total: -300 });
     });
+
+    it('shows a card transaction that settled SETTLED, as the card transaction is, even for 0; RETURNED once a return reversal took it back', async () => {
+      const { client } = await context.server.newProgram('card settled for zero');
+      const card = await cardOnOwnAccount(client);
+      const cleared = async (amount: number, clearedCents: number, extra: Partial<Lithic.TransactionSimulateAuthorizationParams> = {}) => {
+        const token = await authorize(client, card, amount, extra);
+        await client.transactions.simulateClearing({ token, amount: clearedCents });
+        return token;
+      };
+      const debitForZero = await cleared(500, 0, { descriptor: 'NO SHOW' });
+      const creditForZero = await cleared(300, 0, { descriptor: 'REFUND', status: 'CREDIT_AUTHORIZATION' });
+      const expiredForZero = await authorize(client, card, 200, { descriptor: 'HOTEL' });
+      await client.transactions.expireAuthorization(expiredForZero);
+      await client.transactions.simulateClearing({ token: expiredForZero, amount: 0 });
+      const partly = await cleared(500, 300);
+      const over = await cleared(500, 600);
+      const single = await authorize(client, card, 100, { status: 'FINANCIAL_AUTHORIZATION' });
+      const kept = (await client.transactions.simulateReturn({ amount: 400, descriptor: 'RETURN', pan: card.pan })).token as string;
+      const takenBack = (await client.transactions.simulateReturn({ amount: 70, descriptor: 'RETURN', pan: card.pan })).token as string;
+      await client.transactions.simulateReturnReversal({ token: takenBack });
+      const creditTakenBack = await cleared(250, 250, { status: 'CREDIT_AUTHORIZATION' });
+      await client.transactions.simulateReturnReversal({ token: creditTakenBack });
+
+      const shown = async (token: string) => {
+        const one = await client.financialAccounts.financialTransactions.retrieve(card.funding.token, token);
+        const listed = (await client.financialAccounts.financialTransactions.list(card.funding.token, { status: one.status })).data.map((transaction) => transaction.token);
+        return [(await client.transactions.retrieve(token)).status, one.status, one.pending_amount, one.settled_amount, listed.includes(token)];
+      };
+      const expected: Array<[string, unknown[]]> = [
+        [debitForZero, ['SETTLED', 'SETTLED', 0, 0, true]],
+        [creditForZero, ['SETTLED', 'SETTLED', 0, 0, true]],
+        [expiredForZero, ['SETTLED', 'SETTLED', 0, 0, true]],
+        [partly, ['SETTLED', 'SETTLED', 0, -300, true]],
+        [over, ['SETTLED', 'SETTLED', 0, -600, true]],
+        [single, ['SETTLED', 'SETTLED', 0, -100, true]],
+        [kept, ['SETTLED', 'SETTLED', 0, 400, true]],
+        [takenBack, ['SETTLED', 'RETURNED', 0, 0, true]],
+        [creditTakenBack, ['SETTLED', 'RETURNED', 0, 0, true]],
+      ];
+      for (const [token, status] of expected) expect(await shown(token), token).toEqual(status);
+      expect(await balanceOf(client, card.funding.token)).toEqual({ available: -600, pending: 0, total: -600 });
+    });
   });
 });
 
