@@ -185,6 +185,37 @@ describeWithDb('events', () => {
       expect(only(cleared, 'card_transaction.updated').payload).toEqual(settled);
     });
 
+    it('records a transaction’s balance.updated before its card_transaction.updated, for a new transaction as for every later message and expiry', async () => {
+      const client = await freshClient();
+      const card = await cardOnOwnAccount(client);
+      let token = '';
+      let credit = '';
+      let returned = '';
+      let expiring = '';
+      // Oldest first, as GET /v1/events pages them newest first (same-millisecond events in token order).
+      const steps: Array<[string, () => Promise<unknown>]> = [
+        ['AUTHORIZATION', async () => (token = await authorize(client, card, 500))],
+        ['AUTHORIZATION_ADVICE', () => client.transactions.simulateAuthorizationAdvice({ token, amount: 600 })],
+        ['AUTHORIZATION_REVERSAL', () => client.transactions.simulateVoid({ token, amount: 100 })],
+        ['CLEARING', () => client.transactions.simulateClearing({ token })],
+        ['FINANCIAL_AUTHORIZATION', () => authorize(client, card, 100, { status: 'FINANCIAL_AUTHORIZATION' })],
+        ['FINANCIAL_CREDIT_AUTHORIZATION', () => authorize(client, card, 100, { status: 'FINANCIAL_CREDIT_AUTHORIZATION' })],
+        ['CREDIT_AUTHORIZATION', async () => (credit = await authorize(client, card, 200, { status: 'CREDIT_AUTHORIZATION' }))],
+        ['CLEARING of a credit', () => client.transactions.simulateClearing({ token: credit })],
+        ['CREDIT_AUTHORIZATION_ADVICE', () => client.transactions.simulateCreditAuthorizationAdvice({ amount: 50, descriptor: 'REFUND', pan: card.pan })],
+        ['RETURN', async () => (returned = (await client.transactions.simulateReturn({ amount: 70, descriptor: 'RETURN', pan: card.pan })).token as string)],
+        ['RETURN_REVERSAL', () => client.transactions.simulateReturnReversal({ token: returned })],
+        ['AUTHORIZATION to expire', async () => (expiring = await authorize(client, card, 300))],
+        ['AUTHORIZATION_EXPIRY', () => client.transactions.expireAuthorization(expiring)],
+        ['AUTHORIZATION to expire by the clock', () => authorize(client, card, 400)],
+        ['AUTHORIZATION_EXPIRY by the clock', () => moveClock(client, '2031-03-18T00:00:00.000Z')],
+      ];
+      for (const [step, action] of steps) {
+        const recorded = await eventsOf(client, action);
+        expect([step, recorded.map((event) => event.event_type)]).toEqual([step, ['balance.updated', 'card_transaction.updated']]);
+      }
+    });
+
     it('records a declined authorization, and an expiry done by the clock', async () => {
       const client = await freshClient();
       const card = await cardOnOwnAccount(client);

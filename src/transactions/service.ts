@@ -32,7 +32,10 @@
  *
  * Events. Every new transaction (declines included) and every message applied to one (expiries
  * too) records `card_transaction.updated` with the transaction as GET answers it then (Lithic's
- * transaction lifecycle webhook carries the transaction object).
+ * transaction lifecycle webhook carries the transaction object). One order for all of them: the
+ * `balance.updated` of the money it moved (ledger.ts `post`, if it moved any) comes first, then its
+ * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
+ * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
 import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
@@ -251,8 +254,8 @@ async function recordOpening(op: Operation, card: FoundCard, opening: Opening, d
   const event = eventRow(op, row.token, 0, opening.event_token, effect.event);
   await store.insertTransactions(op.tx, [row]);
   await store.insertEvents(op.tx, [event]);
-  await emitEvent(op.tx, op.scope.programId, 'card_transaction.updated', toApi(row, [event]), op.scope.nowMs);
   await postMovement(op, row, effect, opening.event_token);
+  await emitEvent(op.tx, op.scope.programId, 'card_transaction.updated', toApi(row, [event]), op.scope.nowMs);
   await addSpend(op, row, row.spend_cents, countsAsSpend ? 1 : 0);
   if (row.expires_ms !== null) fallsDueAt(op.db, op.tx, dueExpiries, op.scope.programId, row.expires_ms);
   return row;
