@@ -68,6 +68,18 @@ describeWithDb('3DS authentications', () => {
     });
   });
 
+  it('refuses a blank merchant id or name, or one with a control character, with 400 naming it (the schema refuses it before anything is read)', async () => {
+    for (const field of ['id', 'name'] as const) {
+      for (const value of [' ', '\u3000', 'GROCER\n', 'A\u0007B']) {
+        const merchant = { ...body().merchant, [field]: value };
+        const message = await expectError(client.threeDS.authentication.simulate(body({ merchant })), 400);
+        expect(message, JSON.stringify(value)).toBe(`merchant.${field}: must contain a character other than white space, and no control characters`);
+      }
+    }
+    // Spaces inside and other scripts still pass.
+    expect((await simulate({ merchant: { ...body().merchant, name: ' 東京 GROCER ' } })).merchant.name).toBe(' 東京 GROCER ');
+  });
+
   it("documents the SDK's enums of the authentication in /openapi.json", async () => {
     type Schema = { type?: string | string[]; enum?: unknown[]; properties?: Record<string, Schema>; anyOf?: Schema[] };
     type Document = { paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: Schema }> }> } }> };

@@ -257,7 +257,7 @@ const MerchantAmount = Type.Integer({
 const Pan = Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen digit card number' });
 const Descriptor = Type.String({ minLength: 1, maxLength: 25, pattern: VISIBLE_TEXT_PATTERN, description: 'Merchant descriptor: not blank, no control characters' });
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code (ISO 18245)' });
-const MerchantAcceptorId = Type.String({ minLength: 1, maxLength: 15, description: 'Card acceptor id' });
+const MerchantAcceptorId = Type.String({ minLength: 1, maxLength: 15, pattern: VISIBLE_TEXT_PATTERN, description: 'Card acceptor id: not blank, no control characters' });
 
 export const SimulateAuthorizationBody = StrictObject({
   amount: SimulatedAmount,

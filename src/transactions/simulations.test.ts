@@ -323,6 +323,22 @@ describeWithDb('card transaction simulations', () => {
       }
     });
 
+    it('refuses a blank merchant_acceptor_id or one with a control character with 400 naming it, recording nothing', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const simulations = [
+        (id: string) => client.transactions.simulateAuthorization({ amount: 100, descriptor: 'SHOP', pan: card.pan, merchant_acceptor_id: id }),
+        (id: string) => client.transactions.simulateCreditAuthorizationAdvice({ amount: 100, descriptor: 'SHOP', pan: card.pan, merchant_acceptor_id: id }),
+      ];
+      for (const simulate of simulations) {
+        for (const id of [' ', '\u00a0', 'M-1\t', 'M\n1']) {
+          expect(await expectError(simulate(id), 400), JSON.stringify(id)).toBe('merchant_acceptor_id: must contain a character other than white space, and no control characters');
+        }
+      }
+      expect((await client.transactions.list({ card_token: card.token })).data).toEqual([]);
+      expect((await authorized(client, card, 100, { merchant_acceptor_id: ' M 1 ' })).merchant.acceptor_id).toBe(' M 1 ');
+    });
+
     it('replays an Idempotency-Key authorization: one transaction, the first answer', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
