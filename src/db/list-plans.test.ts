@@ -96,6 +96,14 @@ const tables = {
 };
 type Table = keyof typeof tables;
 
+/** A financial account of `accountToken`, for the lists filtered by account. */
+function financialAccount(token: string, accountToken: string) {
+  return {
+    program_id: PROGRAM, token, account_token: accountToken, type: 'OPERATING', nickname: null, status: 'OPEN', substatus: null, is_for_benefit_of: 0,
+    account_number: 'x', routing_number: 'x', credit_configuration: null, created_ms: BASE_MS, updated_ms: BASE_MS,
+  };
+}
+
 type List = (exec: Executor, page: PageParams, range: CreatedRange) => Promise<unknown>;
 
 /** Each filtered list with the index it must range over. */
@@ -218,11 +226,7 @@ describeWithDb('filtered list plans', () => {
 
   it('movements of an account’s financial accounts: a page of each account (and side) on its own index', async () => {
     const { kysely } = storage.db;
-    const financialAccount = (token: string) => ({
-      program_id: PROGRAM, token, account_token: 'acct-1', type: 'OPERATING', nickname: null, status: 'OPEN', substatus: null, is_for_benefit_of: 0,
-      account_number: 'x', routing_number: 'x', credit_configuration: null, created_ms: BASE_MS, updated_ms: BASE_MS,
-    });
-    await kysely.insertInto('financial_accounts').values([financialAccount('fa-1'), financialAccount('fa-3')]).onConflict((oc) => oc.doNothing()).execute();
+    await kysely.insertInto('financial_accounts').values([financialAccount('fa-1', 'acct-1'), financialAccount('fa-3', 'acct-1')]).onConflict((oc) => oc.doNothing()).execute();
     const cases = [
       { table: 'book_transfers', indexes: ['book_transfers_by_from_fa', 'book_transfers_by_to_fa'], list: (exec: Executor, page: PageParams) => bookTransfers.list(exec, PROGRAM, { account_token: 'acct-1' }, page) },
       { table: 'external_payments', indexes: ['external_payments_by_fa'], list: (exec: Executor, page: PageParams) => externalPayments.list(exec, PROGRAM, { business_account_token: 'acct-1' }, page) },
@@ -249,13 +253,7 @@ describeWithDb('filtered list plans', () => {
   it('an account with more financial accounts than alternatives pages them in one query, with the same rows', async () => {
     const { kysely } = storage.db;
     const many = Array.from({ length: 40 }, (_, index) => (index === 0 ? 'fa-2' : `fa-many-${index}`));
-    await kysely
-      .insertInto('financial_accounts')
-      .values(many.map((token) => ({
-        program_id: PROGRAM, token, account_token: 'acct-2', type: 'OPERATING', nickname: null, status: 'OPEN', substatus: null, is_for_benefit_of: 0,
-        account_number: 'x', routing_number: 'x', credit_configuration: null, created_ms: BASE_MS, updated_ms: BASE_MS,
-      })))
-      .execute();
+    await kysely.insertInto('financial_accounts').values(many.map((token) => financialAccount(token, 'acct-2'))).execute();
     for (const page of [{ page_size: 5 }, { page_size: 5, starting_after: cursor }, { page_size: 5, ending_before: cursor }]) {
       const byAccount = await bookTransfers.list(kysely, PROGRAM, { account_token: 'acct-2', begin: range.begin }, page);
       const byFinancialAccount = await bookTransfers.list(kysely, PROGRAM, { financial_account_token: 'fa-2', begin: range.begin }, page);
