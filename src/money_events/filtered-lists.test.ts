@@ -1,6 +1,6 @@
 /**
- * Filtered lists of book transfers, external payments and management operations, paged two at a
- * time forwards and backwards, return exactly the items of the whole list that match, newest first
+ * Filtered lists of book transfers, external payments and management operations, paged one to
+ * three at a time forwards and backwards (testing/paging.ts), return exactly the items of the whole list that match, newest first
  * (each filter ranges over its own index: db/list-plans.test.ts). And `result=DECLINED` is served
  * as status DECLINED: after every kind of step, an item is result DECLINED exactly when it is
  * status DECLINED. The same filters beside a financial account give the same answers.
@@ -10,6 +10,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { bookTransfer, fund, newAccount } from '../testing/money.js';
+import { expectPagedBothWays } from '../testing/paging.js';
 
 interface Item {
   token: string;
@@ -23,27 +24,8 @@ interface Page {
   data: Item[];
   has_more: boolean;
 }
-type Lister = (query: Record<string, string | number>) => Promise<Page>;
-
-/** Every page of `filters`, two items a page, from the newest on, then from the oldest back. */
-async function walkBothWays(list: Lister, filters: Filters): Promise<{ forward: string[]; backward: string[] }> {
-  const forward: string[] = [];
-  let after: string | undefined;
-  for (let more = true; more; ) {
-    const page = await list({ ...filters, page_size: 2, ...(after !== undefined ? { starting_after: after } : {}) });
-    forward.push(...page.data.map((item) => item.token));
-    after = forward.at(-1);
-    more = page.has_more;
-  }
-  const oldest = forward.at(-1);
-  const backward = oldest === undefined ? [] : [oldest];
-  for (let more = oldest !== undefined; more; ) {
-    const page = await list({ ...filters, page_size: 2, ending_before: backward[0] as string });
-    backward.unshift(...page.data.map((item) => item.token));
-    more = page.has_more;
-  }
-  return { forward, backward };
-}
+/** A list as the SDK gives it: awaited, one page; iterated, every item (testing/paging.ts). */
+type Lister = (query: Record<string, unknown>) => PromiseLike<Page> & AsyncIterable<Item>;
 
 /** The whole list, its result/status invariant, then every filter set paged both ways against it. */
 async function expectFilteredPages(list: Lister, values: FilterValues): Promise<void> {
@@ -51,9 +33,7 @@ async function expectFilteredPages(list: Lister, values: FilterValues): Promise<
   expectResultDeclinedIsStatusDeclined(all);
   for (const filters of filterSetsOf(all, values)) {
     const expected = all.filter((item) => Object.entries(filters).every(([field, value]) => matches(item, field, value))).map((item) => item.token);
-    const { forward, backward } = await walkBothWays(list, filters);
-    expect(forward, JSON.stringify(filters)).toEqual(expected);
-    expect(backward, JSON.stringify(filters)).toEqual(expected);
+    await expectPagedBothWays(list, filters, expected);
   }
 }
 
