@@ -15,7 +15,7 @@
  *   receiver drop a repeat). On stop, in-flight requests are aborted and their leases given back.
  * - The body is the event's payload with its `event_type` (eventBody); headers are Standard Webhooks'
  *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
- *   Redirects are not followed. 2xx is SUCCESS; anything else (a status, a timeout, a refused
+ *   Redirects are not followed. A 2xx status is SUCCESS (whether or not its body ends in time); anything else (a status, a timeout, a refused
  *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
  *   is queued after the next delay of the retry schedule, until the schedule runs out.
  * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
@@ -86,7 +86,9 @@ export function eventBody(event: store.EventRow): string {
 
 /**
  * The start of an answer's body, read no further than the RESPONSE_KEPT_CHARS kept: a receiver may
- * answer a body of any size, or never end it, and its 2xx is a success all the same.
+ * answer a body of any size, or never end it, and its 2xx is a success all the same. A body cut
+ * short (the request's time ran out, the connection dropped) is what arrived of it: the status was
+ * answered, and a 2xx is not sent again.
  */
 async function bodyStart(response: Response): Promise<string> {
   if (response.body === null) return '';
@@ -99,6 +101,8 @@ async function bodyStart(response: Response): Promise<string> {
       if (done) break;
       text += decoder.decode(value, { stream: true });
     }
+  } catch {
+    // Cut short: the answer is its status and what arrived.
   } finally {
     await reader.cancel().catch(() => undefined);
   }
