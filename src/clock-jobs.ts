@@ -10,10 +10,10 @@
  * however long ago that was. A resource that needs one adds it to the list below. At one instant,
  * holds expire before management operations are decided on their funds.
  */
-import { fulfilmentInstantsThrough, fulfilPhysicalCards } from './cards/jobs.js';
+import { dueFulfilment, fulfilmentInstantsThrough, fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
-import { applyDuePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
+import { applyDuePrenotes, duePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
@@ -151,6 +151,18 @@ export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: 
   const found = await checkFor(db, db.kysely, work, scope);
   if (found.due) await db.transaction((tx) => runClockJobsAcross(db, tx, scope, jobs));
   else found.learn();
+}
+
+/** The work of every job (`clockJobs`), as reads check it. */
+const everyDueWork: readonly DueWork[] = [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
+
+/**
+ * For a read of everything that happened (the events): `catchUp` on the work of every job, so that
+ * what has fallen due by the program's clock is recorded, and listed, before the next sweep. The
+ * first work found due brings all of them up to date; the checks after it find nothing.
+ */
+export async function catchUpEverything(db: Db, scope: ProgramScope): Promise<void> {
+  for (const work of everyDueWork) await catchUp(db, scope, work);
 }
 
 /** Brings every program up to date, each in its own transaction (as a clock move does: `runClockJobsAcross`). */

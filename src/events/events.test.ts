@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import { enroll, kybBody, kybDelegatedBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
+import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { INSERT_PARAMETERS_MAX } from '../db/prepared.js';
 import { emitEvent } from './emit.js';
@@ -504,5 +505,25 @@ describeWithDb('events', () => {
       }),
     ).rejects.toThrow('rolled back');
     expect(await allEvents(program.client, SINCE_START)).toHaveLength(count);
+  });
+});
+
+describeWithDb('events as time passes', () => {
+  const clock = frozenWallClock(START);
+  const context = useTestServer({ wall: clock.wall });
+
+  it('lists what fell due on the program clock (a hold expiry, a card shipment) before any sweep or other read recorded it', async () => {
+    const { client } = context.program;
+    const hold = await authorize(client, await cardOnOwnAccount(client), 700);
+    const physical = await client.cards.create({ type: 'PHYSICAL', shipping_address: { ...US_ADDRESS, first_name: 'Janet', last_name: 'Yellen' } });
+    const nextMidnight = `${new Date(Date.parse(START) + 24 * 3600 * 1000).toISOString().slice(0, 10)}T00:00:00.000Z`;
+    clock.advance(8 * 24 * 3600 * 1000); // past the shipment batch and the hold's expiry; no job has run since
+
+    const sinceMidnight = new Date(Date.parse(nextMidnight) - 1).toISOString();
+    const due = (await client.events.list({ event_types: ['card.shipped', 'card_transaction.updated'], begin: sinceMidnight, with_content: true })).data;
+    expect(due.map((event) => [event.event_type, event.payload['token'] ?? event.payload['card_token'], event.created])).toEqual([
+      ['card_transaction.updated', hold, new Date(Date.parse(START) + 7 * 24 * 3600 * 1000).toISOString()],
+      ['card.shipped', physical.token, nextMidnight],
+    ]);
   });
 });

@@ -15,13 +15,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List events',
         description:
           'Newest first. Every change of a resource records its event in the same transaction (a refused request or an idempotent replay records none). ' +
+          'What has fallen due by the program clock (a hold expiry, a card shipment, an operation date) is recorded first, dated when it fell due. ' +
           '`with_content=true` includes each payload (else `{}`).',
         tags,
         querystring: ListEventsQuery,
         response: { 200: ListOf(Event) },
       },
     },
-    async (request) => service.list(db.kysely, request.scope, request.query),
+    async (request) => service.list(db, request.scope, request.query),
   );
 
   app.get(

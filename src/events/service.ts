@@ -5,7 +5,8 @@
  * always has a payload, so an empty one); getting one event always carries its payload.
  */
 import { isoTimestamp } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import { catchUpEverything } from '../clock-jobs.js';
+import type { Db, Executor } from '../db/database.js';
 import { notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import type { ProgramScope } from '../programs/scope.js';
@@ -27,9 +28,11 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return toApi(row, true);
 }
 
-export async function list(exec: Executor, scope: ProgramScope, query: ListEventsQuery): Promise<ListResponse<Event>> {
+/** A page of the events, after what has fallen due by the program's clock was recorded (`catchUpEverything`). */
+export async function list(db: Db, scope: ProgramScope, query: ListEventsQuery): Promise<ListResponse<Event>> {
+  await catchUpEverything(db, scope);
   const { page_size, starting_after, ending_before, with_content, ...filters } = query;
   const withContent = with_content === true;
-  const { rows, has_more } = await store.list(exec, scope.programId, filters, { page_size, starting_after, ending_before }, withContent);
+  const { rows, has_more } = await store.list(db.kysely, scope.programId, filters, { page_size, starting_after, ending_before }, withContent);
   return { data: rows.map((row) => toApi(row, withContent)), has_more };
 }

@@ -409,7 +409,7 @@ export function prenoteInstantsThrough(exec: Executor, programId: string, throug
   return store.prenoteDueInstantsThrough(exec, programId, throughMs);
 }
 
-const duePrenotes: DueWork = {
+export const duePrenotes: DueWork = {
   check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
 };
 
