@@ -125,6 +125,8 @@ describeWithDb('event subscriptions and webhooks', () => {
   it('refuses bad input with a 400 naming the field, and unknown tokens with a 404, changing nothing', async () => {
     const before = (await client.events.subscriptions.list()).data.length;
     const badUrls = ['', 'not a url', '/relative', 'ftp://example.com/x', 'https://user:secret@example.com/x', `https://example.com/${'a'.repeat(2048)}`, 'mailto:a@example.com'];
+    // What a URL parser would silently drop or encode (and the URL then shown is not the one called).
+    badUrls.push('https://example.com/x\n', ' https://example.com/x', 'https://exa\tmple.com/x', 'https://example.com/a b', 'https://example.com/\u0085');
     for (const url of badUrls) expect(await expectError(client.events.subscriptions.create({ url }), 400)).toMatch(/url/);
     const bodies: unknown[] = [
       { url: 'https://example.com', event_types: ['card.nope'] },

@@ -19,7 +19,7 @@ const tags = ['Events'];
 const params = TokenParams('event_subscription_token');
 const voidAnswer = 'Answers 200 with an empty body.';
 const urlRule =
-  'url: an absolute https:// URL, or http:// (allowed so that a local sandbox can deliver to a receiver on localhost; Lithic itself requires HTTPS), without user name or password, at most 2048 characters.';
+  'url: an absolute https:// URL, or http:// (allowed so that a local sandbox can deliver to a receiver on localhost; Lithic itself requires HTTPS), without user name or password, whitespace or control characters, at most 2048 characters.';
 const onDisabled = 'A disabled subscription is a 422 (nothing would be sent).';
 
 export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -3,8 +3,8 @@
  * their signing secrets, and the queueing of delivery attempts (sent by delivery.ts).
  *
  * Decisions:
- * - `url`: an absolute http:// or https:// URL without credentials, at most 2048 characters (the schema; 400
- *   naming `url` otherwise). Lithic demands HTTPS; a local sandbox must reach receivers on
+ * - `url`: an absolute http:// or https:// URL without credentials, whitespace or control characters,
+ *   at most 2048 characters (the schema; 400 naming `url` otherwise). Lithic demands HTTPS; a local sandbox must reach receivers on
  *   http://localhost, so http is allowed.
  * - `event_types`: omitted, null or empty means every type (answered as null); repeats are dropped.
  *   PATCH takes Lithic's body (`url` required); a field it omits keeps its value.
@@ -61,8 +61,12 @@ export function attemptToApi(row: store.AttemptRow): MessageAttempt {
   };
 }
 
+/** What a URL never holds as such: whitespace and control characters (a URL parser drops or encodes them without a word). */
+const NOT_IN_URL = /[\s\p{Cc}]/u;
+
 /** The URL rule (see the module comment); returns the URL as given. */
 export function checkUrl(url: string): string {
+  if (NOT_IN_URL.test(url)) throw new InvalidRequestError('url: must not contain whitespace or control characters');
   let parsed: URL;
   try {
     parsed = new URL(url);
