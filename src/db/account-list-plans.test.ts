@@ -1,8 +1,8 @@
 /**
  * The type filter of financial accounts (their list, and `GET /v1/balances`, which reads them all)
  * and the array filters of external bank accounts are ranges of their indexes in list order
- * (migration 0027), one per value asked for, on every page shape; without them, a walk of the
- * program's rows. Where filters combine, one drives the page and the others are conditions: an
+ * (migrations 0027 and 0028), one per value asked for, on every page shape; without them, a walk of
+ * the program's rows. Where filters combine, one drives the page and the others are conditions: an
  * account's rows are found by account, never by a filter index that would walk the program's rows
  * of that value. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
  * rows (1 in 100 of each rare value, four financial and bank accounts an account) and are ANALYZEd.
@@ -55,7 +55,7 @@ const bankAccount = (i: number) => ({
   account_number_encrypted: 'x',
   last_four: '0000',
   owner: 'o',
-  owner_type: 'INDIVIDUAL',
+  owner_type: rare(i, 47) ? 'BUSINESS' : 'INDIVIDUAL',
   routing_number: '021000021',
   verification_attempts: 0,
   verification_method: 'PRENOTE',
@@ -149,6 +149,8 @@ describeWithDb('financial and bank account list plans', () => {
     { column: 'state', filters: { states: ['CLOSED', 'PAUSED'] } },
     { column: 'country', filters: { countries: ['CAN'] } },
     { column: 'country', filters: { countries: ['CAN', 'MEX'] } },
+    { column: 'owner_type', filters: { owner_types: ['BUSINESS'] } },
+    { column: 'owner_type', filters: { owner_types: ['BUSINESS', 'INDIVIDUAL'] } },
   ];
   for (const { column, filters: given } of filters) {
     it(`external bank accounts with ${JSON.stringify(given)}: a range of external_bank_accounts_by_${column} per value, on every page shape`, async () => {
@@ -165,7 +167,7 @@ describeWithDb('financial and bank account list plans', () => {
       { column: 'verification_state', filters: { states: ['ENABLED'], account_types: ['CHECKING'], owner_types: ['INDIVIDUAL'], countries: ['USA'], verification_states: ['PENDING'] } },
       { column: 'type', filters: { states: ['ENABLED'], account_types: ['SAVINGS'], countries: ['USA'] } },
       { column: 'state', filters: { countries: ['USA'], states: ['CLOSED'] } },
-      { column: 'country', filters: { owner_types: ['INDIVIDUAL'], countries: ['CAN'] } },
+      { column: 'owner_type', filters: { states: ['ENABLED'], countries: ['USA'], owner_types: ['BUSINESS'] } },
     ];
     for (const { column, filters: given } of cases) {
       for (const { name, page } of pages) {

@@ -34,6 +34,7 @@ import * as m0024 from './migrations/0024_clock_moved_wall_ms.js';
 import * as m0025 from './migrations/0025_ledger_entries_by_account_time.js';
 import * as m0026 from './migrations/0026_movements_by_status_and_category.js';
 import * as m0027 from './migrations/0027_accounts_by_type_and_state.js';
+import * as m0028 from './migrations/0028_bank_accounts_by_owner_type.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   '0025_ledger_entries_by_account_time': m0025,
   '0026_movements_by_status_and_category': m0026,
   '0027_accounts_by_type_and_state': m0027,
+  '0028_bank_accounts_by_owner_type': m0028,
 };
 
 /**

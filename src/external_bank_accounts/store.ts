@@ -107,19 +107,20 @@ export interface ListFilters {
 }
 
 /**
- * The array filters, in the order in which the first given drives the page (migration 0027: a range
- * of its index per value, `anyOf`); the others are conditions on the rows it finds. Verification
- * states first: theirs is the only spread that changes here (PENDING until verified, then ENABLED
- * or FAILED_VERIFICATION), and the rare values are the ones asked for; then the two account types.
- * States and countries last: every bank account here is ENABLED (no endpoint changes it) and USA
- * (the only country accepted), so their usual values keep every row. Owner types have no index.
+ * The array filters, in the order in which the first given drives the page (migrations 0027 and
+ * 0028: a range of its index per value, `anyOf`); the others are conditions on the rows it finds.
+ * Verification states first: theirs is the only spread that changes here (PENDING until verified,
+ * then ENABLED or FAILED_VERIFICATION), and the rare values are the ones asked for; then the two
+ * account types and the two owner types. States and countries last: every bank account here is
+ * ENABLED (no endpoint changes it) and USA (the only country accepted), so their usual values keep
+ * every row.
  */
 const ARRAY_FILTERS = [
   ['verification_states', 'verification_state'],
   ['account_types', 'type'],
+  ['owner_types', 'owner_type'],
   ['states', 'state'],
   ['countries', 'country'],
-  ['owner_types', 'owner_type'],
 ] as const;
 
 /**
@@ -134,7 +135,7 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
     const values = filters[name];
     return values !== undefined && values.length > 0 ? [{ column, values }] : [];
   });
-  const driver = filters.account_token === undefined ? given.find(({ column }) => column !== 'owner_type') : undefined;
+  const driver = filters.account_token === undefined ? given[0] : undefined;
   for (const filter of given) {
     if (filter !== driver) query = query.where(anyOfUnindexed(exec, filter.column, filter.values));
   }
