@@ -187,6 +187,7 @@ describeWithDb('external bank accounts', () => {
 
     it.each([
       [{ processor_token: undefined }, 'processor_token: is required'],
+      [{ verification_method: undefined }, 'verification_method: is required'],
       [{ processor_token: '' }, 'processor_token: must NOT have fewer than 1 characters'],
       [{ owner: undefined }, 'owner: is required'],
       [{ account_number: '12345678' }, 'account_number: is not a recognised field'],

@@ -63,9 +63,10 @@ export function ShapeChosenBy<T>(
     ...(absentMeans === undefined ? { required: [field] } : {}),
     properties: { [field]: StringEnum(shapes.flatMap(([values]) => values)) },
     allOf: shapes.map(([values, shape]) => {
-      // `properties` also holds when the field is absent: where absence stands for a value, no other shape may apply then.
+      // `properties` also holds when the field is absent: only the shape absence stands for may apply then
+      // (none when the field is required, so that its absence, not another shape's field, is the error).
       const chosen = { properties: { [field]: { enum: [...values] } } };
-      const appliesWhenAbsent = absentMeans === undefined || values.includes(absentMeans);
+      const appliesWhenAbsent = absentMeans !== undefined && values.includes(absentMeans);
       return { if: appliesWhenAbsent ? chosen : { ...chosen, required: [field] }, then: shape };
     }),
   });
