@@ -358,6 +358,19 @@ describeWithDb('external bank accounts', () => {
     expect(Date.parse(event?.created as string)).toBe(Date.parse(created.created) + PRENOTE_WAIT_MS);
   });
 
+  it('a write catches up on a prenote whose wait ended since the last sweep or read: retry_prenote is a 422, a PATCH answers (and announces) ENABLED', async () => {
+    const { client } = context.program;
+    const retried = await create({ verification_method: 'PRENOTE' });
+    const patched = await create({ verification_method: 'PRENOTE' });
+    advance(PRENOTE_WAIT_MS);
+    expect(await expectError(client.externalBankAccounts.retryPrenote(retried.token, {}), 422)).toContain('ENABLED');
+    const renamed = await client.externalBankAccounts.update(patched.token, { name: 'Renamed' });
+    expect(renamed).toMatchObject({ name: 'Renamed', verification_state: 'ENABLED' });
+    const announced = await client.events.list({ event_types: ['external_bank_account.updated'], with_content: true });
+    expect(announced.data[0]?.payload).toEqual(renamed);
+    expect(await client.externalBankAccounts.retrieve(retried.token)).toMatchObject({ verification_state: 'ENABLED' });
+  });
+
   it('never enables a prenote whose wait a retry restarted after the clock job read it', async () => {
     const created = await create({ verification_method: 'PRENOTE' });
     const { db } = context.server.server;

@@ -24,12 +24,12 @@
  *     starts over.
  *   PRENOTE → PENDING. A zero-amount prenote is sent; with no return after PRENOTE_WAIT_MS by the
  *     program clock (a sandbox bank never returns one) the account becomes ENABLED: a clock job,
- *     and reads catch up first. `retry_prenote` sends a new one.
+ *     which reads and writes (PATCH, the retries) catch up on first. `retry_prenote` sends a new one.
  * `state` is ENABLED from creation; no endpoint of the API changes it.
  */
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
-import { catchUp, type DueWork } from '../clock-jobs.js';
+import { catchUp, isDueWithin, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -311,6 +311,7 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
 export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateExternalBankAccountBody): Promise<ExternalBankAccount> {
   if (body.address !== undefined) checkUsAddress('address', body.address);
   if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, requestScope.nowMs);
+  await enableDuePrenotesWithin(db, tx, requestScope);
   const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const changes = changedFields(row, body);
   if (Object.keys(changes).length === 0) return toApi(row);
@@ -379,6 +380,7 @@ export async function retry(
   method: 'MICRO_DEPOSIT' | 'PRENOTE',
   body: RetryBody,
 ): Promise<ExternalBankAccount> {
+  await enableDuePrenotesWithin(db, tx, scope);
   const row = await lockOrThrow(db, tx, scope.programId, token);
   if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
     throw new UnprocessableError(
@@ -412,6 +414,15 @@ export function prenoteInstantsThrough(exec: Executor, programId: string, throug
 export const duePrenotes: DueWork = {
   check: async (exec: Executor, scope: ProgramScope) => ({ due: (await store.duePrenotes(exec, scope.programId, scope.nowMs, 1)).length > 0 }),
 };
+
+/**
+ * For a write, at the start of its transaction: prenotes whose wait ended since the last sweep or
+ * read are ENABLED first (as a read would show them), so a retry_prenote of one is refused and a
+ * PATCH answers and announces the state it has.
+ */
+async function enableDuePrenotesWithin(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  if (await isDueWithin(db, tx, duePrenotes, scope)) await applyDuePrenotes(db, tx, scope);
+}
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {
   await catchUp(db, scope, duePrenotes);
