@@ -54,7 +54,7 @@ describeWithDb('auth rules', () => {
     expect(accountRule).toMatchObject({ type: 'VELOCITY_LIMIT', event_stream: 'AUTHORIZATION', account_tokens: [account], card_tokens: [], program_level: false });
     expect(accountRule).not.toHaveProperty('excluded_card_tokens');
     const cardRule = await createRule(client, merchantLock([{ descriptor: 'ACME STORE' }], { card_tokens: [card.token, otherCard.token] }));
-    expect(cardRule).toMatchObject({ type: 'MERCHANT_LOCK', event_stream: 'AUTHORIZATION', card_tokens: [card.token, otherCard.token].sort(), account_tokens: [] });
+    expect(cardRule).toMatchObject({ type: 'MERCHANT_LOCK', event_stream: 'AUTHORIZATION', card_tokens: [card.token, otherCard.token], account_tokens: [] });
     const threeDs = await createRule(client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 100 }]));
     expect(threeDs).toMatchObject({ type: 'CONDITIONAL_3DS_ACTION', event_stream: 'THREE_DS_AUTHENTICATION' });
     const action = await createRule(client, {
@@ -190,6 +190,39 @@ describeWithDb('auth rules', () => {
       program_level: true,
       excluded_card_tokens: [otherCard.token],
     });
+  });
+
+  it('answers every token list in the order the client gave it (create, retrieve, list, PATCH, draft, promote), not sorted', async () => {
+    const fresh = await context.server.newProgram('target order');
+    /** `count` tokens, largest first: an order no sort by token gives. */
+    const unsorted = async (count: number, make: () => Promise<string>) => {
+      const tokens: string[] = [];
+      for (let i = 0; i < count; i += 1) tokens.push(await make());
+      return tokens.sort().reverse();
+    };
+    const cards = await unsorted(3, async () => (await newCard(fresh.client)).token);
+    const accounts = await unsorted(2, () => acceptedAccountToken(fresh.client));
+    const businesses = await unsorted(2, async () => (await enroll(fresh.client, kybBody('KYB_BYO'))).account_token);
+    const rules = fresh.client.authRules.v2;
+
+    const cardRule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: cards }));
+    expect(cardRule.card_tokens).toEqual(cards);
+    expect((await rules.retrieve(cardRule.token)).card_tokens).toEqual(cards);
+    const reordered = [cards[1], cards[2], cards[0]] as string[];
+    expect((await rules.update(cardRule.token, { card_tokens: reordered })).card_tokens).toEqual(reordered);
+    expect((await rules.draft(cardRule.token, { parameters: { conditions: BLOCK_GAMBLING } } as Lithic.AuthRules.V2DraftParams)).card_tokens).toEqual(reordered);
+    expect((await rules.promote(cardRule.token)).card_tokens).toEqual(reordered);
+
+    const accountRule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { account_tokens: accounts, business_account_tokens: businesses }));
+    expect(accountRule).toMatchObject({ account_tokens: accounts, business_account_tokens: businesses });
+    const programRule = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { program_level: true, excluded_card_tokens: cards }));
+    expect(programRule.excluded_card_tokens).toEqual(cards);
+    const listed = (await rules.list({ page_size: 100 })).data;
+    expect(listed.map((rule) => [rule.card_tokens, rule.account_tokens, rule.business_account_tokens, rule.excluded_card_tokens])).toEqual([
+      [[], [], [], cards],
+      [[], accounts, businesses, undefined],
+      [reordered, [], [], undefined],
+    ]);
   });
 
   it('PATCH refuses mixed variants, exclusions on rules that are not program-level, duplicates and unknown tokens, changing nothing', async () => {

@@ -130,6 +130,7 @@ export function versionPeriods(exec: Executor, programId: string, ruleToken: str
 
 // ---- targets ------------------------------------------------------------------------------------
 
+/** The targets of some rules, in one query: each rule's lists in the order the client gave them. */
 export function targetsOf(exec: Executor, programId: string, ruleTokens: readonly string[]): Promise<TargetRow[]> {
   if (ruleTokens.length === 0) return Promise.resolve([]);
   return exec
@@ -139,11 +140,12 @@ export function targetsOf(exec: Executor, programId: string, ruleTokens: readonl
     .where('rule_token', 'in', ruleTokens)
     .orderBy('rule_token')
     .orderBy('kind')
+    .orderBy('position')
     .orderBy('target_token')
     .execute();
 }
 
-/** Replaces the rule's targets of the given kinds with `tokens` per kind. */
+/** Replaces the rule's targets of the given kinds with `tokens` per kind, each at its place in `tokens`. */
 export async function replaceTargets(
   exec: Executor,
   programId: string,
@@ -161,7 +163,7 @@ export async function replaceTargets(
       targets.map((target) => target.kind),
     )
     .execute();
-  const rows = targets.flatMap(({ kind, tokens }) => tokens.map((target_token) => ({ program_id: programId, rule_token: ruleToken, kind, target_token })));
+  const rows = targets.flatMap(({ kind, tokens }) => tokens.map((target_token, position) => ({ program_id: programId, rule_token: ruleToken, kind, target_token, position })));
   if (rows.length > 0) await exec.insertInto('auth_rule_targets').values(rows).execute();
 }
 

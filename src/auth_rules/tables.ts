@@ -11,6 +11,7 @@
  * - `auth_rule_targets`: the accounts, business accounts or cards a rule applies to, or the cards a
  *   program-level rule excludes. A business account (the account of a BUSINESS holder) stands for
  *   itself and the accounts of its authorized users (holders whose `business_account_token` it is).
+ *   Each list keeps the client's order (`position`).
  * - the per-day aggregate the report reads, by *outcome*: an event's whole set of verdicts (which
  *   rule versions ran and how each decided), stored once in `auth_rule_outcomes` (with
  *   `auth_rule_outcome_rules` saying which rules took part); each evaluated event adds one to its
@@ -56,6 +57,8 @@ export interface AuthRuleTargetsTable {
   rule_token: string;
   kind: TargetKind;
   target_token: string;
+  /** The token's place in the list the client gave (from 0; migration 0029): lists are answered in that order. */
+  position: number;
 }
 
 export interface AuthRuleOutcomesTable {
