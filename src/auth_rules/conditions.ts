@@ -82,25 +82,31 @@ export function compileCondition(condition: Condition): CompiledCondition {
   };
 }
 
+/** A compiled condition with its place in the rule's `conditions` (from 0). */
+export interface PlacedCondition extends CompiledCondition {
+  position: number;
+}
+
 /** Cheap conditions first, so that a condition needing history is only queried when it can matter. */
-export function compileConditions(conditions: readonly Condition[]): CompiledCondition[] {
-  const compiled = conditions.map(compileCondition);
+export function compileConditions(conditions: readonly Condition[]): PlacedCondition[] {
+  const compiled = conditions.map((condition, position) => ({ ...compileCondition(condition), position }));
   return [...compiled.filter((condition) => !condition.needsHistory), ...compiled.filter((condition) => condition.needsHistory)];
 }
 
 /**
- * Whether every condition holds (AND), reading values through `valueOf`; stops at the first that
- * does not. Returns the explanations of the conditions when all hold, else null.
+ * Whether every condition holds (AND), reading values through `valueOf` in the order given; stops
+ * at the first that does not. Returns the explanations of the conditions when all hold, in the
+ * rule's order (`position`), whatever the order they were evaluated in; else null.
  */
 export async function allHold(
-  conditions: readonly CompiledCondition[],
+  conditions: readonly PlacedCondition[],
   valueOf: (attribute: string) => AttributeValue | Promise<AttributeValue>,
 ): Promise<string[] | null> {
-  const explanations: string[] = [];
+  const explanations: string[] = new Array<string>(conditions.length);
   for (const condition of conditions) {
     const value = await valueOf(condition.attribute);
     if (!condition.holds(value)) return null;
-    explanations.push(condition.explain(value));
+    explanations[condition.position] = condition.explain(value);
   }
   return explanations;
 }

@@ -101,7 +101,7 @@ describe('every AUTHORIZATION attribute reads its fact', () => {
     expect((await run('CONDITIONAL_ACTION', cash, { cash_amount_cents: 2_000, transaction_initiator: 'MERCHANT' })).decision).toBe('APPROVED');
   });
 
-  it('CARD_TRANSACTION_COUNT_* ask the history for the trailing window, only when the other conditions hold', async () => {
+  it('CARD_TRANSACTION_COUNT_* ask the history for the trailing window, only when the other conditions hold; the explanation keeps the rule\'s order', async () => {
     const fake = fakeHistory(undefined, 4);
     const raw = {
       conditions: [
@@ -112,7 +112,7 @@ describe('every AUTHORIZATION attribute reads its fact', () => {
     expect(await run('CONDITIONAL_BLOCK', raw, {}, fake.history)).toMatchObject({
       decision: 'DECLINED',
       result: 'AUTH_RULE_BLOCKED_MCC',
-      explanation: 'MCC 5411 is one of 5411; CARD_TRANSACTION_COUNT_1H 4 is greater than 3',
+      explanation: 'CARD_TRANSACTION_COUNT_1H 4 is greater than 3; MCC 5411 is one of 5411',
     });
     expect(fake.countQueries).toEqual([{ card: 'card-1', since_ms: NOW - 3_600_000, until_ms: NOW + 1 }]);
     const other = fakeHistory(undefined, 4);
