@@ -2,9 +2,10 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
-import { enroll, enrollmentCounts, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
+import { enroll, enrollmentCounts, fullKybDelegatedBody, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { bookTransfer, expectError, fund } from '../testing/money.js';
+import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Body = Record<string, unknown>;
 
@@ -244,6 +245,20 @@ describeWithDb('account holders', () => {
     const kyb = kybBody();
     const exempt = kycExemptBody();
     const fiveOwners = Array.from({ length: 5 }, () => kyb.beneficial_owner_individuals[0]);
+    const delegated = fullKybDelegatedBody();
+    /** Every name a body gives: the body and the name's dotted path. */
+    const namesOf: Array<[object, string]> = [
+      [kyc, 'individual.first_name'],
+      [kyc, 'individual.last_name'],
+      [kyb, 'business_entity.legal_business_name'],
+      [kyb, 'control_person.first_name'],
+      [kyb, 'beneficial_owner_individuals.0.last_name'],
+      [delegated, 'business_entity.legal_business_name'],
+      [delegated, 'business_entity.dba_business_name'],
+      [delegated, 'business_entity.parent_company'],
+      [exempt, 'first_name'],
+      [exempt, 'last_name'],
+    ];
     const cases: Array<[string, Body, string]> = [
       // SDK 0.119 leaves `workflow` optional in KYB_DELEGATED only: a body without it is that shape.
       ['no workflow', withField(kyc, 'workflow', undefined), 'workflow: is required for a KYC or KYC_EXEMPT body (a body without workflow is KYB_DELEGATED)'],
@@ -287,6 +302,10 @@ describeWithDb('account holders', () => {
       ['exempt business token', withField(exempt, 'business_account_token', 'nope'), 'business_account_token: must be a valid uuid'],
       ['exempt dob', withField(exempt, 'dob', '1990-01-01'), 'dob: is not a recognised field'],
       ['NUL character', withField(kyc, 'individual.first_name', 'Ja\u0000ne'), 'individual.first_name: must not contain the NUL character (U+0000)'],
+      ...namesOf.flatMap(([body, path]) => {
+        const field = path.replace(/\.(\d+)\./g, '[$1].');
+        return NOT_VISIBLE_TEXTS.map((value): [string, Body, string] => [`${field} ${JSON.stringify(value)}`, withField(body, path, value), notVisibleMessage(field)]);
+      }),
     ];
 
     it.each(cases)('%s', async (_name, body, message) => {
@@ -302,6 +321,14 @@ describeWithDb('account holders', () => {
       body = withField(body, 'individual.government_id', '123456789');
       body = withField(body, 'individual.dob', '1991-03-08T08:00:00Z');
       await expect(enroll(context.program.client, body)).resolves.toMatchObject({ status: 'ACCEPTED' });
+    });
+
+    it('takes names with spaces inside and around them and letters beyond ASCII, as given', async () => {
+      const { client } = context.program;
+      const individual = await client.accountHolders.retrieve((await enroll(client, withField(kycBody(), 'individual.last_name', VISIBLE_TEXT))).token);
+      expect(individual.individual?.last_name).toBe(VISIBLE_TEXT);
+      const business = await client.accountHolders.retrieve((await enroll(client, withField(fullKybDelegatedBody(), 'business_entity.dba_business_name', VISIBLE_TEXT))).token);
+      expect(business.business_entity?.dba_business_name).toBe(VISIBLE_TEXT);
     });
 
     it('answers a date of birth given as a date-time as the RFC 3339 date the SDK types it as: the day as written, whatever the offset', async () => {
@@ -770,6 +797,13 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     expect((await retrieve(prepaid.token)).business_account_token).toBeUndefined();
   });
 
+  it('patches names with spaces inside and around them and letters beyond ASCII, as given', async () => {
+    const holder = await retrieve((await enroll(context.program.client, kybBody('KYB_BYO'))).token);
+    await update(holder.token, { business_entity: { entity_token: holder.business_entity?.entity_token, legal_business_name: VISIBLE_TEXT }, control_person: { entity_token: holder.control_person?.entity_token, first_name: VISIBLE_TEXT } });
+    const after = await retrieve(holder.token);
+    expect([after.business_entity?.legal_business_name, after.control_person?.first_name]).toEqual([VISIBLE_TEXT, VISIBLE_TEXT]);
+  });
+
   it('an empty patch changes nothing, not even the updated stamp', async () => {
     const created = await enroll(context.program.client, kycBody());
     const before = await retrieve(created.token);
@@ -823,6 +857,15 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
       ['exempt address', () => exempt, () => ({ address: { address2: 'FedEx Office 12' } }), 'address.address2: UPS and FedEx drop locations are not accepted; give a street address'],
       ['exempt business token', () => exempt, () => ({ business_account_token: 'nope' }), 'business_account_token: must be a valid uuid'],
       ['unknown field', () => exempt, () => ({ nickname: 'x' }), 'nickname: is not a recognised field'],
+      ...NOT_VISIBLE_TEXTS.flatMap((name): Array<[string, () => Holder, () => Body, string]> => [
+        [`individual first name ${JSON.stringify(name)}`, () => kyc, () => individual({ first_name: name }), notVisibleMessage('individual.first_name')],
+        [`individual last name ${JSON.stringify(name)}`, () => kyc, () => individual({ last_name: name }), notVisibleMessage('individual.last_name')],
+        [`legal business name ${JSON.stringify(name)}`, () => kyb, () => businessEntity({ legal_business_name: name }), notVisibleMessage('business_entity.legal_business_name')],
+        [`dba business name ${JSON.stringify(name)}`, () => kyb, () => businessEntity({ dba_business_name: name }), notVisibleMessage('business_entity.dba_business_name')],
+        [`control person name ${JSON.stringify(name)}`, () => kyb, () => control({ last_name: name }), notVisibleMessage('control_person.last_name')],
+        [`owner name ${JSON.stringify(name)}`, () => kyb, () => owner({ first_name: name }), notVisibleMessage('beneficial_owner_individuals[0].first_name')],
+        [`exempt name ${JSON.stringify(name)}`, () => exempt, () => ({ first_name: name }), notVisibleMessage('first_name')],
+      ]),
     ];
 
     const wrongVariant: Array<[string, () => Holder, () => Body, RegExp]> = [

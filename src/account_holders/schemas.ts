@@ -7,7 +7,7 @@
  * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
  * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
  */
-import { DateTime, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
 export const KYB_DELEGATED = 'KYB_DELEGATED';
@@ -76,6 +76,8 @@ const MAX_TEXT = 255;
 /** Generous bounds for formatted strings: their format is checked by rules.ts, with a better message. */
 const MAX_ID_TEXT = 32;
 const Text = (description?: string) => Type.String({ minLength: 1, maxLength: MAX_TEXT, ...(description ? { description } : {}) });
+/** A person's or a business's name: not blank, no control characters. */
+const Name = () => VisibleText(MAX_TEXT);
 const Email = Type.String({ format: 'email', maxLength: MAX_TEXT, description: 'E-mail address' });
 const Phone = Type.String({ maxLength: MAX_ID_TEXT, description: 'E.164 phone number, e.g. +15555555555' });
 const DateOfBirth = Type.String({ maxLength: 40, description: 'RFC 3339 date (YYYY-MM-DD) or date-time' });
@@ -101,8 +103,8 @@ function personInput(phone: 'required' | 'optional') {
     address: AddressInput,
     dob: DateOfBirth,
     email: Email,
-    first_name: Text(),
-    last_name: Text(),
+    first_name: Name(),
+    last_name: Name(),
     government_id: PersonalId,
     phone_number: phone === 'required' ? Phone : Type.Optional(Phone),
   });
@@ -118,10 +120,10 @@ function businessEntityInput(identity: 'required' | 'optional') {
   return StrictObject({
     address: AddressInput,
     government_id: identity === 'required' ? BusinessId : Type.Optional(BusinessId),
-    legal_business_name: Text(),
+    legal_business_name: Name(),
     phone_numbers: identity === 'required' ? PhoneNumbers : Type.Optional(PhoneNumbers),
-    dba_business_name: Type.Optional(Text()),
-    parent_company: Type.Optional(Text()),
+    dba_business_name: Type.Optional(Name()),
+    parent_company: Type.Optional(Name()),
   });
 }
 export const BusinessEntityInput = businessEntityInput('required');
@@ -173,8 +175,8 @@ export type KycBody = Static<typeof KycBody>;
 export const KycExemptBody = StrictObject({
   workflow: Type.Literal('KYC_EXEMPT'),
   kyc_exemption_type: StringEnum(EXEMPTION_TYPES),
-  first_name: Text(),
-  last_name: Text(),
+  first_name: Name(),
+  last_name: Name(),
   email: Email,
   phone_number: Phone,
   address: AddressInput,
@@ -345,8 +347,8 @@ export const PersonPatch = StrictObject({
   address: Type.Optional(AddressPatch),
   dob: Type.Optional(DateOfBirth),
   email: Type.Optional(Email),
-  first_name: Type.Optional(Text()),
-  last_name: Type.Optional(Text()),
+  first_name: Type.Optional(Name()),
+  last_name: Type.Optional(Name()),
   government_id: Type.Optional(PersonalId),
   phone_number: Type.Optional(Phone),
 });
@@ -356,10 +358,10 @@ export const BusinessEntityPatch = StrictObject({
   entity_token: EntityToken,
   address: Type.Optional(AddressPatch),
   government_id: Type.Optional(BusinessId),
-  legal_business_name: Type.Optional(Text()),
+  legal_business_name: Type.Optional(Name()),
   phone_numbers: Type.Optional(PhoneNumbers),
-  dba_business_name: Type.Optional(Text()),
-  parent_company: Type.Optional(Text()),
+  dba_business_name: Type.Optional(Name()),
+  parent_company: Type.Optional(Name()),
 });
 export type BusinessEntityPatch = Static<typeof BusinessEntityPatch>;
 
@@ -391,9 +393,9 @@ export const UpdateAccountHolderBody = StrictObject(
     address: Type.Optional(AddressPatch),
     business_account_token: Type.Optional(Uuid),
     email: Type.Optional(Email),
-    first_name: Type.Optional(Text()),
-    last_name: Type.Optional(Text()),
-    legal_business_name: Type.Optional(Text()),
+    first_name: Type.Optional(Name()),
+    last_name: Type.Optional(Name()),
+    legal_business_name: Type.Optional(Name()),
     phone_number: Type.Optional(Phone),
   },
   { description: 'KYB patch (BUSINESS holders: KYB workflows and KYB_DELEGATED), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT): the holder decides' },

@@ -10,6 +10,7 @@ import { balanceOf, expectError, manualBankAccount, newAccount } from '../testin
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
 import * as store from './store.js';
+import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
@@ -379,6 +380,28 @@ describeWithDb('external bank accounts', () => {
     expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY - 1, startedMs + 3 * MS_PER_DAY - 1)).toBe(0);
     expect((await context.program.client.externalBankAccounts.retrieve(created.token)).verification_state).toBe('PENDING');
     expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY, startedMs + 3 * MS_PER_DAY)).toBe(1);
+  });
+
+  describe('names must show something', () => {
+    const names = ['owner', 'name', 'doing_business_as'] as const;
+
+    it.each(names)('refuses a blank %s or one with a control character, on create and on update, with 400 naming it, and changes nothing', async (field) => {
+      const { client } = context.program;
+      const created = await create();
+      for (const value of NOT_VISIBLE_TEXTS) {
+        await expectRefused(() => create({ [field]: value }), notVisibleMessage(field));
+        expect(await expectError(client.externalBankAccounts.update(created.token, { [field]: value }), 400)).toBe(notVisibleMessage(field));
+      }
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+    });
+
+    it('takes names with spaces inside and around them and letters beyond ASCII, as given', async () => {
+      const { client } = context.program;
+      const created = await create({ owner: VISIBLE_TEXT, name: VISIBLE_TEXT });
+      expect([created.owner, created.name]).toEqual([VISIBLE_TEXT, VISIBLE_TEXT]);
+      const updated = await client.externalBankAccounts.update(created.token, { doing_business_as: VISIBLE_TEXT });
+      expect(updated.doing_business_as).toBe(VISIBLE_TEXT);
+    });
   });
 
   it('updates the editable fields and nothing else', async () => {

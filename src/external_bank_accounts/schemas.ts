@@ -1,6 +1,6 @@
 import { Address, AddressInput } from '../account_holders/schemas.js';
 import { ListQuery } from '../http/pagination.js';
-import { DateTime, IsoDate, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, IsoDate, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const OWNER_TYPES = ['BUSINESS', 'INDIVIDUAL'] as const;
 export const ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
@@ -46,7 +46,7 @@ export type ExternalBankAccount = Static<typeof ExternalBankAccount>;
 const described = {
   company_id: Type.Optional(Text(256)),
   dob: Type.Optional(IsoDate),
-  doing_business_as: Type.Optional(Text(256)),
+  doing_business_as: Type.Optional(VisibleText(256)),
   user_defined_id: Type.Optional(Text(256)),
 };
 
@@ -54,10 +54,10 @@ const described = {
 const editable = {
   ...described,
   address: Type.Optional(AddressInput),
-  name: Type.Optional(Text(256)),
+  name: Type.Optional(VisibleText(256)),
 };
 
-const owner = { owner: Text(256), owner_type: StringEnum(OWNER_TYPES), account_token: Type.Optional(Uuid) };
+const owner = { owner: VisibleText(256), owner_type: StringEnum(OWNER_TYPES), account_token: Type.Optional(Uuid) };
 
 /** Lithic's bank-verified, externally verified and unverified create requests: the account's numbers are given. */
 export const NumberedAccountBody = StrictObject({
@@ -97,7 +97,7 @@ export const CreateExternalBankAccountBody = ShapeChosenBy<CreateExternalBankAcc
 
 export const UpdateExternalBankAccountBody = StrictObject({
   ...editable,
-  owner: Type.Optional(Text(256)),
+  owner: Type.Optional(VisibleText(256)),
   owner_type: Type.Optional(StringEnum(OWNER_TYPES)),
   type: Type.Optional(StringEnum(ACCOUNT_TYPES)),
 });

@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { acceptedAccountToken, enroll, kycBody } from '../testing/enrollment.js';
 import * as accounts from '../accounts/store.js';
 import { describeWithDb, engine, useTestServer, type TestProgram, type TestServer } from '../testing/harness.js';
+import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 /** A KYC body whose individual has this government id (Lithic's sandbox ids decide the outcome). */
 function withGovernmentId(body: ReturnType<typeof kycBody>, governmentId: string) {
@@ -51,7 +52,7 @@ describeWithDb('financial accounts', () => {
 
   it('counts the nickname limit (256) in characters, not bytes or UTF-16 units, and keeps it intact', async () => {
     const client = context.program.client;
-    for (const nickname of ['n'.repeat(256), '\u{1F600}'.repeat(256), 'é'.repeat(256)]) {
+    for (const nickname of ['n'.repeat(256), '\u{1F600}'.repeat(256), 'é'.repeat(256), VISIBLE_TEXT]) {
       const created = await client.financialAccounts.create({ nickname, type: 'OPERATING' });
       expect(created).toMatchObject({ nickname, is_for_benefit_of: false, account_token: null });
       expect((await client.financialAccounts.retrieve(created.token)).nickname).toBe(nickname);
@@ -70,6 +71,7 @@ describeWithDb('financial accounts', () => {
     [{ nickname: 'x', type: 'ISSUING' }, 'type: must be one of OPERATING'],
     [{ nickname: 'x'.repeat(257), type: 'OPERATING' }, 'nickname: must NOT have more than 256 characters'],
     [{ nickname: '', type: 'OPERATING' }, 'nickname: must NOT have fewer than 1 characters'],
+    ...NOT_VISIBLE_TEXTS.map((nickname): [object, string] => [{ nickname, type: 'OPERATING' }, notVisibleMessage('nickname')]),
     [{ nickname: 7, type: 'OPERATING' }, 'nickname: must be string'],
     [{ nickname: 'x', type: 'OPERATING', account_token: 'not-a-uuid' }, 'account_token: must be a valid uuid'],
     [{ nickname: 'x', type: 'OPERATING', is_for_benefit_of: 'yes' }, 'is_for_benefit_of: must be boolean'],

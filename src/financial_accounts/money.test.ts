@@ -6,6 +6,7 @@ import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
+import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 const TODAY = new Date().toISOString().slice(0, 10);
 
@@ -24,10 +25,12 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(Date.parse(updated.updated)).toBeGreaterThanOrEqual(Date.parse(created.updated));
       expect(await client.financialAccounts.retrieve(created.token)).toEqual(updated);
       expect(await client.financialAccounts.update(created.token, {})).toMatchObject({ nickname: 'New' });
+      expect(await client.financialAccounts.update(created.token, { nickname: VISIBLE_TEXT })).toMatchObject({ nickname: VISIBLE_TEXT });
     });
 
     it.each([
       [{ nickname: '' }, 'nickname: must NOT have fewer than 1 characters'],
+      ...NOT_VISIBLE_TEXTS.map((nickname): [object, string] => [{ nickname }, notVisibleMessage('nickname')]),
       [{ nickname: 'x'.repeat(257) }, 'nickname: must NOT have more than 256 characters'],
       [{ type: 'ISSUING' }, 'type: is not a recognised field'],
     ])('refuses %j with 400', async (body, message) => {

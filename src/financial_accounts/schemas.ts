@@ -1,5 +1,5 @@
 import { PageQueryProperties } from '../http/pagination.js';
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const FINANCIAL_ACCOUNT_TYPES = [
   'ISSUING',
@@ -53,8 +53,10 @@ export const FinancialAccount = Type.Object(
 );
 export type FinancialAccount = Static<typeof FinancialAccount>;
 
+const Nickname = VisibleText(256);
+
 export const CreateFinancialAccountBody = StrictObject({
-  nickname: Type.String({ minLength: 1, maxLength: 256 }),
+  nickname: Nickname,
   type: StringEnum(['OPERATING']),
   account_token: Type.Optional(Uuid),
   is_for_benefit_of: Type.Optional(Type.Boolean()),
@@ -79,7 +81,7 @@ export const ListFinancialAccountsQuery = StrictObject({
 export type ListFinancialAccountsQuery = Static<typeof ListFinancialAccountsQuery>;
 
 export const UpdateFinancialAccountBody = StrictObject({
-  nickname: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  nickname: Type.Optional(Nickname),
 });
 export type UpdateFinancialAccountBody = Static<typeof UpdateFinancialAccountBody>;
 

@@ -19,6 +19,11 @@ export const FREE_TEXT_MAX_LENGTH = 512;
  */
 export const VISIBLE_TEXT_PATTERN = '^[^\\S\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$';
 
+/** A name or label a client gives (a holder's name, a nickname): 1 to `maxLength` characters that show something. */
+export function VisibleText(maxLength: number, description = 'Not blank, no control characters') {
+  return Type.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT_PATTERN, description });
+}
+
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });
 export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp, UTC' });
 /** The answer of a call the SDK declares void: a 200 with no body. */
