@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Transfer = Lithic.BookTransferResponse;
 
@@ -77,6 +78,7 @@ describeWithDb('book transfers', () => {
     [{ type: 'GIFT' }, 'type: must be one of'],
     [{ subtype: undefined }, 'subtype: is required'],
     [{ memo: 'x'.repeat(513) }, 'memo: must NOT have more than 512 characters'],
+    ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
     [{ token: 'nope' }, 'token: must be a valid uuid'],
     [{ from_financial_account_token: 'nope' }, 'from_financial_account_token: must be a valid uuid'],
     [{ on_closed_account: 'LATER' }, 'on_closed_account: must be one of FAIL, USE_SUSPENSE'],
@@ -89,6 +91,12 @@ describeWithDb('book transfers', () => {
     expect(error).toContain(message);
     expect(await balanceOf(client, from)).toEqual({ available: 500, pending: 0, total: 500 });
     expect((await client.bookTransfers.list({ financial_account_token: from })).data).toHaveLength(0);
+  });
+
+  it('takes an empty memo (none, as without one) and one with spaces and letters beyond ASCII, as given', async () => {
+    const [from, to] = await pair(200);
+    expect((await transfer(from, to, 100, { memo: '' })).events[0]?.memo).toBe('');
+    expect((await transfer(from, to, 100, { memo: VISIBLE_TEXT })).events[0]?.memo).toBe(VISIBLE_TEXT);
   });
 
   it('refuses a transfer to the same account (400) and unknown accounts (404 naming the field)', async () => {
@@ -168,6 +176,7 @@ describeWithDb('book transfers', () => {
       const [from, to] = await pair(100);
       const created = await transfer(from, to, 100);
       expect(await expectError(client.bookTransfers.reverse(created.token, { memo: 'x'.repeat(513) }), 400)).toContain('memo');
+      for (const memo of NOT_VISIBLE_TEXTS) expect(await expectError(client.bookTransfers.reverse(created.token, { memo }), 400)).toBe(notEmptyOrVisibleMessage('memo'));
       expect(await expectError(client.bookTransfers.reverse('nope', {}), 400)).toContain('book_transfer_token');
       expect(await expectError(client.bookTransfers.reverse(crypto.randomUUID(), {}), 404)).toContain('book transfer');
       expect((await client.bookTransfers.retrieve(created.token)).status).toBe('SETTLED');

@@ -5,6 +5,7 @@ import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { isLuhnValid, luhnCheckDigit, numberingKey, panForSequence } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
 import { cardUsability } from './spend.js';
@@ -262,6 +263,7 @@ describeWithDb('cards', () => {
       ['art token', { type: 'VIRTUAL', digital_card_art_token: 'art' }, 'digital_card_art_token: must be a valid uuid'],
       ['unknown field', { type: 'VIRTUAL', colour: 'gold' }, 'colour: is not a recognised field'],
       ['NUL in memo', { type: 'VIRTUAL', memo: 'a\u0000b' }, 'memo: must not contain the NUL character (U+0000)'],
+      ...NOT_VISIBLE_TEXTS.map((memo): [string, Record<string, unknown>, string] => [`memo ${JSON.stringify(memo)}`, { type: 'VIRTUAL', memo }, notEmptyOrVisibleMessage('memo')]),
     ];
     it.each(invalid)('refuses %s with 400 naming the field, and creates nothing', async (_name, body, message) => {
       const before = await cardCount();
@@ -482,12 +484,20 @@ describeWithDb('cards', () => {
       [{ pin: pinBlock('{"pin": 1234}') }, 'pin: must be a base64 PIN block holding 4 to 12 digits (the digits, or JSON {"pin": "1234"})'],
       [{ digital_card_art_token: 'x' }, 'digital_card_art_token: must be a valid uuid'],
       [{ memo: 7 }, 'memo: must be string'],
+      ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
       [{ substatus: 'STOLEN' }, 'substatus: must be one of LOST, COMPROMISED, DAMAGED, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, SUSPICIOUS_ACTIVITY, INTERNAL_REVIEW, EXPIRED, UNDELIVERABLE, OTHER'],
       [{ type: 'PHYSICAL' }, 'type: is not a recognised field'],
     ])('refuses %j with 400 and leaves the card unchanged', async (body, message) => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'keep' });
       expect(await apiFailure(context.program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
       expect(await context.program.client.cards.retrieve(card.token)).toEqual(card);
+    });
+
+    it('takes a memo with spaces and letters beyond ASCII, and clears it with an empty one', async () => {
+      const card = await createCard({ type: 'VIRTUAL', memo: VISIBLE_TEXT });
+      expect(card.memo).toBe(VISIBLE_TEXT);
+      expect(await context.program.client.cards.update(card.token, { memo: '' })).toEqual({ ...card, memo: '' });
+      expect((await context.program.client.cards.update(card.token, { memo: VISIBLE_TEXT })).memo).toBe(VISIBLE_TEXT);
     });
 
     it('answers 404 for an unknown card and 400 for a malformed token', async () => {

@@ -1,7 +1,7 @@
 /** Request and response schemas of cards (spec 2.7, 4.7; Lithic's Card). */
 import { LimitCents } from '../accounts/schemas.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { SPEND_LIMIT_DURATIONS } from './spend.js';
 import { CARD_STATES, INITIAL_STATES, REQUESTABLE_STATES } from './state.js';
 
@@ -104,7 +104,7 @@ export const ShippingAddressInput = StrictObject({
 });
 export type ShippingAddressInput = Static<typeof ShippingAddressInput>;
 
-const Memo = Type.String({ maxLength: FREE_TEXT_MAX_LENGTH, description: 'Friendly name of the card' });
+const Memo = EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Friendly name of the card: "" (none; on update, clears it) or not blank and without control characters');
 const PinBlock = Type.String({ maxLength: 1024, description: 'Base64 PIN block (PHYSICAL and VIRTUAL cards)' });
 
 export const CreateCardBody = StrictObject({

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Payment = Lithic.ExternalPayment;
 type Action = 'settle' | 'release' | 'cancel' | 'reverse';
@@ -174,6 +175,7 @@ describeWithDb('external payments', () => {
     [{ progress_to: 'DONE' }, 'progress_to: must be one of'],
     [{ memo: 'x'.repeat(513) }, 'memo'],
     [{ token: '123' }, 'token: must be a valid uuid'],
+    ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
   ])('refuses %j with 400 naming the field', async (override, message) => {
     const { client } = context.program;
     const account = await newAccount(client);
@@ -196,6 +198,19 @@ describeWithDb('external payments', () => {
     expect(await expectError(client.externalPayments.release(created.token, { effective_date: TODAY, ...override } as never), 400)).toBe(message);
     expect(await client.externalPayments.retrieve(created.token)).toEqual(created);
     expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 10, total: 10 });
+  });
+
+  it('takes an empty memo (none) and one with spaces and letters beyond ASCII; every action refuses a blank one or one with a control character (400), changing nothing', async () => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    expect((await pay(account, 'DEPOSIT', 10, { memo: '' })).events?.[0]?.memo).toBe('');
+    const created = await pay(account, 'DEPOSIT', 10, { memo: VISIBLE_TEXT });
+    expect(created.events?.[0]?.memo).toBe(VISIBLE_TEXT);
+    for (const action of ['settle', 'release', 'cancel', 'reverse'] as const) {
+      for (const memo of NOT_VISIBLE_TEXTS) expect(await expectError(act(created, action, { memo }), 400)).toBe(notEmptyOrVisibleMessage('memo'));
+    }
+    expect(await client.externalPayments.retrieve(created.token)).toEqual(created);
+    expect((await act(created, 'settle', { memo: VISIBLE_TEXT })).events?.[1]?.memo).toBe(VISIBLE_TEXT);
   });
 
   it('refuses (422, naming effective_date) an action dated before the payment’s last event, and changes nothing', async () => {

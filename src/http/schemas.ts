@@ -19,9 +19,20 @@ export const FREE_TEXT_MAX_LENGTH = 512;
  */
 export const VISIBLE_TEXT_PATTERN = '^[^\\S\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F][^\\x00-\\x1F\\x7F-\\x9F]*$';
 
+/**
+ * Optional free text whose empty value means none (a memo: Lithic answers `""` where none was
+ * given, and a card's memo is cleared with `""`): empty, or text as VISIBLE_TEXT_PATTERN.
+ */
+export const EMPTY_OR_VISIBLE_TEXT_PATTERN = `^$|${VISIBLE_TEXT_PATTERN}`;
+
 /** A name or label a client gives (a holder's name, a nickname): 1 to `maxLength` characters that show something. */
 export function VisibleText(maxLength: number, description = 'Not blank, no control characters') {
   return Type.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT_PATTERN, description });
+}
+
+/** Free text a client may leave empty (a memo): up to `maxLength` characters, `""` or text that shows something. */
+export function EmptyOrVisibleText(maxLength: number, description = 'Empty, or not blank and without control characters') {
+  return Type.String({ maxLength, pattern: EMPTY_OR_VISIBLE_TEXT_PATTERN, description });
 }
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID' });

@@ -13,7 +13,7 @@ import addFormatsPlugin from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 import { maskCardNumbers } from '../logger.js';
-import { VISIBLE_TEXT_PATTERN } from './schemas.js';
+import { EMPTY_OR_VISIBLE_TEXT_PATTERN, VISIBLE_TEXT_PATTERN } from './schemas.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -70,7 +70,10 @@ export function fieldPath(instancePath: string, extra?: string): string {
 }
 
 /** Shared patterns said in words (a field's own pattern, `^[0-9]{16}$`, is shown as it is). */
-const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([[VISIBLE_TEXT_PATTERN, 'must contain a character other than white space, and no control characters']]);
+const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
+  [VISIBLE_TEXT_PATTERN, 'must contain a character other than white space, and no control characters'],
+  [EMPTY_OR_VISIBLE_TEXT_PATTERN, 'must be empty, or contain a character other than white space, and no control characters'],
+]);
 
 export function describeValidationError(error: ErrorObject, context: string | undefined): string {
   const where = context === 'body' || context === undefined ? 'body' : context;

@@ -7,6 +7,7 @@ import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, setRequireFunds } from '../testing/transactions.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
 import * as service from './service.js';
 
@@ -379,6 +380,7 @@ describeWithDb('management operations', () => {
     [{ financial_account_token: undefined }, 'financial_account_token: is required'],
     [{ token: 'x' }, 'token: must be a valid uuid'],
     [{ memo: 'm'.repeat(513) }, 'memo'],
+    ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
     [{ extra: 1 }, 'extra: is not a recognised field'],
   ])('refuses %j with 400 naming the field', async (override, message) => {
     const { client } = context.program;
@@ -386,6 +388,19 @@ describeWithDb('management operations', () => {
     const body = { amount: 10, category: 'MANAGEMENT_FEE', direction: 'CREDIT', effective_date: day(0), event_type: 'INTEREST', financial_account_token: account, ...override };
     expect(await expectError(client.managementOperations.create(body as never), 400)).toContain(message);
     expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
+  });
+
+  it('takes an empty memo (none) and one with spaces and letters beyond ASCII on create and reverse; refuses a blank one or one with a control character on reverse (400), changing nothing', async () => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    expect((await operate(account, 10, { memo: '' })).events?.[0]?.memo).toBe('');
+    const credit = await operate(account, 10, { memo: VISIBLE_TEXT });
+    expect(credit.events?.[0]?.memo).toBe(VISIBLE_TEXT);
+    for (const memo of NOT_VISIBLE_TEXTS) {
+      expect(await expectError(client.managementOperations.reverse(credit.token, { effective_date: day(0), memo }), 400)).toBe(notEmptyOrVisibleMessage('memo'));
+    }
+    expect(await client.managementOperations.retrieve(credit.token)).toEqual(credit);
+    expect((await client.managementOperations.reverse(credit.token, { effective_date: day(0), memo: VISIBLE_TEXT })).events?.[1]?.memo).toBe(VISIBLE_TEXT);
   });
 
   it('refuses an unknown account (404) and one that is not OPEN (422)', async () => {

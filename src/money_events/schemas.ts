@@ -1,5 +1,5 @@
 /** Schema pieces the three ledger transactions (payments, transfers, management operations) share. */
-import { DateTime, FREE_TEXT_MAX_LENGTH, IsoDate, Nullable, StringEnum, Type, Uuid } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, IsoDate, Nullable, StringEnum, Type, Uuid } from '../http/schemas.js';
 
 export const RESULTS = ['APPROVED', 'DECLINED'] as const;
 
@@ -10,7 +10,8 @@ export const PAYMENT_DETAILED_RESULTS = ['APPROVED', 'INSUFFICIENT_FUNDS'] as co
 export const MAX_AMOUNT_CENTS = 1_000_000_000_000;
 
 export const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in cents, positive' });
-export const Memo = Type.String({ maxLength: FREE_TEXT_MAX_LENGTH });
+/** A movement's memo: `""` (none, as one given none shows) or text that shows something. */
+export const Memo = EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH);
 export const OnClosedAccount = StringEnum(['FAIL', 'USE_SUSPENSE'], {
   description: 'FAIL (default): a movement on a CLOSED account is refused. USE_SUSPENSE: a credit to a CLOSED account is held in the program’s suspense account instead',
 });

@@ -1,6 +1,6 @@
 /**
- * Text that must show something (VISIBLE_TEXT_PATTERN in http/schemas.ts): values it refuses, a
- * value it accepts, and the 400 message naming the field.
+ * Text that must show something (VISIBLE_TEXT_PATTERN, EMPTY_OR_VISIBLE_TEXT_PATTERN in
+ * http/schemas.ts): values each refuses, values each accepts, and the 400 messages naming the field.
  */
 
 /** A blank value (a space, a no-break and an ideographic space) and one holding a control character (a tab). */
@@ -14,3 +14,7 @@ export function notVisibleMessage(field: string): string {
   return `${field}: must contain a character other than white space, and no control characters`;
 }
 
+/** The 400 message of a field that may be empty but otherwise must show something. */
+export function notEmptyOrVisibleMessage(field: string): string {
+  return `${field}: must be empty, or contain a character other than white space, and no control characters`;
+}
