@@ -115,7 +115,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Simulate a void (reversal or expiry)',
-        description: 'AUTHORIZATION_REVERSAL releases `amount` (default: all) of a PENDING authorization; AUTHORIZATION_EXPIRY releases all of it. Not on cleared transactions (422).',
+        description: 'AUTHORIZATION_REVERSAL releases `amount` (default: all) of a PENDING authorization; AUTHORIZATION_EXPIRY releases all of it, whatever `amount` says (0 too). Not on cleared transactions (422).',
         tags: simulationTags,
         body: SimulateVoidBody,
         response: { 200: SimulatedEventResponse },

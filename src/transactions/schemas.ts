@@ -1,6 +1,6 @@
 /** Request and response schemas of card transactions and the network simulations (Lithic's shapes, SDK 0.119). */
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VISIBLE_TEXT_PATTERN, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VISIBLE_TEXT_PATTERN, type Static } from '../http/schemas.js';
 
 export const TRANSACTION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'VOIDED', 'EXPIRED'] as const;
 
@@ -279,12 +279,28 @@ export type SimulateAuthorizationAdviceBody = Static<typeof SimulateAuthorizatio
 export const SimulateClearingBody = StrictObject({ token: Uuid, amount: Type.Optional(SimulatedAmount) });
 export type SimulateClearingBody = Static<typeof SimulateClearingBody>;
 
-export const SimulateVoidBody = StrictObject({
+const VoidAmount = (minimumCents: number, description: string) => Type.Optional(Type.Integer({ minimum: minimumCents, maximum: MAX_SIMULATED_AMOUNT_CENTS, description }));
+const SimulateReversalBody = StrictObject({
   token: Uuid,
-  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SIMULATED_AMOUNT_CENTS, description: 'Cents to reverse; default all that is pending' })),
-  type: Type.Optional(StringEnum(['AUTHORIZATION_EXPIRY', 'AUTHORIZATION_REVERSAL'])),
+  amount: VoidAmount(1, 'Cents to reverse; default all that is pending'),
+  type: Type.Optional(Type.Literal('AUTHORIZATION_REVERSAL')),
 });
-export type SimulateVoidBody = Static<typeof SimulateVoidBody>;
+const SimulateExpiryBody = StrictObject({
+  token: Uuid,
+  amount: VoidAmount(0, 'Not used: an expiry always releases the whole pending amount (so 0 is taken too)'),
+  type: Type.Literal('AUTHORIZATION_EXPIRY'),
+});
+export type SimulateVoidBody = Static<typeof SimulateReversalBody> | Static<typeof SimulateExpiryBody>;
+/** SDK 0.119: `amount` applies to authorization reversals only; an expiry always applies to the whole pending amount. */
+export const SimulateVoidBody = ShapeChosenBy<SimulateVoidBody>(
+  'type',
+  [
+    [['AUTHORIZATION_REVERSAL'], SimulateReversalBody],
+    [['AUTHORIZATION_EXPIRY'], SimulateExpiryBody],
+  ],
+  'AUTHORIZATION_REVERSAL (the default) releases `amount` (1 or more; default all that is pending); AUTHORIZATION_EXPIRY releases all, whatever `amount` says',
+  'AUTHORIZATION_REVERSAL',
+);
 
 export const SimulateReturnBody = StrictObject({ amount: SimulatedAmount, descriptor: Descriptor, pan: Pan });
 export type SimulateReturnBody = Static<typeof SimulateReturnBody>;

@@ -440,6 +440,26 @@ describeWithDb('card transaction simulations', () => {
       expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
     });
 
+    it('takes an expiry with amount 0, or one above the pending amount (the SDK: amount applies to reversals only), releasing the whole hold each time; a reversal still needs 1 or more', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      for (const amount of [0, 5_000]) {
+        const token = await authorize(client, card, 600);
+        await client.transactions.simulateVoid({ token, amount: 100 });
+        expect(await client.transactions.simulateVoid({ token, type: 'AUTHORIZATION_EXPIRY', amount })).toEqual({ debugging_request_id: UUID });
+        const t = await retrieve(token);
+        expect([t.status, eventsOf(t).at(-1)]).toEqual(['EXPIRED', ['AUTHORIZATION_EXPIRY', -500, 'CREDIT', null, 'APPROVED']]);
+      }
+      expect(await issuingBalance(client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+      const token = await authorize(client, card, 600);
+      for (const type of [undefined, 'AUTHORIZATION_REVERSAL'] as const) {
+        expect(await expectError(client.transactions.simulateVoid({ token, amount: 0, ...(type ? { type } : {}) }), 400)).toBe('amount: must be >= 1');
+      }
+      expect(await expectError(client.transactions.simulateVoid({ token, type: 'AUTHORIZATION_EXPIRY', amount: -1 }), 400)).toBe('amount: must be >= 0');
+      expect((await retrieve(token)).status).toBe('PENDING');
+      await expectLedgerConsistent();
+    });
+
     it('clears an EXPIRED authorization (the network may clear after the hold was released): by default for what the expiry released', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
