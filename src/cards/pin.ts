@@ -5,7 +5,8 @@
  * digits. It is stored only as a keyed hash of (card token, PIN) and never returned.
  *
  * PIN status: NOT_SET until a PIN is set; OK once set; BLOCKED after MAX_PIN_ATTEMPTS consecutive
- * incorrect entries (the authorization engine reports them); a client unblocks with pin_status OK
+ * incorrect entries (the authorization engine reports them; a PIN entered on a card without one is
+ * declined but not counted, so a NOT_SET card is never blocked); a client unblocks with pin_status OK
  * or by setting a new PIN (spec 3.2).
  */
 import { InvalidRequestError } from '../errors.js';

@@ -22,7 +22,8 @@
  *     `checkCardPin`, then the account's (accounts/spend.ts), then `checkCardSpendLimit`.
  *  4. Record: after an approval, `recordApprovedAuthorization` (cards/service.ts) closes a
  *     SINGLE_USE card and locks a MERCHANT_LOCKED card to its first merchant; after a PIN check,
- *     `recordPinAttempt` counts incorrect PINs and blocks the PIN at the third.
+ *     `recordPinAttempt` counts incorrect PINs and blocks the PIN at the third (only a PIN that is
+ *     set: the engine counts no attempt on a card without one, which is never blocked).
  *
  * Spend-limit windows (spec 2.7): TRANSACTION checks each authorization alone; MONTHLY starts 6 days
  * after today's date one month earlier; ANNUALLY is the trailing year; FOREVER is the card's

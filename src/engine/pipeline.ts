@@ -129,8 +129,9 @@ function checkCard(input: EngineInput): { decision: StepDecision; pin: PinOutcom
   if (!usable.approved || !input.pin) return { decision: usable, pin: null };
   const decision = checkCardPin(input.card, input.pin.entered, input.pin.hasher);
   if (decision.approved) return { decision, pin: 'correct' };
-  const blocked = decision.detailed_results[0] === 'PIN_BLOCKED';
-  return { decision, pin: blocked ? null : 'incorrect' };
+  // Only a PIN that is set (OK) counts wrong entries toward blocking: not a BLOCKED one, and not
+  // a card without a PIN (NOT_SET), which Lithic never blocks.
+  return { decision, pin: input.card.pin_status === 'OK' ? 'incorrect' : null };
 }
 
 /** Runs the steps in order (see the header) and returns the decision; records nothing. */

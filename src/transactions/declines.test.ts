@@ -78,6 +78,18 @@ describeWithDb('authorization declines', () => {
       await expectDeclined(client, noPin, 100, 'INCORRECT_PIN', 'CARD_PIN_INCORRECT', { pin: '1234' });
     });
 
+    it('never blocks a card without a PIN: PINs entered on it are declined but not counted (Lithic blocks only PINs that are set)', async () => {
+      const { client } = context.program;
+      const noPin = await cardOnOwnAccount(client);
+      for (let attempt = 0; attempt < 4; attempt++) await expectDeclined(client, noPin, 100, 'INCORRECT_PIN', 'CARD_PIN_INCORRECT', { pin: '1234' });
+      expect((await client.cards.retrieve(noPin.token)).pin_status).toBe('NOT_SET');
+      // Once a PIN is set, its count starts from nothing: two wrong ones do not block it.
+      await client.cards.update(noPin.token, { pin: pinBlock('4321') });
+      for (let attempt = 0; attempt < 2; attempt++) await expectDeclined(client, noPin, 100, 'INCORRECT_PIN', 'CARD_PIN_INCORRECT', { pin: '1111' });
+      expect((await client.cards.retrieve(noPin.token)).pin_status).toBe('OK');
+      await expectApproved(client, noPin, 100, { pin: '4321' });
+    });
+
     it('declines a PHYSICAL card not yet activated at a terminal (PIN entered), not online', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: { ...US_ADDRESS, first_name: 'Ann', last_name: 'Lee' }, pin: pinBlock('2580') });
