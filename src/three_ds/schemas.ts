@@ -1,5 +1,5 @@
 /** Request and response schemas of 3DS authentications (reference 03; Lithic's three_ds types). */
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VISIBLE_TEXT_PATTERN, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
 export const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
@@ -42,10 +42,10 @@ export const TRANSACTION_TYPES = ['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
   merchant: StrictObject({
-    id: Type.String({ minLength: 1, maxLength: 15, pattern: VISIBLE_TEXT_PATTERN, description: 'Card acceptor id: not blank, no control characters' }),
+    id: VisibleText(15, 'Card acceptor id: not blank, no control characters'),
     country: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
     mcc: Type.String({ pattern: '^[0-9]{4}$' }),
-    name: Type.String({ minLength: 1, maxLength: 25, pattern: VISIBLE_TEXT_PATTERN, description: 'Descriptor, not blank, no control characters; a name containing CHALLENGE forces a challenge' }),
+    name: VisibleText(25, 'Descriptor, not blank, no control characters; a name containing CHALLENGE forces a challenge'),
   }),
   transaction: StrictObject({
     amount: Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Cents' }),

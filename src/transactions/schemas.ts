@@ -1,6 +1,6 @@
 /** Request and response schemas of card transactions and the network simulations (Lithic's shapes, SDK 0.119). */
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VISIBLE_TEXT_PATTERN, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const TRANSACTION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'VOIDED', 'EXPIRED'] as const;
 
@@ -255,9 +255,9 @@ const MerchantAmount = Type.Integer({
   description: 'The amount in merchant_currency, cents (default: amount); 0 exactly when amount is 0',
 });
 const Pan = Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen digit card number' });
-const Descriptor = Type.String({ minLength: 1, maxLength: 25, pattern: VISIBLE_TEXT_PATTERN, description: 'Merchant descriptor: not blank, no control characters' });
+const Descriptor = VisibleText(25, 'Merchant descriptor: not blank, no control characters');
 const Mcc = Type.String({ pattern: '^[0-9]{4}$', description: 'Merchant category code (ISO 18245)' });
-const MerchantAcceptorId = Type.String({ minLength: 1, maxLength: 15, pattern: VISIBLE_TEXT_PATTERN, description: 'Card acceptor id: not blank, no control characters' });
+const MerchantAcceptorId = VisibleText(15, 'Card acceptor id: not blank, no control characters');
 
 export const SimulateAuthorizationBody = StrictObject({
   amount: SimulatedAmount,
