@@ -29,6 +29,9 @@ export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
  */
 export const clockJobs: readonly ClockJob[] = [expireDueAuthorizations, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
 
+/** What each job of `clockJobs` does, as reads check it (`catchUpEverything`): one per job, in step with it. */
+const everyDueWork: readonly DueWork[] = [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
+
 export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);
 }
@@ -152,9 +155,6 @@ export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: 
   if (found.due) await db.transaction((tx) => runClockJobsAcross(db, tx, scope, jobs));
   else found.learn();
 }
-
-/** The work of every job (`clockJobs`), as reads check it. */
-const everyDueWork: readonly DueWork[] = [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
 
 /**
  * For a read of everything that happened (the events): `catchUp` on the work of every job, so that
