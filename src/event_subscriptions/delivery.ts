@@ -15,9 +15,10 @@
  *   receiver drop a repeat). On stop, in-flight requests are aborted and their leases given back.
  * - The body is the event's payload with its `event_type` (eventBody); headers are Standard Webhooks'
  *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
- *   Redirects are not followed. A 2xx status is SUCCESS (whether or not its body ends in time); anything else (a status, a timeout, a refused
- *   connection) is FAILED with the first KiB of the answer or the error, and a new PENDING attempt
- *   is queued after the next delay of the retry schedule, until the schedule runs out.
+ *   Redirects are not followed. A 2xx status is SUCCESS (whether or not its body ends in time);
+ *   anything else (a status, a timeout, a refused connection) is FAILED with the first KiB of the
+ *   answer or the error, and a new PENDING attempt is queued after the next delay of the retry
+ *   schedule, until the schedule runs out.
  * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
  *   FAILED and not retried (`recover` re-queues such events later); one deleted or disabled while
  *   its attempt was under way gets no retry.

@@ -3,9 +3,9 @@
  * their signing secrets, and the queueing of delivery attempts (sent by delivery.ts).
  *
  * Decisions:
- * - `url`: an absolute http:// or https:// URL without credentials, whitespace or control characters,
- *   at most 2048 characters (the schema; 400 naming `url` otherwise). Lithic demands HTTPS; a local sandbox must reach receivers on
- *   http://localhost, so http is allowed.
+ * - `url`: an absolute http:// or https:// URL without credentials, whitespace or control
+ *   characters, at most 2048 characters (the schema; 400 naming `url` otherwise). Lithic demands
+ *   HTTPS; a local sandbox must reach receivers on http://localhost, so http is allowed.
  * - `event_types`: omitted, null or empty means every type (answered as null); repeats are dropped.
  *   PATCH takes Lithic's body (`url` required); a field it omits keeps its value.
  * - Every event is queued, in the transaction that emits it, for each enabled subscription of its
