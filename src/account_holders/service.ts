@@ -346,19 +346,24 @@ export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body
  */
 async function emitCreated(tx: Tx, scope: ProgramScope, row: store.AccountHolderRow): Promise<void> {
   const holder = toApi(row);
-  if (holder.status !== 'REJECTED') {
-    const { token, account_token, created, status, status_reasons } = holder;
-    const payload = { token, account_token, created, status, status_reason: status_reasons, required_documents: holder.required_documents ?? [] };
-    await emitEvent(tx, scope.programId, 'account_holder.created', payload, scope.nowMs);
-  }
+  if (holder.status !== 'REJECTED') await emitEvent(tx, scope.programId, 'account_holder.created', createdEventPayload(holder), scope.nowMs);
   if (!isPendingReview(holder.status)) await emitVerification(tx, scope, holder);
 }
 
-/** `account_holder.verification`: the decided status and reasons, `created` being when they were decided. */
-async function emitVerification(tx: Tx, scope: ProgramScope, holder: AccountHolder): Promise<void> {
+/** `account_holder.created`'s payload: the holder's token, account, creation, status (its reasons as `status_reason`) and the documents it still needs. */
+export function createdEventPayload(holder: AccountHolder) {
+  const { token, account_token, created, status, status_reasons } = holder;
+  return { token, account_token, created, status, status_reason: status_reasons, required_documents: holder.required_documents ?? [] };
+}
+
+/** `account_holder.verification`'s payload: the decided status and reasons, `created` being when they were decided. */
+export function verificationEventPayload(holder: AccountHolder) {
   const { token, account_token, status, status_reasons, verification_application: application } = holder;
-  const payload = { token, account_token, created: application?.updated ?? holder.created, status, status_reasons };
-  await emitEvent(tx, scope.programId, 'account_holder.verification', payload, scope.nowMs);
+  return { token, account_token, created: application?.updated ?? holder.created, status, status_reasons };
+}
+
+async function emitVerification(tx: Tx, scope: ProgramScope, holder: AccountHolder): Promise<void> {
+  await emitEvent(tx, scope.programId, 'account_holder.verification', verificationEventPayload(holder), scope.nowMs);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<AccountHolder> {

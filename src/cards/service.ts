@@ -274,6 +274,11 @@ async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: st
   await store.update(tx, programId, replacedToken, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
 }
 
+/** Lithic's `card.created` payload: the card's token and the card it replaces (never the card itself, so never its PAN or CVV). */
+export function createdEventPayload(cardToken: string, replacementFor: string | null) {
+  return { card_token: cardToken, replacement_for: replacementFor };
+}
+
 /**
  * Lock order, as for authorizations (spend.ts): the account, then a card. The replaced card is
  * read without a lock and locked last, only to record why it was replaced.
@@ -326,8 +331,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     updated_ms: scope.nowMs,
   });
   if (replaced) await markReplaced(db, tx, scope.programId, replaced.token, body, scope.nowMs);
-  // Lithic's card.created payload: the card's token and the card it replaces (never the card itself, so never its PAN or CVV).
-  await emitEvent(tx, scope.programId, 'card.created', { card_token: token, replacement_for: body.replacement_for ?? null }, scope.nowMs);
+  await emitEvent(tx, scope.programId, 'card.created', createdEventPayload(token, body.replacement_for ?? null), scope.nowMs);
   return get(tx, scope, secrets, token);
 }
 

@@ -13,6 +13,7 @@ import {
   TimeRangeQuery,
   UpdateSubscriptionBody,
 } from './schemas.js';
+import { exampleFor } from './examples.js';
 import * as service from './service.js';
 
 const tags = ['Events'];
@@ -200,6 +201,6 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
         response: { 200: EmptyBody },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.sendExample(tx, request.scope, request.params.event_subscription_token, request.body)),
+    async (request, reply) => commit(request, reply, (tx) => service.sendExample(tx, request.scope, request.params.event_subscription_token, request.body, exampleFor)),
   );
 };

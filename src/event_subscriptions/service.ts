@@ -31,7 +31,6 @@ import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { newAttempt, nudgeAfterCommit, PREVIOUS_SECRET_VALID_MS } from './delivery.js';
-import { exampleFor } from './examples.js';
 import type { CreateSubscriptionBody, EventSubscription, ListAttemptsQuery, ListSubscriptionsQuery, MessageAttempt, SendExampleBody, TimeRangeQuery, UpdateSubscriptionBody } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
 import * as store from './store.js';
@@ -278,15 +277,18 @@ export async function replayMissing(db: Db, scope: ProgramScope, token: string, 
   }
 }
 
+/** The payload of an example event of a type (examples.ts `exampleFor`, given by the route: it is made by the resources' modules, which record events through this one). */
+export type ExamplePayload = (eventType: EventType, scope: ProgramScope) => object;
+
 /** An example event of the type asked (default: the subscription's first type, or card.created), queued to this subscription only. */
-export async function sendExample(tx: Tx, scope: ProgramScope, token: string, body: SendExampleBody): Promise<void> {
+export async function sendExample(tx: Tx, scope: ProgramScope, token: string, body: SendExampleBody, examplePayload: ExamplePayload): Promise<void> {
   const subscription = await findEnabledOrThrow(tx, scope, token);
   const eventType = body.event_type ?? eventTypesOf(subscription)?.[0] ?? 'card.created';
   const example: store.EventRow = {
     program_id: scope.programId,
     token: newToken(),
     event_type: eventType,
-    payload: JSON.stringify(exampleFor(eventType, scope.nowMs)),
+    payload: JSON.stringify(examplePayload(eventType, scope)),
     created_ms: scope.nowMs,
   };
   await store.insertExampleEvent(tx, example);

@@ -285,9 +285,13 @@ function isExact(balance: Pick<Balance, 'available_cents' | 'pending_cents'>): b
   return Number.isSafeInteger(balance.available_cents) && Number.isSafeInteger(balance.pending_cents) && Number.isSafeInteger(totalCents(balance));
 }
 
+/** `balance.updated`'s payload: the balances a movement changed, each as its financial account's balance answers it, with the account's type. */
+export function balancesUpdatedPayload(balances: readonly store.UpdatedBalance[]) {
+  return { data: balances.map((balance) => ({ token: balance.financial_account_token, type: balance.financial_account_type, ...balanceAmounts(balance) })) };
+}
+
 async function emitBalancesUpdated(tx: Tx, programId: string, balances: readonly store.UpdatedBalance[], nowMs: number): Promise<void> {
-  const data = balances.map((balance) => ({ token: balance.financial_account_token, type: balance.financial_account_type, ...balanceAmounts(balance) }));
-  await emitEvent(tx, programId, 'balance.updated', { data }, nowMs);
+  await emitEvent(tx, programId, 'balance.updated', balancesUpdatedPayload(balances), nowMs);
 }
 
 /**

@@ -71,3 +71,20 @@ export function shapeProblems(value: unknown, shape: Shape, path = ''): string[]
   for (const key of Object.keys(record)) if (!declared.has(key)) problems.push(`${at(key)}: is not declared`);
   return problems;
 }
+
+/**
+ * The structure of a JSON value, to compare two values' shapes whatever they hold: an object's
+ * keys (sorted), each with its value's structure; an array's distinct item structures (in a fixed order);
+ * else the JSON type (`string`, `number`, `boolean`, `null`).
+ */
+export type JsonStructure = string | readonly JsonStructure[] | { readonly [key: string]: JsonStructure };
+
+export function jsonStructure(value: unknown): JsonStructure {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    const items = new Map(value.map((item) => jsonStructure(item)).map((structure) => [JSON.stringify(structure), structure]));
+    return [...items].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, structure]) => structure);
+  }
+  if (typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, jsonStructure((value as Record<string, unknown>)[key])]));
+  return typeof value;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrayOf, nullable, object, oneOf, shapeProblems, type Shape } from './shapes.js';
+import { arrayOf, jsonStructure, nullable, object, oneOf, shapeProblems, type Shape } from './shapes.js';
 
 const SHAPE: Shape = {
   token: 'uuid',
@@ -55,5 +55,21 @@ describe('shapeProblems', () => {
   it('refuses what is not an object or not an array', () => {
     expect(shapeProblems([], SHAPE)).toEqual(['(root): array is not an object']);
     expect(shapeProblems({ ...VALID, events: {} }, SHAPE)).toEqual(['events: object is not an array']);
+  });
+});
+
+describe('jsonStructure', () => {
+  it("keeps keys and JSON types, not values, and an array's distinct item structures", () => {
+    const value = { token: 'a', amount: 5, ok: true, gone: null, tags: ['x', 'y'], items: [{ n: 1 }, { n: 2 }, { n: null }], none: [] };
+    expect(jsonStructure(value)).toEqual({ token: 'string', amount: 'number', ok: 'boolean', gone: 'null', tags: ['string'], items: [{ n: 'null' }, { n: 'number' }], none: [] });
+    expect(jsonStructure({ b: 1, a: [{ y: 1, x: 2 }, { x: 3, y: 4 }] })).toEqual(jsonStructure({ a: [{ x: 0, y: 0 }], b: 9 }));
+  });
+
+  it('tells apart a missing key, a null and a value of another type', () => {
+    const structure = jsonStructure({ a: 'x', b: 1 });
+    expect(jsonStructure({ a: 'x' })).not.toEqual(structure);
+    expect(jsonStructure({ a: null, b: 1 })).not.toEqual(structure);
+    expect(jsonStructure({ a: 'x', b: '1' })).not.toEqual(structure);
+    expect(jsonStructure({ a: 'x', b: 1, c: 2 })).not.toEqual(structure);
   });
 });

@@ -175,7 +175,7 @@ export function simulateOtpEntry(db: Db, tx: Tx, scope: ProgramScope, body: Simu
   return resolveChallenge(db, tx, scope, body.token, otpOutcome(body.otp), unprocessable);
 }
 
-function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
+export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
   const challenged = row.challenge_status !== null;
   const created = isoTimestamp(row.created_ms);
   return {
