@@ -232,6 +232,8 @@ describeWithDb('external bank accounts', () => {
       return deposits.map((event) => -(event.amount ?? 0));
     }
     const sorted = (amounts: number[]) => [...amounts].sort((a, b) => a - b);
+    /** Amounts that are not the ones sent: the first one off by one. */
+    const wrongAmounts = ([first, second]: number[]) => [first === 99 ? 98 : (first as number) + 1, second as number];
 
     it('sends two deposits the user can read, net zero for the funding account, and verifies with them', async () => {
       const { client } = context.program;
@@ -251,7 +253,7 @@ describeWithDb('external bank accounts', () => {
       const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       const amounts = await amountsOf(created);
-      const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
+      const wrong = wrongAmounts(amounts);
       const first = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong });
       expect(first).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
       await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong });
@@ -307,7 +309,7 @@ describeWithDb('external bank accounts', () => {
       const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       const amounts = await amountsOf(created);
-      const wrong = [amounts[0] === 99 ? 98 : (amounts[0] as number) + 1, amounts[1] as number];
+      const wrong = wrongAmounts(amounts);
       const submitted = await Promise.all([1, 2].map(() => client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong })));
       expect(submitted.map((answer) => answer.verification_attempts).sort()).toEqual([1, 2]);
 
@@ -317,6 +319,33 @@ describeWithDb('external bank accounts', () => {
       expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
       const fresh = await amountsOf(current as Eba, current.financial_account_token);
       expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
+    });
+
+    it('never dates a change before the account’s last one (a change stamped by a request that saw a moved clock): PATCH, micro_deposits, both retries', async () => {
+      const { client, programId } = context.program;
+      const micro = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const prenote = await create({ verification_method: 'PRENOTE' });
+      const wrong = wrongAmounts(await amountsOf(micro));
+      const changes: [Eba, () => Promise<unknown>][] = [
+        [prenote, () => client.externalBankAccounts.retryPrenote(prenote.token, {})],
+        [micro, () => client.externalBankAccounts.update(micro.token, { name: 'Renamed' })],
+        [micro, () => client.externalBankAccounts.microDeposits.create(micro.token, { micro_deposits: wrong })],
+        [micro, () => client.externalBankAccounts.retryMicroDeposits(micro.token, {})],
+      ];
+      let laterMs = Date.parse(micro.created);
+      for (const [account, change] of changes) {
+        laterMs += 3_600_000;
+        // As if the account had last changed at a clock moved an hour ahead by a request that committed first.
+        await context.server.server.db.kysely.updateTable('external_bank_accounts').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', account.token).execute();
+        const changed = await change();
+        const events = (await client.events.list({ event_types: ['external_bank_account.updated'], page_size: 100, with_content: true })).data;
+        const event = events.find((item) => (item.payload as { token?: string }).token === account.token);
+        expect(event?.payload).toEqual(changed);
+        expect(Date.parse(event?.created as string)).toBe(laterMs);
+      }
+      // The retry's new round of micro-deposits (the last change) is dated with it.
+      const { events } = await client.financialAccounts.financialTransactions.retrieve(operating, micro.token);
+      expect(events.slice(-3).map((event) => Date.parse(event.created as string))).toEqual([laterMs, laterMs, laterMs]);
     });
 
     it.each([[[1]], [[1, 2, 3]], [[0, 5]], [[100, 5]], [[1.5, 2]]])('refuses micro_deposits %j with 400', async (micro) => {

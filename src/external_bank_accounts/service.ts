@@ -336,17 +336,19 @@ function sameAddress(stored: string | null, given: object): boolean {
 
 /**
  * Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an
- * error. The row is locked first, so concurrent submissions each count (as do retries, below).
+ * error. The row is locked first, so concurrent submissions each count (as do retries, below), and
+ * the attempt is never dated before the account's last change (as a PATCH is not).
  */
 export async function verifyMicroDeposits(
   db: Db,
   tx: Tx,
-  scope: ProgramScope,
+  requestScope: ProgramScope,
   secrets: Secrets,
   token: string,
   body: MicroDepositsBody,
 ): Promise<ExternalBankAccount> {
-  const row = await lockOrThrow(db, tx, scope.programId, token);
+  const row = await lockOrThrow(db, tx, requestScope.programId, token);
+  const scope = actingOn(requestScope, row.updated_ms);
   const sent = sentAmounts(secrets, row);
   if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || sent === undefined) {
     throw new UnprocessableError(
@@ -370,18 +372,22 @@ export async function verifyMicroDeposits(
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...changes, updated_ms: scope.nowMs });
 }
 
-/** retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over. */
+/**
+ * retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over,
+ * never dated (nor its deposits or prenote wait) before the account's last change.
+ */
 export async function retry(
   db: Db,
   tx: Tx,
-  scope: ProgramScope,
+  requestScope: ProgramScope,
   secrets: Secrets,
   token: string,
   method: 'MICRO_DEPOSIT' | 'PRENOTE',
   body: RetryBody,
 ): Promise<ExternalBankAccount> {
-  await enableDuePrenotesWithin(db, tx, scope);
-  const row = await lockOrThrow(db, tx, scope.programId, token);
+  await enableDuePrenotesWithin(db, tx, requestScope);
+  const row = await lockOrThrow(db, tx, requestScope.programId, token);
+  const scope = actingOn(requestScope, row.updated_ms);
   if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
     throw new UnprocessableError(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,
