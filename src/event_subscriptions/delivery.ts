@@ -12,7 +12,9 @@
  *   conditional update, so that of several processes on one PostgreSQL exactly one sends it. A
  *   lease outlives the request timeout; a lease left by a process that died expires and the attempt
  *   is due again (delivery is at least once, as with every webhook sender; `webhook-id` lets a
- *   receiver drop a repeat). On stop, in-flight requests are aborted and their leases given back.
+ *   receiver drop a repeat). On stop, in-flight requests are aborted: those not answered yet give
+ *   their lease back; one whose status was answered (its body may still have been coming) is
+ *   recorded, so a 2xx is not sent again.
  * - The body is the event's payload with its `event_type` (eventBody); headers are Standard Webhooks'
  *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
  *   Redirects are not followed. A 2xx status is SUCCESS (whether or not its body ends in time);
@@ -117,6 +119,7 @@ function kept(text: string): string {
 
 interface SendResult {
   ok: boolean;
+  /** The answer's status; 0 when no answer came (an error, a timeout, an abort). */
   statusCode: number;
   response: string;
 }
@@ -172,7 +175,7 @@ export class Dispatcher {
     });
   }
 
-  /** Stops polling, aborts the requests in flight (their leases are given back) and waits for them. */
+  /** Stops polling, aborts the requests in flight (those not answered yet give their lease back) and waits for them. */
   async stop(): Promise<void> {
     running.delete(this);
     this.#stopping.abort();
@@ -236,7 +239,7 @@ export class Dispatcher {
         return;
       }
       const result = await this.#send({ ...delivery, url, secret_encrypted: secret }, eventBody(event), event.token);
-      if (this.#stopping.signal.aborted) {
+      if (result.statusCode === 0 && this.#stopping.signal.aborted) {
         await store.releaseLease(this.db.kysely, programId, attemptToken, this.#owner);
         return;
       }

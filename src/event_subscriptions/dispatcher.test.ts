@@ -1,7 +1,8 @@
 /**
  * The dispatcher as a process: two servers on one PostgreSQL deliver each attempt exactly once; a
  * server stops within its deadline while a receiver hangs, and gives the attempt back for another
- * to send; the previous secret stops signing 24 hours (wall time) after a rotation.
+ * to send, but records a status answered before it stopped; the previous secret stops signing 24
+ * hours (wall time) after a rotation.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,36 @@ describeWithDb('the dispatcher', () => {
       }
     } finally {
       release();
+      await server.database.drop();
+    }
+  });
+
+  it('records a 2xx answered before the server stopped, its body still coming, as SUCCESS: not sent again', async () => {
+    const encryptionKey = crypto.randomBytes(32);
+    const server = await startTestServer({ config: { encryptionKey }, delivery: FAST });
+    let finishBody = () => {};
+    receiver.answer = (request) =>
+      request.path === '/slow-body' ? { status: 202, body: 'accepted', bodyAfter: new Promise<void>((resolve) => (finishBody = resolve)) } : { status: 200, body: 'ok' };
+    try {
+      const program = await server.newProgram();
+      await program.client.events.subscriptions.create({ url: `${receiver.url}/slow-body` });
+      const [eventToken] = await emitCards(server.server, program.programId, 1);
+      await receivedAt(receiver, '/slow-body', 1);
+      await pause(200); // the status reaches the dispatcher; the body does not
+      await server.server.close();
+
+      receiver.answer = () => ({ status: 200, body: 'ok' });
+      const again = await startServer(testConfig(server.database, { encryptionKey }), { delivery: FAST });
+      try {
+        const client = sdkClient(again.url, program.apiKey);
+        await pause(300);
+        expect(receiver.at('/slow-body')).toHaveLength(1);
+        expect((await client.events.listAttempts(eventToken!)).data.map((attempt) => [attempt.status, attempt.response_status_code])).toEqual([['SUCCESS', 202]]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      finishBody();
       await server.database.drop();
     }
   });

@@ -18,10 +18,17 @@ export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
   /** What to answer the next requests; the default answer is 200 "ok". */
-  answer: (request: ReceivedWebhook) => Promise<{ status: number; body?: string }> | { status: number; body?: string };
+  answer: (request: ReceivedWebhook) => Promise<Answer> | Answer;
   /** The requests whose path is `path`. */
   at(path: string): ReceivedWebhook[];
   close(): Promise<void>;
+}
+
+/** A receiver's answer: its status at once; its body then, or once `bodyAfter` settles (a receiver slow to finish its answer). */
+export interface Answer {
+  status: number;
+  body?: string;
+  bodyAfter?: Promise<unknown>;
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
@@ -41,7 +48,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const { event_type } = JSON.parse(body) as { event_type: string };
       const received: ReceivedWebhook = { path: request.url ?? '', headers, body, event: { token: headers['webhook-id'] ?? '', event_type } };
       receiver.received.push(received);
-      void Promise.resolve(receiver.answer(received)).then(({ status, body: answer }) => response.writeHead(status).end(answer ?? ''));
+      void Promise.resolve(receiver.answer(received)).then(async ({ status, body: answer, bodyAfter }) => {
+        response.writeHead(status);
+        if (bodyAfter !== undefined) {
+          response.flushHeaders();
+          await bodyAfter;
+        }
+        response.end(answer ?? '');
+      });
     });
   });
   server.keepAliveTimeout = 100;
