@@ -26,13 +26,21 @@ export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
  * In the order they run at each stop (see `runClockJobsAcross`): hold expiries first, as they fall
  * due at any instant up to the stop; then what falls due at the stop itself. At one instant, holds
  * expire before management operations are decided on their funds.
+ *
+ * A function, as `everyDueWork` is, not a list made as this module loads: the resource services
+ * import this module too (`catchUp`, `isDueWithin`), so when one of them is the first module a
+ * process imports, this one loads before that service's exports exist (module-imports.unit.test.ts).
  */
-export const clockJobs: readonly ClockJob[] = [expireDueAuthorizations, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
+export function clockJobs(): readonly ClockJob[] {
+  return [expireDueAuthorizations, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
+}
 
 /** What each job of `clockJobs` does, as reads check it (`catchUpEverything`): one per job, in step with it. */
-const everyDueWork: readonly DueWork[] = [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
+function everyDueWork(): readonly DueWork[] {
+  return [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
+}
 
-export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
+export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);
 }
 
@@ -49,7 +57,7 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
  * jumps a year or steps an hour. Each job dates what it does at the instant it fell due (see
  * `applyDueOperations`).
  */
-export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
+export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   for (const stepMs of await dueStopsThrough(tx, scope.programId, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs }, jobs);
   await runClockJobs(db, tx, scope, jobs);
 }
@@ -149,7 +157,7 @@ export function fallsDueAt(db: Db, tx: Tx, work: DueWork, programId: string, due
  * order it fell due, however long ago that was: a hold that expired after an operation's date is
  * released after the operation is decided, not before.
  */
-export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
+export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   if (clearByHorizon(db, work, scope)) return;
   const found = await checkFor(db, db.kysely, work, scope);
   if (found.due) await db.transaction((tx) => runClockJobsAcross(db, tx, scope, jobs));
@@ -162,11 +170,11 @@ export async function catchUp(db: Db, scope: ProgramScope, work: DueWork, jobs: 
  * first work found due brings all of them up to date; the checks after it find nothing.
  */
 export async function catchUpEverything(db: Db, scope: ProgramScope): Promise<void> {
-  for (const work of everyDueWork) await catchUp(db, scope, work);
+  for (const work of everyDueWork()) await catchUp(db, scope, work);
 }
 
 /** Brings every program up to date, each in its own transaction (as a clock move does: `runClockJobsAcross`). */
-export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs): Promise<void> {
+export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   if (jobs.length === 0) return;
   const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
   for (const program of programs) {

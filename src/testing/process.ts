@@ -6,8 +6,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import url from 'node:url';
 
-const CLI = path.resolve('dist/src/cli.js');
+const DIST_SRC = path.resolve('dist/src');
+const CLI = path.join(DIST_SRC, 'cli.js');
 
 function assertBuilt(): void {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
@@ -70,4 +72,27 @@ export function runCli(args: string[], env: Record<string, string>): { status: n
     timeout: 20_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The built modules of `src` that a test may import (those a process would load), relative to
+ * dist/src: not tests, test helpers, nor `cli.js` (the entry point: importing it runs a command).
+ */
+export function builtModules(): string[] {
+  assertBuilt();
+  return fs
+    .readdirSync(DIST_SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.js') && !file.endsWith('.test.js') && !file.startsWith(`testing${path.sep}`) && file !== 'cli.js')
+    .sort();
+}
+
+/** Imports the built module `file` (relative to dist/src) as the first module of a fresh Node process; resolves with what it printed to stderr when it failed. */
+export function importAlone(file: string): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', 'await import(process.argv[1])', url.pathToFileURL(path.join(DIST_SRC, file)).href], {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stderr })));
 }
