@@ -5,7 +5,7 @@ import { apiFailure } from '../testing/api-errors.js';
 import { enroll, enrollmentCounts, fullKybDelegatedBody, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { bookTransfer, expectError, fund } from '../testing/money.js';
-import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Body = Record<string, unknown>;
 
@@ -306,6 +306,11 @@ describeWithDb('account holders', () => {
         const field = path.replace(/\.(\d+)\./g, '[$1].');
         return NOT_VISIBLE_TEXTS.map((value): [string, Body, string] => [`${field} ${JSON.stringify(value)}`, withField(body, path, value), notVisibleMessage(field)]);
       }),
+      ...NOT_VISIBLE_TEXTS.flatMap((value): Array<[string, Body, string]> => [
+        [`address1 ${JSON.stringify(value)}`, withField(kyc, 'individual.address.address1', value), notVisibleMessage('individual.address.address1')],
+        [`city ${JSON.stringify(value)}`, withField(kyb, 'business_entity.address.city', value), notVisibleMessage('business_entity.address.city')],
+        [`address2 ${JSON.stringify(value)}`, withField(exempt, 'address.address2', value), notEmptyOrVisibleMessage('address.address2')],
+      ]),
     ];
 
     it.each(cases)('%s', async (_name, body, message) => {
@@ -865,6 +870,8 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
         [`control person name ${JSON.stringify(name)}`, () => kyb, () => control({ last_name: name }), notVisibleMessage('control_person.last_name')],
         [`owner name ${JSON.stringify(name)}`, () => kyb, () => owner({ first_name: name }), notVisibleMessage('beneficial_owner_individuals[0].first_name')],
         [`exempt name ${JSON.stringify(name)}`, () => exempt, () => ({ first_name: name }), notVisibleMessage('first_name')],
+        [`exempt address city ${JSON.stringify(name)}`, () => exempt, () => ({ address: { city: name } }), notVisibleMessage('address.city')],
+        [`owner address line ${JSON.stringify(name)}`, () => kyb, () => owner({ address: { address1: name } }), notVisibleMessage('beneficial_owner_individuals[0].address.address1')],
       ]),
     ];
 

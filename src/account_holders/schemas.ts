@@ -7,7 +7,7 @@
  * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
  * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
  */
-import { DateTime, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
 export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
 export const KYB_DELEGATED = 'KYB_DELEGATED';
@@ -87,9 +87,9 @@ export const MAX_BENEFICIAL_OWNERS = 4;
 
 export const AddressInput = StrictObject(
   {
-    address1: Text('Deliverable street address; no PO boxes, UPS or FedEx drops (APO/FPO accepted)'),
-    address2: Type.Optional(Type.String({ maxLength: MAX_TEXT, description: 'Unit or apartment' })),
-    city: Text(),
+    address1: VisibleText(MAX_TEXT, 'Deliverable street address; no PO boxes, UPS or FedEx drops (APO/FPO accepted); not blank, no control characters'),
+    address2: Type.Optional(EmptyOrVisibleText(MAX_TEXT, 'Unit or apartment: empty, or not blank and without control characters')),
+    city: VisibleText(MAX_TEXT),
     country: Type.Literal('USA', { description: 'Uppercase ISO 3166-1 alpha-3; only USA is supported' }),
     postal_code: Type.String({ maxLength: MAX_ID_TEXT, description: 'Five-digit ZIP or nine-digit ZIP+4 (12345-6789)' }),
     state: Type.String({ maxLength: MAX_ID_TEXT, description: 'Uppercase two-letter US state code' }),

@@ -5,7 +5,7 @@ import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
-import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { isLuhnValid, luhnCheckDigit, numberingKey, panForSequence } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
 import { cardUsability } from './spend.js';
@@ -14,6 +14,11 @@ import * as store from './store.js';
 type Card = Lithic.Card;
 
 const SHIPPING = { ...US_ADDRESS, first_name: 'Janet', last_name: 'Yellen' };
+/** The text fields of a shipping address, and the 400 message of a value in one that shows nothing (those that may be empty say so). */
+const SHIPPING_TEXTS: Array<[string, (field: string) => string]> = [
+  ...(['first_name', 'last_name', 'address1', 'city', 'postal_code'] as const).map((field): [string, (field: string) => string] => [field, notVisibleMessage]),
+  ...(['address2', 'line2_text', 'state'] as const).map((field): [string, (field: string) => string] => [field, notEmptyOrVisibleMessage]),
+];
 const pinBlock = (pin: string) => Buffer.from(pin).toString('base64');
 
 describeWithDb('cards', () => {
@@ -264,6 +269,13 @@ describeWithDb('cards', () => {
       ['unknown field', { type: 'VIRTUAL', colour: 'gold' }, 'colour: is not a recognised field'],
       ['NUL in memo', { type: 'VIRTUAL', memo: 'a\u0000b' }, 'memo: must not contain the NUL character (U+0000)'],
       ...NOT_VISIBLE_TEXTS.map((memo): [string, Record<string, unknown>, string] => [`memo ${JSON.stringify(memo)}`, { type: 'VIRTUAL', memo }, notEmptyOrVisibleMessage('memo')]),
+      ...SHIPPING_TEXTS.flatMap(([field, message]) =>
+        NOT_VISIBLE_TEXTS.map((value): [string, Record<string, unknown>, string] => [
+          `shipping_address.${field} ${JSON.stringify(value)}`,
+          { type: 'PHYSICAL', shipping_address: { ...SHIPPING, [field]: value } },
+          message(`shipping_address.${field}`),
+        ]),
+      ),
     ];
     it.each(invalid)('refuses %s with 400 naming the field, and creates nothing', async (_name, body, message) => {
       const before = await cardCount();

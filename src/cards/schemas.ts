@@ -1,7 +1,7 @@
 /** Request and response schemas of cards (spec 2.7, 4.7; Lithic's Card). */
 import { LimitCents } from '../accounts/schemas.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { SPEND_LIMIT_DURATIONS } from './spend.js';
 import { CARD_STATES, INITIAL_STATES, REQUESTABLE_STATES } from './state.js';
 
@@ -90,16 +90,16 @@ export type CardSpendLimits = Static<typeof CardSpendLimits>;
 export const CardListItem = Type.Omit(Card, ['pan', 'cvv'], { description: 'Card (lists carry no PAN or CVV)' });
 
 export const ShippingAddressInput = StrictObject({
-  address1: Text,
-  address2: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
-  city: Text,
+  address1: VisibleText(TEXT_MAX),
+  address2: Type.Optional(EmptyOrVisibleText(TEXT_MAX)),
+  city: VisibleText(TEXT_MAX),
   country: Type.String({ minLength: 3, maxLength: 3, description: 'Uppercase ISO 3166-1 alpha-3' }),
-  first_name: Text,
-  last_name: Text,
-  postal_code: Type.String({ minLength: 1, maxLength: 12 }),
-  state: Type.String({ maxLength: 24, description: 'Uppercase ISO 3166-2 code in USA and CAN; elsewhere free text, may be empty' }),
+  first_name: VisibleText(TEXT_MAX),
+  last_name: VisibleText(TEXT_MAX),
+  postal_code: VisibleText(12, 'Five-digit ZIP or ZIP+4 (12345-6789) in USA; not blank, no control characters'),
+  state: EmptyOrVisibleText(24, 'Uppercase ISO 3166-2 code in USA and CAN; elsewhere free text: empty, or not blank and without control characters'),
   email: Type.Optional(Type.String({ format: 'email', maxLength: TEXT_MAX })),
-  line2_text: Type.Optional(Type.String({ maxLength: TEXT_MAX })),
+  line2_text: Type.Optional(EmptyOrVisibleText(TEXT_MAX)),
   phone_number: Type.Optional(Type.String({ maxLength: 16 })),
 });
 export type ShippingAddressInput = Static<typeof ShippingAddressInput>;

@@ -10,7 +10,7 @@ import { balanceOf, expectError, manualBankAccount, newAccount } from '../testin
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
 import * as store from './store.js';
-import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
@@ -112,6 +112,11 @@ describeWithDb('external bank accounts', () => {
       [{ postal_code: 'abc' }, 'address.postal_code: must be a five-digit ZIP'],
       [{ country: 'US' }, 'address.country: must be "USA"'],
       [{ address1: 'PO Box 12' }, 'address.address1: PO boxes are not accepted'],
+      ...NOT_VISIBLE_TEXTS.flatMap((value): [Record<string, string>, string][] => [
+        [{ address1: value }, notVisibleMessage('address.address1')],
+        [{ city: value }, notVisibleMessage('address.city')],
+        [{ address2: value }, notEmptyOrVisibleMessage('address.address2')],
+      ]),
     ];
 
     it.each(badAddresses)('refuses %j on create and on update with 400 naming the field, and changes nothing', async (override, message) => {
