@@ -405,6 +405,20 @@ describeWithDb('account holders', () => {
       expect((await clocked.client.accounts.retrieve(created.account_token)).state).toBe('CLOSED');
     });
 
+    it('never dates the decision (nor its event) before the holder’s last change (one stamped by a request that saw a moved clock)', async () => {
+      const { client, programId } = context.program;
+      const created = await pendingBusiness();
+      const laterMs = Date.parse(created.created as string) + 3_600_000;
+      // As if a PATCH at a clock moved an hour ahead had committed first.
+      await context.server.server.db.kysely.updateTable('account_holders').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+      const reviewed = await client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' });
+      expect(Date.parse(reviewed.verification_application?.updated as string)).toBe(laterMs);
+      const events = (await client.events.list({ event_types: ['account_holder.verification'], page_size: 100, with_content: true })).data;
+      const event = events.find((item) => (item.payload as { token?: string }).token === created.token);
+      expect(Date.parse(event?.created as string)).toBe(laterMs);
+      expect(event?.payload).toMatchObject({ status: 'ACCEPTED', created: reviewed.verification_application?.updated });
+    });
+
     it('a REJECTED holder\'s ISSUING financial account takes no money in: CLOSED with its account, unless money is already on it', async () => {
       const rejecting = await context.server.newProgram('rejected money');
       const { client } = rejecting;

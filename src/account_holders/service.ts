@@ -19,7 +19,7 @@ import { changedColumns, isEmpty } from '../db/changes.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
 import { emitEvent } from '../events/emit.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { parseProfile, profileResponse, type Profile } from './profile.js';
 import {
   checkDateOfBirth,
@@ -381,15 +381,17 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListAccou
 
 /**
  * Seed 4.3: decides a holder that is pending review. ACCEPTED or REJECTED (with the given reasons)
- * goes to verification_application and the deprecated mirrors, stamped with the program clock;
- * a REJECTED holder's account is closed.
+ * goes to verification_application and the deprecated mirrors, stamped with the program clock but
+ * never before the holder's last change (a PATCH by a request that saw a moved clock may have made
+ * it; the row is locked, so one committing meanwhile is seen); a REJECTED holder's account is closed.
  */
-export async function simulateEnrollmentReview(db: Db, tx: Tx, scope: ProgramScope, body: EnrollmentReviewBody): Promise<AccountHolder> {
+export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: ProgramScope, body: EnrollmentReviewBody): Promise<AccountHolder> {
   const token = body.account_holder_token;
   if (token === undefined) throw new InvalidRequestError('account_holder_token: is required');
   const decision = requestedReview(body);
-  const holder = await store.find(tx, scope.programId, token);
+  const holder = await store.lock(db, tx, requestScope.programId, token);
   if (!holder) throw notFound('account holder', token, 'account_holder_token');
+  const scope = actingOn(requestScope, holder.updated_ms);
   const stored = { status: decision.status, status_reasons: JSON.stringify(decision.status_reasons) };
   const decided = isPendingReview(holder.status) && (await store.decidePendingReview(tx, scope.programId, token, stored, scope.nowMs));
   if (!decided) {
