@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { acceptedAccountToken, enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 import { afterRowsNaming, conditionalBlock, createRule, enforcedRule, merchantLock, newCard, threeDsAction, velocityLimit, type AuthRule } from '../testing/auth_rules.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
+import type { Executor } from '../db/database.js';
 import * as service from './service.js';
 import { expectError } from '../testing/money.js';
 import { authorized } from '../testing/transactions.js';
@@ -123,19 +124,32 @@ describeWithDb('auth rules', () => {
     expect(second).toMatchObject({ current_version: { parameters: { conditions: wider }, version: 4 }, draft_version: null });
   });
 
-  // PostgreSQL only: the hook promotes while the read's statement still holds its connection,
-  // SQLite's only one (there a write can still commit between two statements of a read).
+  // PostgreSQL only (the tests below): the hook writes while the read's statement still holds its
+  // connection, SQLite's only one.
+  const readScope = () => ({ programId: context.program.programId, clockOffsetMs: 0, nowMs: 0 });
+
   it.skipIf(engine !== 'postgres')('shows the versions its rule row names when the rule is promoted while it is read', async () => {
     const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
     await v2().promote(rule.token);
     const wider = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995', '7801'] }];
     const drafted = await v2().draft(rule.token, { parameters: { conditions: wider } } as Lithic.AuthRules.V2DraftParams);
     const promote = afterRowsNaming(rule.token, () => v2().promote(rule.token));
-    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: 0 };
-    const read = await service.get(context.server.server.db.kysely.withPlugin(promote), scope, rule.token);
+    const read = await service.get(context.server.server.db.kysely.withPlugin(promote), readScope(), rule.token);
     expect(promote.ran).toBe(true);
     expect(read).toEqual(drafted);
     expect(await v2().retrieve(rule.token)).toMatchObject({ current_version: drafted.draft_version, draft_version: null });
+  });
+
+  it.skipIf(engine !== 'postgres').each([
+    ['GET', (exec: Executor, token: string) => service.get(exec, readScope(), token)],
+    ['the list', async (exec: Executor) => (await service.list(exec, readScope(), { card_token: card.token, page_size: 1 })).data[0]],
+  ] as const)('%s answers a rule whose scope a PATCH changes while it is read as it was: its old scope with its old targets', async (_read, read) => {
+    const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
+    const toProgramLevel = afterRowsNaming(rule.token, () => patch(rule.token, { program_level: true, excluded_card_tokens: [otherCard.token] }));
+    const answer = await context.server.server.db.snapshot((exec) => read(exec.withPlugin(toProgramLevel), rule.token));
+    expect(toProgramLevel.ran).toBe(true);
+    expect(answer).toEqual(rule);
+    expect(await v2().retrieve(rule.token)).toMatchObject({ program_level: true, card_tokens: [], excluded_card_tokens: [otherCard.token] });
   });
 
   it('validates draft parameters against the rule type and stream', async () => {

@@ -29,7 +29,7 @@ export const authRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v2/auth_rules/:auth_rule_token',
     { schema: { summary: 'Get an Auth Rule', tags, params, response: { 200: AuthRule } } },
-    async (request) => service.get(db.kysely, request.scope, request.params.auth_rule_token),
+    async (request) => db.snapshot((exec) => service.get(exec, request.scope, request.params.auth_rule_token)),
   );
 
   app.get(
@@ -43,7 +43,7 @@ export const authRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(AuthRule) },
       },
     },
-    async (request) => service.list(db.kysely, request.scope, request.query),
+    async (request) => db.snapshot((exec) => service.list(exec, request.scope, request.query)),
   );
 
   app.patch(
@@ -116,6 +116,6 @@ export const authRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Report, 422: ErrorBody },
       },
     },
-    async (request) => service.report(db.kysely, request.scope, request.params.auth_rule_token, request.query),
+    async (request) => db.snapshot((exec) => service.report(exec, request.scope, request.params.auth_rule_token, request.query)),
   );
 };

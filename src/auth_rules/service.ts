@@ -53,9 +53,10 @@ export function toApi(row: store.RuleRow, targets: readonly store.TargetRow[], p
 
 /**
  * Rules with their targets and the versions their rows name: two queries for any number of rules.
- * The versions are those the rows name, never "the rule's current one": a rule promoted between
- * the statements (a read is not one snapshot) still shows the current and the draft version its
- * row has, not the draft as current and no draft.
+ * Its statements and the one that read `rows` must see one state of the rules: run them in one
+ * snapshot (`db.snapshot`: GET and list) or in the transaction that locked the rule (a write's
+ * response); otherwise a change committed between them pairs the old scope with the new targets.
+ * The versions are those the rows name, never "the rule's current one" (versions never change).
  */
 async function render(exec: Executor, programId: string, rows: readonly store.RuleRow[]): Promise<AuthRule[]> {
   const targets = await store.targetsOf(exec, programId, rows.map((row) => row.token));

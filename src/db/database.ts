@@ -3,9 +3,18 @@
  * `DATABASE_URL`. Everything above this file is engine-agnostic, except the few places that ask
  * `db.engine` for a row lock (`forUpdate`), which SQLite does not need: a SQLite write transaction
  * already holds the database's single write lock.
+ *
+ * Reads outside a transaction run statement by statement, each seeing what was committed when it
+ * ran: a write can commit between two of them. A read of several statements that must agree (a row,
+ * then its children) runs them in `snapshot`: on PostgreSQL one `REPEATABLE READ READ ONLY`
+ * transaction on a pooled connection (one BEGIN and COMMIT more, no retry: a read-only snapshot
+ * never fails to serialize); on SQLite a deferred `BEGIN` on the one connection, which it holds
+ * (Kysely's mutex) until the reads are done, so that no write of this process (group commit waits
+ * for the mutex) nor of another process (the snapshot is SQLite's) comes between them. A deferred
+ * BEGIN takes no lock, and in WAL mode a reader never blocks a writer of another process.
  */
 import path from 'node:path';
-import { Kysely, sql, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 import { ConfigError } from '../config.js';
 import { GroupCommitter } from './group-commit.js';
 import { DueHorizons } from './horizons.js';
@@ -30,6 +39,13 @@ export interface Db {
    * of its own, and share its COMMIT (group-commit.ts).
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `reads` in one snapshot of the database (see the header): each of its statements sees the
+   * same committed state. Reads only, through the executor it is given. Never call it from inside
+   * `transaction` (on SQLite it would wait for the connection the transaction holds), nor wait in
+   * `reads` for a transaction or for `kysely` (they would wait for the snapshot's connection).
+   */
+  snapshot<T>(reads: (exec: Executor) => Promise<T>): Promise<T>;
   /**
    * Runs `effect` once `tx` (a transaction `transaction` opened) has committed, and never if it
    * rolls back or is retried: for in-process memory of committed facts (`horizons`).
@@ -183,6 +199,10 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
         }
       }
     },
+    snapshot(reads) {
+      if (engine === 'sqlite') return sqliteSnapshot(kysely, reads);
+      return kysely.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(reads);
+    },
     afterCommit(tx, effect) {
       if (!afterCommitOf(tx, effect)) throw new Error('afterCommit: not a transaction opened by Db.transaction');
     },
@@ -195,6 +215,30 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
       await kysely.destroy();
     },
   };
+}
+
+/** Compiled once: a snapshot's statements cost SQLite calls only (sqlite-connection.ts caches their prepared form). */
+const BEGIN_READ = CompiledQuery.raw('begin deferred');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+
+/**
+ * `Db.snapshot` on SQLite: a deferred read transaction on the one connection, held until `reads`
+ * are done. Its COMMIT (or ROLLBACK after a failed read) ends it before the connection is let go.
+ */
+function sqliteSnapshot<T>(kysely: Kysely<Database>, reads: (exec: Executor) => Promise<T>): Promise<T> {
+  return kysely.connection().execute(async (connection) => {
+    await connection.executeQuery(BEGIN_READ);
+    let result: T;
+    try {
+      result = await reads(connection);
+    } catch (error) {
+      await connection.executeQuery(ROLLBACK).catch(() => undefined); // the read's error is the one to tell
+      throw error;
+    }
+    await connection.executeQuery(COMMIT);
+    return result;
+  });
 }
 
 /** openSqlite, with a failure to create its folder or open its file as a ConfigError naming the variable. */
