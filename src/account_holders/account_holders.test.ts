@@ -831,6 +831,20 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     expect(await update(created.token, { individual: { entity_token: entityToken, first_name: 'Jane' } })).toEqual(before);
   });
 
+  it('never dates the change (nor its account_holder.updated event) before the holder’s last change (one stamped by a request that saw a moved clock)', async () => {
+    const { client, programId } = context.program;
+    const created = await enroll(client, kycBody());
+    const laterMs = Date.parse((await retrieve(created.token)).created as string) + 3_600_000;
+    // As if a PATCH at a clock moved an hour ahead had committed first.
+    await context.server.server.db.kysely.updateTable('account_holders').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+    const updated = await update(created.token, { external_id: 'after-the-later-change' });
+    expect(Date.parse(updated.verification_application?.updated as string)).toBe(laterMs);
+    const events = (await client.events.list({ event_types: ['account_holder.updated'], page_size: 100, with_content: true })).data;
+    const event = events.find((item) => (item.payload as { token?: string }).token === created.token);
+    expect(Date.parse(event?.created as string)).toBe(laterMs);
+    expect(event?.payload).toMatchObject({ external_id: 'after-the-later-change', verification_application: { updated: updated.verification_application?.updated } });
+  });
+
   describe('refusals: the holder is left as it was', () => {
     let kyc: Holder;
     let kyb: Holder;

@@ -439,20 +439,23 @@ function patchedGovernmentIds(secrets: Secrets, stored: string | null, changes: 
 
 /**
  * PATCH: changes the given information of the holder (update.ts decides which body applies and
- * checks it) and keeps its status; `updated` stamps move to the program clock when something changed.
+ * checks it) and keeps its status; `updated` stamps (and the account_holder.updated event) move to
+ * the program clock when something changed, never before the holder's last change (a request that
+ * saw a moved clock may have made it; the row is locked, so one committing meanwhile is seen).
  * The KYB and KYC patches answer the whole holder, the legacy patch its PatchResponse.
  */
 export async function update(
   db: Db,
   tx: Tx,
-  scope: ProgramScope,
+  requestScope: ProgramScope,
   secrets: Secrets,
   token: string,
   body: UpdateAccountHolderBody,
 ): Promise<AccountHolder | AccountHolderPatched> {
-  const holder = await store.lock(db, tx, scope.programId, token);
+  const holder = await store.lock(db, tx, requestScope.programId, token);
   if (!holder) throw notFound('account holder', token);
-  const variant = checkPatch(holder, body, scope.nowMs);
+  const scope = actingOn(requestScope, holder.updated_ms);
+  const variant = checkPatch(holder, body, requestScope.nowMs);
   if (!isUpdatable(holder.status)) {
     throw new UnprocessableError(`account holder '${token}' is ${holder.status}; only ACCEPTED and PENDING_REVIEW account holders can be updated`);
   }
@@ -469,8 +472,7 @@ export async function update(
   });
   let row = holder;
   if (!isEmpty(changes)) {
-    const nowMs = Math.max(holder.verification_updated_ms, scope.nowMs);
-    const stamped = { ...changes, updated_ms: Math.max(holder.updated_ms, scope.nowMs), verification_updated_ms: nowMs };
+    const stamped = { ...changes, updated_ms: scope.nowMs, verification_updated_ms: scope.nowMs };
     await store.update(tx, scope.programId, token, stamped);
     row = { ...holder, ...stamped };
     await emitEvent(tx, scope.programId, 'account_holder.updated', toApi(row), scope.nowMs);
