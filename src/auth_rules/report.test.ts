@@ -70,6 +70,23 @@ describeWithDb('auth rule performance report', () => {
     });
   });
 
+  it('never starts or ends a version’s role before the rule’s last change (one stamped by a request that saw a moved clock)', async () => {
+    const { program, client } = await freshProgram('acting-on');
+    await moveClock(client, `${day(0)}T23:30:00.000Z`);
+    const rule = await createRule(client, conditionalBlock(GAMBLING));
+    // As if a change at a clock moved an hour ahead (into day 1) had committed first.
+    const laterMs = Date.parse(`${day(1)}T00:30:00.000Z`);
+    await context.server.server.db.kysely.updateTable('auth_rules').set({ updated_ms: laterMs }).where('program_id', '=', program.programId).where('token', '=', rule.token).execute();
+    await client.authRules.v2.promote(rule.token);
+
+    await moveClock(client, `${day(2)}T12:00:00.000Z`);
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: day(0), end: day(1) });
+    expect(report.daily_statistics).toEqual([
+      { date: day(0), current_version_statistics: null, draft_version_statistics: stats(0, 0, 1) },
+      { date: day(1), current_version_statistics: stats(0, 0, 1), draft_version_statistics: stats(0, 0, 1) },
+    ]);
+  });
+
   it('shows at most 5 examples a day, earliest first, each with its event, decision and time', async () => {
     const { program, client, card } = await freshProgram('examples');
     const rule = await createRule(client, conditionalBlock(GAMBLING));

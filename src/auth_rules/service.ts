@@ -16,7 +16,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import { newToken } from '../ids.js';
 import type { ListResponse } from '../http/schemas.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { STREAM_OF_TYPE, type AuthRuleType, type EventStream } from './attributes.js';
 import { parseParameters } from './parameters.js';
 import { checkReportRange, dailyStatistics, ruleDailyRows } from './report.js';
@@ -241,21 +241,26 @@ export async function create(tx: Tx, scope: ProgramScope, body: CreateAuthRuleBo
   return get(tx, scope, token);
 }
 
-async function lockExisting(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<store.RuleRow> {
-  const row = await store.lockRule(db, tx, scope.programId, token);
+/**
+ * The rule, locked, and the scope of a write on it: the program clock, but never before the rule's
+ * last change (a request that saw a moved clock may have made it; the row is locked, so one
+ * committing meanwhile is seen), so no version's role starts or ends before that change.
+ */
+async function lockExisting(db: Db, tx: Tx, requestScope: ProgramScope, token: string): Promise<{ row: store.RuleRow; scope: ProgramScope }> {
+  const row = await store.lockRule(db, tx, requestScope.programId, token);
   if (!row) throw notFound('auth rule', token);
-  return row;
+  return { row, scope: actingOn(requestScope, row.updated_ms) };
 }
 
 async function saveChanges(tx: Tx, scope: ProgramScope, row: store.RuleRow, changes: store.RuleChanges): Promise<void> {
   const changed = changedColumns(row, changes);
-  if (!isEmpty(changed)) await store.updateRule(tx, scope.programId, row.token, { ...changed, updated_ms: Math.max(row.updated_ms, scope.nowMs) });
+  if (!isEmpty(changed)) await store.updateRule(tx, scope.programId, row.token, { ...changed, updated_ms: scope.nowMs });
 }
 
 /** Seed 4.1: name, state INACTIVE, and the variant's scope fields, which replace the association. */
-export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string, body: UpdateAuthRuleBody): Promise<AuthRule> {
+export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateAuthRuleBody): Promise<AuthRule> {
   if (body.state === 'ACTIVE') throw new InvalidRequestError('state: only INACTIVE can be set; promote a draft to activate the rule');
-  const row = await lockExisting(db, tx, scope, token);
+  const { row, scope } = await lockExisting(db, tx, requestScope, token);
   const placement = updateAssignment(row, body);
   const changes: store.RuleChanges = {};
   if (placement !== null) {
@@ -269,8 +274,8 @@ export async function update(db: Db, tx: Tx, scope: ProgramScope, token: string,
 }
 
 /** A new draft version (shadow) with the next version number, or no draft (`parameters` null or absent). */
-export async function draft(db: Db, tx: Tx, scope: ProgramScope, token: string, body: DraftAuthRuleBody): Promise<AuthRule> {
-  const row = await lockExisting(db, tx, scope, token);
+export async function draft(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: DraftAuthRuleBody): Promise<AuthRule> {
+  const { row, scope } = await lockExisting(db, tx, requestScope, token);
   const raw = body.parameters ?? null;
   const parameters = raw === null ? null : parseParameters(row.type as AuthRuleType, row.event_stream as EventStream, raw);
   if (row.draft_version !== null) await store.endRole(tx, scope.programId, token, row.draft_version, 'DRAFT', scope.nowMs);
@@ -285,8 +290,8 @@ export async function draft(db: Db, tx: Tx, scope: ProgramScope, token: string, 
 }
 
 /** The draft becomes the current, enforced version; the rule is ACTIVE. No draft → 422. */
-export async function promote(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<AuthRule> {
-  const row = await lockExisting(db, tx, scope, token);
+export async function promote(db: Db, tx: Tx, requestScope: ProgramScope, token: string): Promise<AuthRule> {
+  const { row, scope } = await lockExisting(db, tx, requestScope, token);
   if (row.draft_version === null) {
     throw new UnprocessableError(`auth rule '${token}' has no draft version to promote; create one with POST /v2/auth_rules/${token}/draft`);
   }
@@ -297,8 +302,8 @@ export async function promote(db: Db, tx: Tx, scope: ProgramScope, token: string
   return get(tx, scope, token);
 }
 
-export async function remove(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<void> {
-  const row = await lockExisting(db, tx, scope, token);
+export async function remove(db: Db, tx: Tx, requestScope: ProgramScope, token: string): Promise<void> {
+  const { row, scope } = await lockExisting(db, tx, requestScope, token);
   await store.deleteRule(tx, scope.programId, row, scope.nowMs);
 }
 
