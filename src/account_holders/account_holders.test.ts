@@ -3,7 +3,7 @@ import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { enroll, enrollmentCounts, fullKybDelegatedBody, kybBody, kycBody, kycExemptBody, person, US_ADDRESS, withField } from '../testing/enrollment.js';
-import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { bookTransfer, expectError, fund } from '../testing/money.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
@@ -410,7 +410,7 @@ describeWithDb('account holders', () => {
       const created = await pendingBusiness();
       const laterMs = Date.parse(created.created as string) + 3_600_000;
       // As if a PATCH at a clock moved an hour ahead had committed first.
-      await context.server.server.db.kysely.updateTable('account_holders').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+      await changedLastAt(context.server.server.db, 'account_holders', programId, created.token, laterMs);
       const reviewed = await client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' });
       expect(Date.parse(reviewed.verification_application?.updated as string)).toBe(laterMs);
       const events = (await client.events.list({ event_types: ['account_holder.verification'], page_size: 100, with_content: true })).data;
@@ -836,7 +836,7 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     const created = await enroll(client, kycBody());
     const laterMs = Date.parse((await retrieve(created.token)).created as string) + 3_600_000;
     // As if a PATCH at a clock moved an hour ahead had committed first.
-    await context.server.server.db.kysely.updateTable('account_holders').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+    await changedLastAt(context.server.server.db, 'account_holders', programId, created.token, laterMs);
     const updated = await update(created.token, { external_id: 'after-the-later-change' });
     expect(Date.parse(updated.verification_application?.updated as string)).toBe(laterMs);
     const events = (await client.events.list({ event_types: ['account_holder.updated'], page_size: 100, with_content: true })).data;

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { authorizationFacts, conditionalBlock, createRule, evaluate, moveClock, newCard, programNow } from '../testing/auth_rules.js';
-import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { addDays } from './report.js';
 
@@ -76,7 +76,7 @@ describeWithDb('auth rule performance report', () => {
     const rule = await createRule(client, conditionalBlock(GAMBLING));
     // As if a change at a clock moved an hour ahead (into day 1) had committed first.
     const laterMs = Date.parse(`${day(1)}T00:30:00.000Z`);
-    await context.server.server.db.kysely.updateTable('auth_rules').set({ updated_ms: laterMs }).where('program_id', '=', program.programId).where('token', '=', rule.token).execute();
+    await changedLastAt(context.server.server.db, 'auth_rules', program.programId, rule.token, laterMs);
     await client.authRules.v2.promote(rule.token);
 
     await moveClock(client, `${day(2)}T12:00:00.000Z`);

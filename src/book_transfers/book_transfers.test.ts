@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
-import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
@@ -131,7 +131,7 @@ describeWithDb('book transfers', () => {
       const created = await bookTransfer(client, a, b, 200);
       const laterMs = Date.parse(created.updated) + 3_600_000;
       // As if the transfer had last changed at a clock moved an hour ahead by a request that committed first.
-      await context.server.server.db.kysely.updateTable('book_transfers').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', created.token).execute();
+      await changedLastAt(context.server.server.db, 'book_transfers', programId, created.token, laterMs);
       const reversed = await client.bookTransfers.reverse(created.token, {});
       expect(Date.parse(reversed.events[1]?.created as string)).toBe(laterMs);
       expect(Date.parse(reversed.updated)).toBe(laterMs);

@@ -5,7 +5,7 @@ import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
-import { describeWithDb, engine, type TestProgram, useTestServer } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, engine, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
@@ -341,7 +341,7 @@ describeWithDb('external bank accounts', () => {
       for (const [account, change] of changes) {
         laterMs += 3_600_000;
         // As if the account had last changed at a clock moved an hour ahead by a request that committed first.
-        await context.server.server.db.kysely.updateTable('external_bank_accounts').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', account.token).execute();
+        await changedLastAt(context.server.server.db, 'external_bank_accounts', programId, account.token, laterMs);
         const changed = await change();
         const events = (await client.events.list({ event_types: ['external_bank_account.updated'], page_size: 100, with_content: true })).data;
         const event = events.find((item) => (item.payload as { token?: string }).token === account.token);

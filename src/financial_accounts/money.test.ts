@@ -3,7 +3,7 @@ import Lithic from 'lithic';
 import { describe, expect, it } from 'vitest';
 import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import { frozenWallClock } from '../testing/clock.js';
-import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
 import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
@@ -50,7 +50,7 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       for (const change of changes) {
         const laterMs = Date.parse((await client.financialAccounts.retrieve(account)).updated) + 3_600_000;
         // As if the account had last changed at a clock moved an hour ahead by a request that committed first.
-        await context.server.server.db.kysely.updateTable('financial_accounts').set({ updated_ms: laterMs }).where('program_id', '=', programId).where('token', '=', account).execute();
+        await changedLastAt(context.server.server.db, 'financial_accounts', programId, account, laterMs);
         const changed = await change();
         expect(Date.parse(changed.updated)).toBe(laterMs);
         const [event] = (await client.events.list({ event_types: ['financial_account.updated'], page_size: 1, with_content: true })).data;

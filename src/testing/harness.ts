@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import Lithic from 'lithic';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { systemClock, type WallClock } from '../clock.js';
@@ -171,4 +172,15 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
   });
   afterAll(async () => context.server?.close());
   return context;
+}
+
+/** Tables whose rows record their last change in `updated_ms` (the ones `changedLastAt` is used on). */
+type StampedTable = 'account_holders' | 'auth_rules' | 'book_transfers' | 'external_bank_accounts' | 'financial_accounts';
+
+/**
+ * Dates a row's last change at `updatedMs`, as if a request that saw a moved clock had changed it
+ * and committed first: for tests that a later write never dates what it records before it.
+ */
+export async function changedLastAt(db: Db, table: StampedTable, programId: string, token: string, updatedMs: number): Promise<void> {
+  await sql`update ${sql.table(table)} set updated_ms = ${updatedMs} where program_id = ${programId} and token = ${token}`.execute(db.kysely);
 }
