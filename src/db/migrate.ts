@@ -36,6 +36,7 @@ import * as m0026 from './migrations/0026_movements_by_status_and_category.js';
 import * as m0027 from './migrations/0027_accounts_by_type_and_state.js';
 import * as m0028 from './migrations/0028_bank_accounts_by_owner_type.js';
 import * as m0029 from './migrations/0029_auth_rule_target_positions.js';
+import * as m0030 from './migrations/0030_card_transaction_events_by_token.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '0027_accounts_by_type_and_state': m0027,
   '0028_bank_accounts_by_owner_type': m0028,
   '0029_auth_rule_target_positions': m0029,
+  '0030_card_transaction_events_by_token': m0030,
 };
 
 /**

@@ -21,6 +21,7 @@ import { catchUpDueOperations } from '../management_operations/service.js';
 import * as moneyEvents from '../money_events/store.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { catchUpExpiries } from '../transactions/service.js';
+import * as cardTransactions from '../transactions/store.js';
 import type { AccountBalancesQuery, FinancialAccountBalance, FinancialAccountType, ProgramBalance, ProgramBalancesQuery } from './schemas.js';
 import * as store from './store.js';
 
@@ -54,10 +55,13 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
   }
   if (query.last_transaction_event_token !== undefined) {
     const eventToken = query.last_transaction_event_token;
-    // An event that moved nothing (a payment's SETTLED step, a declined movement's) has no journal:
+    // An event that moved nothing (a payment's SETTLED step, a declined movement's, a card event
+    // that moved no money: a declined authorization, a balance inquiry, one of $0) has no journal:
     // the balance right after it is the one at its time.
     const eventMs =
-      (await eventWrittenMs(exec, scope.programId, token, eventToken)) ?? (await moneyEvents.eventWithoutJournalMs(exec, scope.programId, token, eventToken));
+      (await eventWrittenMs(exec, scope.programId, token, eventToken)) ??
+      (await moneyEvents.eventWithoutJournalMs(exec, scope.programId, token, eventToken)) ??
+      (await cardTransactions.eventOnAccountMs(exec, scope.programId, token, eventToken));
     if (eventMs === undefined) {
       throw notFound('financial transaction event', eventToken, 'last_transaction_event_token');
     }

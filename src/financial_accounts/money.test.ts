@@ -214,6 +214,40 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect(await expectError(client.financialAccounts.balances.list(account, { balance_date: 'yesterday' }), 400)).toContain('balance_date');
     });
 
+    it('reports the balance right after a card event that moved no money: a decline, a balance inquiry, an authorization of $0', async () => {
+      const { client } = await context.server.newProgram('balance after a card event without money');
+      const card = await cardOnOwnAccount(client);
+      const funding = card.funding.token;
+      const firstEvent = async (token: string) => (await client.transactions.retrieve(token)).events?.[0]?.token as string;
+      const after = async (eventToken: string) => (await client.financialAccounts.balances.list(funding, { last_transaction_event_token: eventToken })).data;
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+      const held = await authorize(client, card, 500);
+      await pause();
+      await client.cards.update(card.token, { state: 'PAUSED' });
+      const declined = await authorize(client, card, 300);
+      expect((await client.transactions.retrieve(declined)).status).toBe('DECLINED');
+      await client.cards.update(card.token, { state: 'OPEN' });
+      await pause();
+      const inquiry = await authorize(client, card, 0, { status: 'BALANCE_INQUIRY' });
+      await pause();
+      const zero = await authorize(client, card, 0);
+      const whileHeld = (await client.financialAccounts.balances.list(funding)).data;
+      expect(whileHeld).toEqual([expect.objectContaining({ last_transaction_event_token: await firstEvent(held) })]);
+      await pause();
+      await authorize(client, card, 200);
+      await client.transactions.simulateClearing({ token: held });
+      for (const token of [declined, inquiry, zero]) expect(await after(await firstEvent(token)), token).toEqual(whileHeld);
+      // An event of a card on another financial account, or of another program, is not one of this account's.
+      const otherCard = await cardOnOwnAccount(client);
+      const elsewhere = await firstEvent(await authorize(client, otherCard, 0, { status: 'BALANCE_INQUIRY' }));
+      const stranger = await context.server.newProgram('another program');
+      const strangerCard = await cardOnOwnAccount(stranger.client);
+      const foreign = (await stranger.client.transactions.retrieve(await authorize(stranger.client, strangerCard, 0, { status: 'BALANCE_INQUIRY' }))).events?.[0]?.token as string;
+      for (const eventToken of [elsewhere, foreign]) {
+        expect(await expectError(client.financialAccounts.balances.list(funding, { last_transaction_event_token: eventToken }), 404)).toContain('last_transaction_event_token');
+      }
+    });
+
     it('lists every account’s balance with GET /v1/balances and its filters', async () => {
       const lister = await context.server.newProgram('balances');
       const account = await newAccount(lister.client);

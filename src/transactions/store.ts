@@ -221,6 +221,25 @@ export function eventsFor(exec: Executor, programId: string, transactionTokens: 
   return eventsOfTransactions(exec, 'card_transaction_events', programId, transactionTokens);
 }
 
+/**
+ * When the card transaction event `eventToken` happened, if it is an event of a card transaction on
+ * the financial account (its card's ISSUING account): a seek in `card_transaction_events_by_token`
+ * (migration 0030), then the transaction's primary key.
+ */
+export async function eventOnAccountMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string): Promise<number | undefined> {
+  const row = await exec
+    .selectFrom('card_transaction_events as event')
+    .innerJoin('card_transactions as transaction', (join) =>
+      join.onRef('transaction.program_id', '=', 'event.program_id').onRef('transaction.token', '=', 'event.transaction_token'),
+    )
+    .select('event.created_ms')
+    .where('event.program_id', '=', programId)
+    .where('event.token', '=', eventToken)
+    .where('transaction.financial_account_token', '=', financialAccountToken)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.created_ms);
+}
+
 export interface ListFilters {
   account_token?: string | undefined;
   card_token?: string | undefined;

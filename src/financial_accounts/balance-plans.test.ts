@@ -1,0 +1,73 @@
+/**
+ * The balance right after a card event that moved no money (`last_transaction_event_token`: a
+ * declined authorization, a balance inquiry) finds the event by its token in
+ * `card_transaction_events_by_token` (migration 0030, covering on SQLite), then its transaction by
+ * primary key: never a walk of the program's events. PostgreSQL plans by cost, so its tables hold
+ * enough rows and are ANALYZEd.
+ */
+import { sql } from 'kysely';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { pagePlan } from '../testing/plans.js';
+import * as cardTransactions from '../transactions/store.js';
+
+const PROGRAM = 'p-event-plans';
+const TRANSACTIONS = 2_000;
+const EVENTS_PER_TRANSACTION = 3;
+const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
+const transactionToken = (i: number) => `t-${String(i).padStart(6, '0')}`;
+const eventToken = (i: number, seq: number) => `e-${String(i).padStart(6, '0')}-${seq}`;
+
+describeWithDb('balance right after a card event: plans', () => {
+  const storage = useMigratedDb();
+
+  beforeAll(async () => {
+    const { kysely } = storage.db;
+    const chunk = 200;
+    for (let start = 0; start < TRANSACTIONS; start += chunk) {
+      const indexes = Array.from({ length: chunk }, (_, offset) => start + offset);
+      await kysely
+        .insertInto('card_transactions')
+        .values(
+          indexes.map((i) => ({
+            program_id: PROGRAM, token: transactionToken(i), account_token: 'a-1', card_token: 'c-1', financial_account_token: `fa-${i % 10}`, kind: 'AUTHORIZATION',
+            status: 'DECLINED' as const, result: 'CARD_PAUSED', authorization_amount_cents: 100, hold_cents: 0, settled_cents: 0, merchant_authorization_amount_cents: 100,
+            merchant_currency: 'USD', spend_cents: 0, counts_as_spend: 0, return_reversed: 0, merchant_acceptor_id: 'm', merchant_descriptor: 'M', merchant_mcc: '5812',
+            merchant_city: 'X', merchant_country: 'USA', merchant_state: 'NY', card_present: 0, partial_approval_capable: 0, expires_ms: null, created_ms: BASE_MS + i, updated_ms: BASE_MS + i,
+          })),
+        )
+        .execute();
+      await kysely
+        .insertInto('card_transaction_events')
+        .values(
+          indexes.flatMap((i) =>
+            Array.from({ length: EVENTS_PER_TRANSACTION }, (_, seq) => ({
+              program_id: PROGRAM, transaction_token: transactionToken(i), seq, token: eventToken(i, seq), type: 'AUTHORIZATION', amount_cents: 100, settlement_cents: null,
+              effective_polarity: 'DEBIT' as const, result: 'CARD_PAUSED', detailed_results: '[]', rule_results: '[]', created_ms: BASE_MS + i,
+            })),
+          ),
+        )
+        .execute();
+    }
+    if (engine === 'postgres') {
+      for (const table of ['card_transactions', 'card_transaction_events']) await sql`analyze ${sql.table(table)}`.execute(kysely);
+    }
+  }, 60_000);
+
+  it('finds the event by its token, then its transaction by primary key', async () => {
+    const { kysely } = storage.db;
+    expect(await cardTransactions.eventOnAccountMs(kysely, PROGRAM, 'fa-7', eventToken(1_237, 2))).toBe(BASE_MS + 1_237);
+    expect(await cardTransactions.eventOnAccountMs(kysely, PROGRAM, 'fa-6', eventToken(1_237, 2))).toBeUndefined();
+    const plan = await pagePlan(kysely, (watched) => cardTransactions.eventOnAccountMs(watched, PROGRAM, 'fa-7', eventToken(1_237, 2)));
+    if (engine === 'sqlite') {
+      expect(plan).toEqual([
+        expect.stringMatching(/^SEARCH event USING COVERING INDEX card_transaction_events_by_token \(program_id=\? AND token=\?\)$/),
+        expect.stringMatching(/^SEARCH transaction USING PRIMARY KEY \(program_id=\? AND token=\?\)$/),
+      ]);
+    } else {
+      const text = plan.join('\n');
+      expect(text).toMatch(/Index (Only )?Scan using card_transaction_events_by_token on card_transaction_events/);
+      expect(text).not.toMatch(/Seq Scan/);
+    }
+  });
+});
