@@ -254,7 +254,7 @@ describeWithDb('external bank accounts', () => {
       expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
-    it('counts wrong answers and fails on the third; a retry sends new amounts and starts over', async () => {
+    it('counts wrong answers and fails on the third of a round; a retry sends new amounts and starts a round, every attempt still counted', async () => {
       const { client } = context.program;
       const created = await create({ verification_method: 'MICRO_DEPOSIT' });
       const amounts = await amountsOf(created);
@@ -267,12 +267,23 @@ describeWithDb('external bank accounts', () => {
       expect(failed.verification_failed_reason).toContain('wrong');
       expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts }), 422)).toContain('FAILED_VERIFICATION');
 
+      // verification_attempts is "the number of attempts at verification" (SDK): a retry does not erase them.
       const retried = await client.externalBankAccounts.retryMicroDeposits(created.token);
-      expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 3 });
       expect(retried.verification_failed_reason).toBeUndefined();
+      expect(await client.externalBankAccounts.retrieve(created.token)).toMatchObject({ verification_attempts: 3 });
       const fresh = await amountsOf(retried as Eba);
       expect(sorted(fresh)).not.toEqual(sorted(amounts));
-      expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
+      // The new round has three submissions of its own.
+      const freshWrong = wrongAmounts(fresh);
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: freshWrong })).toMatchObject({ verification_state: 'PENDING', verification_attempts: 4 });
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: freshWrong })).toMatchObject({ verification_state: 'PENDING', verification_attempts: 5 });
+      const failedAgain = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: freshWrong });
+      expect(failedAgain).toMatchObject({ verification_state: 'FAILED_VERIFICATION', verification_attempts: 6 });
+      expect(failedAgain.verification_failed_reason).toBe('micro-deposit amounts were wrong 3 times');
+      await client.externalBankAccounts.retryMicroDeposits(created.token);
+      const last = await amountsOf(created);
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: last })).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 7 });
     });
 
     it('shows each round as its two deposits, then their sum drawn back, in that order', async () => {
@@ -297,16 +308,16 @@ describeWithDb('external bank accounts', () => {
         const fresh = await amountsOf(created);
         expect(sorted(fresh)).not.toEqual(sorted(previous));
         const wrong = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: previous });
-        expect(wrong).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+        expect(wrong).toMatchObject({ verification_state: 'PENDING', verification_attempts: round + 1 });
         previous = fresh;
       }
       const elsewhere = await newAccount(client, 'funding 2');
       const moved = await client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: elsewhere });
-      expect(moved).toMatchObject({ financial_account_token: elsewhere, verification_attempts: 0 });
+      expect(moved).toMatchObject({ financial_account_token: elsewhere, verification_attempts: 5 });
       const fresh = await amountsOf(created, elsewhere);
       expect(sorted(fresh)).not.toEqual(sorted(previous));
       const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: sorted(fresh).reverse() });
-      expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
+      expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 6 });
       expect(await balanceOf(client, elsewhere)).toEqual({ available: 0, pending: 0, total: 0 });
     });
 
@@ -321,7 +332,7 @@ describeWithDb('external bank accounts', () => {
       const fundings = [await newAccount(client, 'funding a'), await newAccount(client, 'funding b')];
       await Promise.all(fundings.map((funding) => client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: funding })));
       const current = await client.externalBankAccounts.retrieve(created.token);
-      expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 2 });
       const fresh = await amountsOf(current as Eba, current.financial_account_token);
       expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
     });

@@ -19,9 +19,11 @@
  *     financial_transactions/{this bank account's token} shows each round as three events in order,
  *     MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL; the amounts are the last two
  *     MICRO_DEPOSIT events'. Submitting them (`micro_deposits`, in either order) makes the account
- *     ENABLED; each submission counts as an attempt, and the third wrong one fails the verification
- *     (FAILED_VERIFICATION). `retry_micro_deposits` sends a new pair, never the previous one, and
- *     starts over.
+ *     ENABLED; each submission counts as an attempt, and the third wrong one of a round fails the
+ *     verification (FAILED_VERIFICATION). `retry_micro_deposits` sends a new pair, never the previous
+ *     one, and starts a new round: three more submissions. `verification_attempts` is what the SDK
+ *     documents, "the number of attempts at verification": every submission since creation, never
+ *     reset by a retry (the round's own count is kept with its amounts).
  *   PRENOTE → PENDING. A zero-amount prenote is sent; with no return after PRENOTE_WAIT_MS by the
  *     program clock (a sandbox bank never returns one) the account becomes ENABLED: a clock job,
  *     which reads and writes (PATCH, the retries) catch up on first. `retry_prenote` sends a new one.
@@ -137,8 +139,17 @@ function sameAmounts(given: readonly number[], sent: readonly number[]): boolean
   return left.length === right.length && left.every((amount, index) => amount === right[index]);
 }
 
-function sentAmounts(secrets: Secrets, row: Row): number[] | undefined {
-  return row.micro_deposits_encrypted === null ? undefined : (JSON.parse(secrets.decrypt(row.micro_deposits_encrypted)) as number[]);
+/** A round of micro-deposits: the amounts sent, and `verification_attempts` when it was sent (its submissions are the ones since). */
+interface Round {
+  amounts: number[];
+  attempts_before: number;
+}
+
+function sentRound(secrets: Secrets, row: Row): Round | undefined {
+  if (row.micro_deposits_encrypted === null) return undefined;
+  const stored = JSON.parse(secrets.decrypt(row.micro_deposits_encrypted)) as Round | number[];
+  // A bare array: a round sent when a retry still reset the attempts to 0, so it began at 0.
+  return Array.isArray(stored) ? { amounts: stored, attempts_before: 0 } : stored;
 }
 
 /** Two amounts of 1–99 cents, never the pair of the round before: after a retry the old amounts do not verify. */
@@ -190,12 +201,14 @@ async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingT
 
 /** What starting (or restarting) verification by `method` sets on the row. */
 async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
-  const reset = { verification_attempts: 0, verification_failed_reason: null, micro_deposits_encrypted: null, prenote_due_ms: null };
+  // Not `verification_attempts`: it counts every attempt at verification, those before a retry too.
+  const reset = { verification_failed_reason: null, micro_deposits_encrypted: null, prenote_due_ms: null };
   switch (row.verification_method as VerificationMethod) {
     case 'MICRO_DEPOSIT': {
       invariant(fundingToken !== null, 'micro-deposits need a funding account');
-      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken, sentAmounts(secrets, row));
-      return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(amounts)) };
+      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken, sentRound(secrets, row)?.amounts);
+      const round: Round = { amounts, attempts_before: row.verification_attempts };
+      return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(round)) };
     }
     case 'PRENOTE':
       return { ...reset, verification_state: 'PENDING', prenote_due_ms: scope.nowMs + PRENOTE_WAIT_MS };
@@ -349,21 +362,22 @@ export async function verifyMicroDeposits(
 ): Promise<ExternalBankAccount> {
   const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const scope = actingOn(requestScope, row.updated_ms);
-  const sent = sentAmounts(secrets, row);
-  if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || sent === undefined) {
+  const round = sentRound(secrets, row);
+  if (row.verification_method !== 'MICRO_DEPOSIT' || row.verification_state !== 'PENDING' || round === undefined) {
     throw new UnprocessableError(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING MICRO_DEPOSIT verification takes amounts`,
     );
   }
   const attempts = row.verification_attempts + 1;
+  const attemptsThisRound = attempts - round.attempts_before;
   let changes: store.Changes;
-  if (sameAmounts(body.micro_deposits, sent)) {
+  if (sameAmounts(body.micro_deposits, round.amounts)) {
     changes = { verification_attempts: attempts, verification_state: 'ENABLED', micro_deposits_encrypted: null };
-  } else if (attempts >= MAX_MICRO_DEPOSIT_ATTEMPTS) {
+  } else if (attemptsThisRound >= MAX_MICRO_DEPOSIT_ATTEMPTS) {
     changes = {
       verification_attempts: attempts,
       verification_state: 'FAILED_VERIFICATION',
-      verification_failed_reason: `micro-deposit amounts were wrong ${attempts} times`,
+      verification_failed_reason: `micro-deposit amounts were wrong ${attemptsThisRound} times`,
     };
   } else {
     changes = { verification_attempts: attempts };

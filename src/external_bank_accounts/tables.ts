@@ -20,7 +20,11 @@ export interface ExternalBankAccountsTable {
   verification_method: string;
   verification_state: string;
   verification_failed_reason: string | null;
-  /** The last two micro-deposit amounts in cents as encrypted JSON, until they verify (kept after a failure: a retry draws another pair). */
+  /**
+   * The last round of micro-deposits as encrypted JSON, until it verifies (kept after a failure: a
+   * retry draws another pair): `{amounts, attempts_before}`, the two amounts in cents and
+   * `verification_attempts` when they were sent; a bare array of the amounts is a round that began at 0.
+   */
   micro_deposits_encrypted: string | null;
   /** When a PENDING prenote counts as accepted (no return came back); null when none is out. */
   prenote_due_ms: number | null;
