@@ -344,6 +344,7 @@ describeWithDb('events', () => {
       const reordered = Object.fromEntries(Object.entries(address).reverse()) as typeof address;
       expect(await eventsOf(client, () => client.externalBankAccounts.update(token, { address: reordered }))).toEqual([]);
 
+      await fund(client, funding, 1_000); // the micro-deposits need it (two of at most 99 cents each)
       const micro = { ...manualBankAccount(funding), verification_method: 'MICRO_DEPOSIT' as const };
       const microCreated = await eventsOf(client, async () => (token = (await client.externalBankAccounts.create(micro)).token));
       // Three micro-deposit movements on the funding account (one balance.updated each), then the account itself.

@@ -6,7 +6,7 @@ import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
 import { changedLastAt, describeWithDb, engine, type TestProgram, useTestServer } from '../testing/harness.js';
-import { balanceOf, expectError, manualBankAccount, newAccount } from '../testing/money.js';
+import { balanceOf, expectError, fund, manualBankAccount, newAccount } from '../testing/money.js';
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
 import * as store from './store.js';
@@ -16,6 +16,8 @@ type Eba = Lithic.ExternalBankAccountCreateResponse;
 type CreateBody = Record<string, unknown>;
 
 const { wall, advance } = movableWallClock('2031-06-01T12:00:00.000Z');
+/** What a funding account holds: enough for micro-deposits (two of at most 99 cents each). */
+const FUNDED_CENTS = 1_000;
 
 describeWithDb('external bank accounts', () => {
   const context = useTestServer({ wall });
@@ -23,6 +25,7 @@ describeWithDb('external bank accounts', () => {
 
   beforeAll(async () => {
     operating = await newAccount(context.program.client, 'funding');
+    await fund(context.program.client, operating, FUNDED_CENTS);
   });
 
   function body(extra: CreateBody = {}): CreateBody {
@@ -246,11 +249,44 @@ describeWithDb('external bank accounts', () => {
       expect(created).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
       const amounts = await amountsOf(created);
       expect(amounts.every((amount) => amount >= 1 && amount <= 99)).toBe(true);
-      expect(await balanceOf(client, operating)).toEqual({ available: 0, pending: 0, total: 0 });
+      expect(await balanceOf(client, operating)).toEqual({ available: FUNDED_CENTS, pending: 0, total: FUNDED_CENTS });
       const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [...amounts].reverse() });
       expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 1 });
       expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts }), 422)).toContain('ENABLED');
       expect(await expectError(client.externalBankAccounts.retryMicroDeposits(created.token, {}), 422)).toContain('ENABLED');
+      expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
+    });
+
+    it('sends nothing from a funding account that cannot pay the deposits: INSUFFICIENT_FUNDS, no balance ever below zero; a retry once funded sends them', async () => {
+      const { client } = context.program;
+      const empty = await newAccount(client, 'empty funding');
+      const created = await create({ verification_method: 'MICRO_DEPOSIT', financial_account_token: empty });
+      expect(created).toMatchObject({ verification_state: 'INSUFFICIENT_FUNDS', verification_attempts: 0, financial_account_token: empty });
+      expect(created.verification_failed_reason).toBe(`financial account '${empty}' has 0 cents available, too little to send the micro-deposits; fund it and retry`);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toEqual(created);
+      // Nothing moved: no financial transaction, no entries, the balance stays 0.
+      expect((await client.financialAccounts.financialTransactions.list(empty)).data).toEqual([]);
+      expect(await balanceOf(client, empty)).toEqual({ available: 0, pending: 0, total: 0 });
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [1, 2] }), 422)).toContain('INSUFFICIENT_FUNDS');
+      // Still too little: a retry stays INSUFFICIENT_FUNDS (1 cent cannot pay two deposits of at least 1 cent).
+      await fund(client, empty, 1);
+      expect(await client.externalBankAccounts.retryMicroDeposits(created.token)).toMatchObject({ verification_state: 'INSUFFICIENT_FUNDS' });
+      expect(await balanceOf(client, empty)).toEqual({ available: 1, pending: 0, total: 1 });
+
+      await fund(client, empty, 197);
+      const retried = await client.externalBankAccounts.retryMicroDeposits(created.token);
+      expect(retried).toMatchObject({ verification_state: 'PENDING', verification_attempts: 0 });
+      expect(retried.verification_failed_reason).toBeUndefined();
+      // Right after each of the round's events, the funding account's balance is never below zero.
+      const { events } = await client.financialAccounts.financialTransactions.retrieve(empty, created.token);
+      expect(events.map((event) => event.type as string)).toEqual(['MICRO_DEPOSIT', 'MICRO_DEPOSIT', 'MICRO_DEPOSIT_WITHDRAWAL']);
+      for (const event of events) {
+        const [after] = (await client.financialAccounts.balances.list(empty, { last_transaction_event_token: event.token })).data;
+        expect(after?.available_amount).toBeGreaterThanOrEqual(0);
+      }
+      expect(await balanceOf(client, empty)).toEqual({ available: 198, pending: 0, total: 198 });
+      const amounts = await amountsOf(retried as Eba, empty);
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: amounts })).toMatchObject({ verification_state: 'ENABLED' });
       expect(await verifyProgramLedger(context.server.server.db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
@@ -312,13 +348,14 @@ describeWithDb('external bank accounts', () => {
         previous = fresh;
       }
       const elsewhere = await newAccount(client, 'funding 2');
+      await fund(client, elsewhere, FUNDED_CENTS);
       const moved = await client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: elsewhere });
       expect(moved).toMatchObject({ financial_account_token: elsewhere, verification_attempts: 5 });
       const fresh = await amountsOf(created, elsewhere);
       expect(sorted(fresh)).not.toEqual(sorted(previous));
       const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: sorted(fresh).reverse() });
       expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 6 });
-      expect(await balanceOf(client, elsewhere)).toEqual({ available: 0, pending: 0, total: 0 });
+      expect(await balanceOf(client, elsewhere)).toEqual({ available: FUNDED_CENTS, pending: 0, total: FUNDED_CENTS });
     });
 
     it('runs concurrent submissions and retries of one account one at a time', async () => {
@@ -330,6 +367,7 @@ describeWithDb('external bank accounts', () => {
       expect(submitted.map((answer) => answer.verification_attempts).sort()).toEqual([1, 2]);
 
       const fundings = [await newAccount(client, 'funding a'), await newAccount(client, 'funding b')];
+      for (const funding of fundings) await fund(client, funding, FUNDED_CENTS);
       await Promise.all(fundings.map((funding) => client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: funding })));
       const current = await client.externalBankAccounts.retrieve(created.token);
       expect(current).toMatchObject({ verification_state: 'PENDING', verification_attempts: 2 });
@@ -560,6 +598,7 @@ describeWithDb('external bank accounts', () => {
     beforeAll(async () => {
       lister = await context.server.newProgram('lister');
       const funding = await newAccount(lister.client);
+      await fund(lister.client, funding, FUNDED_CENTS);
       accountToken = (await context.server.server.db.kysely.selectFrom('accounts').select('token').where('program_id', '=', lister.programId).executeTakeFirstOrThrow()).token;
       const make = (extra: CreateBody) => create({ financial_account_token: funding, ...extra }, lister.client);
       made = [

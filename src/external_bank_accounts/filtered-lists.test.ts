@@ -7,7 +7,7 @@
 import type Lithic from 'lithic';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
-import { manualBankAccount, newAccount } from '../testing/money.js';
+import { fund, manualBankAccount, newAccount } from '../testing/money.js';
 import { expectPagedBothWays, type PagedList } from '../testing/paging.js';
 import { ACCOUNT_TYPES, OWNER_TYPES, STATES, VERIFICATION_STATES } from './schemas.js';
 
@@ -37,6 +37,7 @@ describeWithDb('filtered lists of external bank accounts', () => {
     program = await context.server.newProgram('bank account filters');
     const { client } = program;
     const funding = await newAccount(client, 'funding');
+    await fund(client, funding, 1_000); // enough for the micro-deposits: those accounts are PENDING
     const { kysely } = context.server.server.db;
     accountToken = (await kysely.selectFrom('accounts').select('token').where('program_id', '=', program.programId).executeTakeFirstOrThrow()).token;
     const make = async (extra: Record<string, unknown>) => (await client.externalBankAccounts.create({ ...manualBankAccount(funding), ...extra } as never)).token;
@@ -51,8 +52,8 @@ describeWithDb('filtered lists of external bank accounts', () => {
       await make({ type: 'SAVINGS' }),
       await make({ verification_method: 'PRENOTE' }),
     ];
-    // No endpoint closes or pauses a bank account, takes one outside the USA or runs a
-    // verification out of funds: the rows are given those values, for the filters to find.
+    // No endpoint closes or pauses a bank account or takes one outside the USA, and only a
+    // micro-deposit verification runs out of funds: the rows are given those values, for the filters to find.
     const set = (index: number, values: Partial<{ state: string; country: string; verification_state: string }>) =>
       kysely.updateTable('external_bank_accounts').set(values).where('program_id', '=', program.programId).where('token', '=', made[index] as string).execute();
     await set(0, { state: 'CLOSED' });

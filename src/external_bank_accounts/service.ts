@@ -14,8 +14,13 @@
  *     is nothing to enforce (and Lithic's object does not return it).
  *   PLAID → ENABLED at once (Plaid verified the account); its numbers: `plaidSandboxAccount`.
  *   MICRO_DEPOSIT → PENDING. Two deposits of 1–99 cents are sent from the funding OPERATING
- *     account and their sum is drawn back at once, all through the ledger (kind MICRO_DEPOSIT, net
- *     zero). That is how a sandbox user learns them (README): GET /v1/financial_accounts/{funding}/
+ *     account (Lithic: "the operating account to fund the micro deposits") and their sum is drawn
+ *     back at once, all through the ledger (kind MICRO_DEPOSIT, net zero). They need the funds: when
+ *     the account's available balance is less than the two deposits, nothing is sent (no entries, no
+ *     events) and the verification is INSUFFICIENT_FUNDS (Lithic's verification_state for it), its
+ *     reason naming the account, so that no balance ever goes below zero, not even between the
+ *     deposits and the withdrawal; `retry_micro_deposits`, once the account is funded (or naming
+ *     another), sends them. That is how a sandbox user learns them (README): GET /v1/financial_accounts/{funding}/
  *     financial_transactions/{this bank account's token} shows each round as three events in order,
  *     MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL; the amounts are the last two
  *     MICRO_DEPOSIT events'. Submitting them (`micro_deposits`, in either order) makes the account
@@ -31,7 +36,7 @@
  */
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
-import { catchUp, isDueWithin, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, isDueWithin, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -165,11 +170,23 @@ function drawAmounts(previous: readonly number[] | undefined): [number, number] 
  * kind MICRO_DEPOSIT, net zero for the account, each with its event on the transaction that has
  * the bank account's token (MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL). The events
  * number them in that order, which is the order the financial transaction shows even when the
- * program clock stands still. Returns the amounts, to be stored encrypted.
+ * program clock stands still. Returns the amounts, to be stored encrypted; or, when the account's
+ * available balance (due money applied, balance locked) cannot pay both deposits, the cents it has,
+ * having sent nothing.
  */
-async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string, previous: number[] | undefined): Promise<[number, number]> {
+async function sendMicroDeposits(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  row: Row,
+  fundingToken: string,
+  previous: number[] | undefined,
+): Promise<{ sent: [number, number] } | { availableCents: number }> {
   const amounts = drawAmounts(previous);
-  await lockOpenBalances(tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
+  await applyDueMoney(db, tx, scope, [fundingToken]);
+  const balances = await lockOpenBalances(tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
+  const availableCents = ledger.availableCents(balances, fundingToken);
+  if (availableCents < amounts[0] + amounts[1]) return { availableCents };
   const move = async (type: string, amountCents: number) => {
     const event = await append(
       tx,
@@ -196,18 +213,25 @@ async function sendMicroDeposits(tx: Tx, scope: ProgramScope, row: Row, fundingT
   await move(MICRO_DEPOSIT_EVENT, -amounts[0]);
   await move(MICRO_DEPOSIT_EVENT, -amounts[1]);
   await move(MICRO_DEPOSIT_WITHDRAWAL_EVENT, amounts[0] + amounts[1]);
-  return amounts;
+  return { sent: amounts };
 }
 
 /** What starting (or restarting) verification by `method` sets on the row. */
-async function startVerification(tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
+async function startVerification(db: Db, tx: Tx, scope: ProgramScope, row: Row, fundingToken: string | null, secrets: Secrets): Promise<store.Changes> {
   // Not `verification_attempts`: it counts every attempt at verification, those before a retry too.
   const reset = { verification_failed_reason: null, micro_deposits_encrypted: null, prenote_due_ms: null };
   switch (row.verification_method as VerificationMethod) {
     case 'MICRO_DEPOSIT': {
       invariant(fundingToken !== null, 'micro-deposits need a funding account');
-      const amounts = await sendMicroDeposits(tx, scope, row, fundingToken, sentRound(secrets, row)?.amounts);
-      const round: Round = { amounts, attempts_before: row.verification_attempts };
+      const sending = await sendMicroDeposits(db, tx, scope, row, fundingToken, sentRound(secrets, row)?.amounts);
+      if ('availableCents' in sending) {
+        return {
+          ...reset,
+          verification_state: 'INSUFFICIENT_FUNDS',
+          verification_failed_reason: `financial account '${fundingToken}' has ${sending.availableCents} cents available, too little to send the micro-deposits; fund it and retry`,
+        };
+      }
+      const round: Round = { amounts: sending.sent, attempts_before: row.verification_attempts };
       return { ...reset, verification_state: 'PENDING', micro_deposits_encrypted: secrets.encrypt(JSON.stringify(round)) };
     }
     case 'PRENOTE':
@@ -289,7 +313,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     updated_ms: nowMs,
   };
   await store.insert(tx, row);
-  const started = await startVerification(tx, scope, row, row.financial_account_token, secrets);
+  const started = await startVerification(db, tx, scope, row, row.financial_account_token, secrets);
   await store.update(tx, programId, row.token, started, nowMs);
   row = { ...row, ...started };
   return recorded(tx, scope, 'external_bank_account.created', row);
@@ -387,7 +411,7 @@ export async function verifyMicroDeposits(
 }
 
 /**
- * retry_micro_deposits / retry_prenote: a PENDING or failed verification of that method starts over,
+ * retry_micro_deposits / retry_prenote: a PENDING, failed or INSUFFICIENT_FUNDS verification of that method starts over,
  * never dated (nor its deposits or prenote wait) before the account's last change.
  */
 export async function retry(
@@ -402,14 +426,14 @@ export async function retry(
   await enableDuePrenotesWithin(db, tx, requestScope);
   const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const scope = actingOn(requestScope, row.updated_ms);
-  if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION'].includes(row.verification_state)) {
+  if (row.verification_method !== method || !['PENDING', 'FAILED_VERIFICATION', 'INSUFFICIENT_FUNDS'].includes(row.verification_state)) {
     throw new UnprocessableError(
-      `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING or FAILED_VERIFICATION ${method} verification can be retried`,
+      `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS ${method} verification can be retried`,
     );
   }
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
   await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined);
-  const started = { ...(await startVerification(tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
+  const started = { ...(await startVerification(db, tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
   await store.update(tx, scope.programId, token, started, scope.nowMs);
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...started, updated_ms: scope.nowMs });
 }

@@ -271,9 +271,9 @@ describeWithDb('money resources answer the SDK 0.119 types', () => {
       ...extra,
     });
   const bankAccount = (body: Record<string, unknown>) => client.externalBankAccounts.create(body as never) as Promise<Lithic.ExternalBankAccountCreateResponse>;
-  /** A funding account and a MICRO_DEPOSIT bank account with the amounts it was sent. */
+  /** A funding account (with enough for the deposits) and a MICRO_DEPOSIT bank account with the amounts it was sent. */
   async function microDepositAccount() {
-    const funding = await funded(0);
+    const funding = await funded(1_000);
     const eba = await bankAccount({ ...manualBankAccount(funding), verification_method: 'MICRO_DEPOSIT' });
     const transaction = (await client.financialAccounts.financialTransactions.list(funding)).data.find((item) => item.token === eba.token);
     const amounts = (transaction?.events ?? []).filter((event) => (event.type as string) === 'MICRO_DEPOSIT').map((event) => -(event.amount ?? 0));
