@@ -217,13 +217,24 @@ function createdBoundsMs(range: CreatedRange): CreatedBoundsMs {
   return bounds;
 }
 
+/** `bounds` as one condition on the column `created` (undefined: no bound). */
+function withinBounds(created: string, { fromMs, throughMs }: CreatedBoundsMs): RawBuilder<boolean> | undefined {
+  const column = sql.ref(created);
+  if (fromMs !== undefined && throughMs !== undefined) return sql<boolean>`${column} between ${fromMs} and ${throughMs}`;
+  if (fromMs !== undefined) return sql<boolean>`${column} >= ${fromMs}`;
+  if (throughMs !== undefined) return sql<boolean>`${column} <= ${throughMs}`;
+  return undefined;
+}
+
 /** `bounds` as one condition on `alias.created_ms`. */
-function createdWithin<O>(query: SelectQueryBuilder<Database, never, O>, { fromMs, throughMs }: CreatedBoundsMs, alias: string): SelectQueryBuilder<Database, never, O> {
-  const created = sql.ref(`${alias}.created_ms`);
-  if (fromMs !== undefined && throughMs !== undefined) return query.where(sql<boolean>`${created} between ${fromMs} and ${throughMs}`);
-  if (fromMs !== undefined) return query.where(sql<boolean>`${created} >= ${fromMs}`);
-  if (throughMs !== undefined) return query.where(sql<boolean>`${created} <= ${throughMs}`);
-  return query;
+function createdWithin<O>(query: SelectQueryBuilder<Database, never, O>, bounds: CreatedBoundsMs, alias: string): SelectQueryBuilder<Database, never, O> {
+  const condition = withinBounds(`${alias}.created_ms`, bounds);
+  return condition === undefined ? query : query.where(condition);
+}
+
+/** `begin`/`end` (exclusive) as one condition on the column `created` (a subquery's, say), or undefined when neither is given. */
+export function createdBetweenCondition(created: string, range: CreatedRange): RawBuilder<boolean> | undefined {
+  return withinBounds(created, createdBoundsMs(range));
 }
 
 /** Applies `begin`/`end` (exclusive) to a query on `alias.created_ms` (a list passes them to `keysetPage` instead). */

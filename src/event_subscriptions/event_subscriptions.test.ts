@@ -353,6 +353,37 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(subscription.token);
   });
 
+  it("recovers the events created in the range, whenever their failed attempts were made", async () => {
+    const closed = await startWebhookReceiver();
+    await closed.close();
+    const subscription = await client.events.subscriptions.create({ url: `${closed.url}/refused-range` });
+    const nowMs = systemClock.nowMs();
+    const db = context.server.server.db;
+    // Created 20 s and 10 s ago: each first attempt is dated at its event, its retries now.
+    const older = await db.transaction((tx) => emitEvent(tx, program.programId, 'card.created', { token: crypto.randomUUID() }, nowMs - 20_000));
+    const newer = await db.transaction((tx) => emitEvent(tx, program.programId, 'card.created', { token: crypto.randomUUID() }, nowMs - 10_000));
+    await eventually(async () => {
+      const attempts = await allAttemptsTo(subscription.token);
+      expect(attempts).toHaveLength(2 * (RETRY_SCHEDULE_MS.length + 1));
+      expect(attempts.every((attempt) => attempt.status === 'FAILED')).toBe(true);
+    });
+    await client.events.subscriptions.update(subscription.token, { url: `${receiver.url}/recovered-range` });
+    const between = new Date(nowMs - 15_000).toISOString();
+
+    // The older event was created before `begin` (its retries failed after it): not recovered.
+    await client.events.subscriptions.recover(subscription.token, { begin: between });
+    await receivedAt(receiver, '/recovered-range', 1);
+    await pause(300);
+    expect(receiver.at('/recovered-range').map((request) => request.event.token)).toEqual([newer.token]);
+
+    // It was created before `end`, though its failed retries came after: recovered.
+    await client.events.subscriptions.recover(subscription.token, { end: between });
+    await receivedAt(receiver, '/recovered-range', 2);
+    await pause(300);
+    expect(receiver.at('/recovered-range').map((request) => request.event.token)).toEqual([newer.token, older.token]);
+    await client.events.subscriptions.del(subscription.token);
+  });
+
   it('resends an event, and replays the events a subscription never got', async () => {
     const early = await emit('card.created');
     const other = await emit('financial_account.created');

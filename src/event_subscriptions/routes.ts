@@ -151,7 +151,7 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
     {
       action: 'recover',
       summary: 'Recover failed messages of an event subscription',
-      description: 'Queues again every event whose delivery to this subscription gave up: a FAILED attempt created in the range, and none that succeeded or is still under way.',
+      description: 'Queues again every event created in the range whose delivery to this subscription gave up: a FAILED attempt (whenever it was made), and none that succeeded or is still under way.',
       requeue: service.recover,
     },
     {

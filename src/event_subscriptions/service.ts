@@ -243,8 +243,9 @@ function nextCursor(rows: readonly RowKey[], chunkSize: number): RowKey | undefi
 }
 
 /**
- * Queues again every event whose delivery to the subscription gave up: a FAILED attempt created in
- * the range, and none that succeeded or is under way. The subscription's attempts are walked in
+ * Queues again every event created in the range (Lithic's "entries created after `begin`": the
+ * failed messages, not their attempts) whose delivery to the subscription gave up: a FAILED
+ * attempt, and none that succeeded or is under way. The subscription's attempts are walked in
  * chunks (`REQUEUE_CHUNK_SIZE`). An event one chunk queues has an attempt under way from then on (a
  * failed attempt's retry is queued in the transaction that records the failure), so a later chunk
  * that meets another of its failed attempts leaves it alone.

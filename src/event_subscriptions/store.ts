@@ -5,7 +5,7 @@
  */
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { chunkAfter, createdBetween, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
+import { chunkAfter, createdBetween, createdBetweenCondition, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import type { EventAttemptsTable, EventsTable, EventSubscriptionsTable } from '../events/tables.js';
@@ -118,11 +118,17 @@ function createdIn<O>(query: SelectQueryBuilder<Database, never, O>, range: Requ
 }
 
 /**
- * recover, one chunk: the next `limit` attempts to the subscription created in the range, after
- * `after` (on `event_attempts_by_subscription`), each with `gave_up`: it FAILED, and its event has
- * no attempt to the subscription that succeeded or is under way (PENDING, SENDING).
+ * recover, one chunk: the next `limit` attempts to the subscription made from `begin` through the
+ * time of the request, after `after` (on `event_attempts_by_subscription`), each with `gave_up`: its
+ * event (or example event) was created in the range, it FAILED, and its event has no attempt to the
+ * subscription that succeeded or is under way (PENDING, SENDING). The range is the events' (Lithic:
+ * failed messages, "entries created after `begin`"), not the attempts': an event created before
+ * `begin` is left alone though its retries failed after it, and one created before `end` is
+ * recovered though they failed after it. No attempt is made before its event was created, so the
+ * walk starts at `begin`.
  */
 export function attemptsToRecover(exec: Executor, programId: string, subscriptionToken: string, range: RequeueRange, after: RowKey | null, limit: number) {
+  const eventCreatedIn = createdBetweenCondition('created.created_ms', range);
   const attempts = exec
     .selectFrom('event_attempts as attempt')
     .select(['attempt.created_ms', 'attempt.token', 'attempt.event_token'])
@@ -141,12 +147,28 @@ export function attemptsToRecover(exec: Executor, programId: string, subscriptio
                 .where('other.status', '<>', 'FAILED'),
             ),
           ),
+          ...(eventCreatedIn === undefined
+            ? []
+            : [
+                eb.or(
+                  (['events', 'example_events'] as const).map((table) =>
+                    eb.exists(
+                      eb
+                        .selectFrom(`${table} as created`)
+                        .select(sql`1`.as('one'))
+                        .where('created.program_id', '=', programId)
+                        .whereRef('created.token', '=', 'attempt.event_token')
+                        .where(eventCreatedIn),
+                    ),
+                  ),
+                ),
+              ]),
         ])
         .as('gave_up'),
     )
     .where('attempt.program_id', '=', programId)
     .where('attempt.subscription_token', '=', subscriptionToken);
-  return chunkAfter(createdIn(attempts, range, 'attempt'), 'attempt', after, limit).execute();
+  return chunkAfter(createdIn(attempts, { begin: range.begin, untilMs: range.untilMs }, 'attempt'), 'attempt', after, limit).execute();
 }
 
 /**
