@@ -310,6 +310,7 @@ describeWithDb('account holders', () => {
         [`address1 ${JSON.stringify(value)}`, withField(kyc, 'individual.address.address1', value), notVisibleMessage('individual.address.address1')],
         [`city ${JSON.stringify(value)}`, withField(kyb, 'business_entity.address.city', value), notVisibleMessage('business_entity.address.city')],
         [`address2 ${JSON.stringify(value)}`, withField(exempt, 'address.address2', value), notEmptyOrVisibleMessage('address.address2')],
+        ...([kyc, kyb, exempt, delegated] as Body[]).map((body): [string, Body, string] => [`${String(body.workflow ?? 'KYB_DELEGATED')} external_id ${JSON.stringify(value)}`, withField(body, 'external_id', value), notVisibleMessage('external_id')]),
       ]),
     ];
 
@@ -900,6 +901,8 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
         [`exempt name ${JSON.stringify(name)}`, () => exempt, () => ({ first_name: name }), notVisibleMessage('first_name')],
         [`exempt address city ${JSON.stringify(name)}`, () => exempt, () => ({ address: { city: name } }), notVisibleMessage('address.city')],
         [`owner address line ${JSON.stringify(name)}`, () => kyb, () => owner({ address: { address1: name } }), notVisibleMessage('beneficial_owner_individuals[0].address.address1')],
+        [`KYC external_id ${JSON.stringify(name)}`, () => kyc, () => ({ external_id: name }), notVisibleMessage('external_id')],
+        [`KYB external_id ${JSON.stringify(name)}`, () => kyb, () => ({ external_id: name }), notVisibleMessage('external_id')],
       ]),
     ];
 

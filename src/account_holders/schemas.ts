@@ -75,7 +75,6 @@ export const EXEMPTION_TYPES = ['AUTHORIZED_USER', 'PREPAID_CARD_USER'] as const
 const MAX_TEXT = 255;
 /** Generous bounds for formatted strings: their format is checked by rules.ts, with a better message. */
 const MAX_ID_TEXT = 32;
-const Text = (description?: string) => Type.String({ minLength: 1, maxLength: MAX_TEXT, ...(description ? { description } : {}) });
 /** A person's or a business's name: not blank, no control characters. */
 const Name = () => VisibleText(MAX_TEXT);
 const Email = Type.String({ format: 'email', maxLength: MAX_TEXT, description: 'E-mail address' });
@@ -131,7 +130,7 @@ export const DelegatedBusinessEntityInput = businessEntityInput('optional');
 /** Either business input: the delegated one's optional fields are the only difference. */
 export type BusinessEntityInput = Static<typeof DelegatedBusinessEntityInput>;
 
-const ExternalId = Type.Optional(Text('Your identifier for the holder'));
+const ExternalId = Type.Optional(VisibleText(MAX_TEXT, 'Your identifier for the holder; not blank, no control characters'));
 const NatureOfBusiness = Type.String({ minLength: 1, maxLength: 1024 });
 const WebsiteUrl = Type.String({ format: 'uri', maxLength: 2048 });
 const BeneficialOwnerIndividuals = Type.Array(KybPersonInput, { maxItems: MAX_BENEFICIAL_OWNERS });

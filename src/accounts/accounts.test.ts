@@ -5,6 +5,7 @@ import { moveClock, newCard, programNow } from '../testing/auth_rules.js';
 import { enroll, kybBody, kycBody } from '../testing/enrollment.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 describeWithDb('accounts', () => {
   const context = useTestServer();
@@ -103,6 +104,7 @@ describeWithDb('accounts', () => {
       [{ substatus: 'LOST' }, 'substatus: must be one of FRAUD_IDENTIFIED, SUSPICIOUS_ACTIVITY, RISK_VIOLATION, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, INTERNAL_REVIEW, OTHER'],
       [{ comment: 'x'.repeat(513) }, 'comment: must NOT have more than 512 characters'],
       [{ comment: 7 }, 'comment: must be string'],
+      ...NOT_VISIBLE_TEXTS.map((comment): [object, string] => [{ comment }, notEmptyOrVisibleMessage('comment')]),
       [{ verification_address: { zip: '10001' } }, 'verification_address.zip: is not a recognised field'],
       [{ verification_address: { country: 'CAN' } }, 'verification_address.country: must be "USA"'],
       [{ verification_address: { postal_code: '1000' } }, 'verification_address.postal_code: must be a five-digit ZIP or a nine-digit ZIP+4 (12345 or 12345-6789)'],
@@ -132,6 +134,7 @@ describeWithDb('accounts', () => {
       expect(await context.program.client.accounts.retrieve(account_token)).toEqual(paused);
       const commented = await context.program.client.accounts.update(account_token, { comment: '' });
       expect(commented).toEqual({ ...paused, comment: '' });
+      expect(await context.program.client.accounts.update(account_token, { comment: VISIBLE_TEXT })).toEqual({ ...paused, comment: VISIBLE_TEXT });
     });
 
     it('refuses a partial verification_address where the account has none to complete', async () => {

@@ -1,6 +1,6 @@
 /** Request and response schemas of accounts (Lithic's Account). */
 import { Address, AddressInput } from '../account_holders/schemas.js';
-import { DateTime, FREE_TEXT_MAX_LENGTH, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { ACCOUNT_STATES } from './state.js';
 
 export const ACCOUNT_SUBSTATUSES = [
@@ -67,7 +67,7 @@ export const UpdateAccountBody = StrictObject({
   monthly_spend_limit: Type.Optional(LimitCents),
   lifetime_spend_limit: Type.Optional(LimitCents),
   substatus: Type.Optional(StringEnum(ACCOUNT_SUBSTATUSES)),
-  comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
+  comment: Type.Optional(EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Additional context on the account: "" (none; clears it) or not blank and without control characters')),
   verification_address: Type.Optional(
     StrictObject(Type.Partial(AddressInput).properties, { description: 'Deprecated (AVS). The fields given replace those of the current address; the result must be a complete US address' }),
   ),

@@ -212,6 +212,21 @@ describeWithDb('cards', () => {
       expect((await context.program.client.cards.retrieve(lost.token)).substatus).toBe('DAMAGED');
     });
 
+    it('refuses a blank replacement_comment or one with a control character (400 naming it), creating nothing and leaving the replaced card as it was; takes an empty one', async () => {
+      const lost = await createCard({ type: 'VIRTUAL' });
+      const before = await cardCount();
+      for (const replacement_comment of NOT_VISIBLE_TEXTS) {
+        const body = { type: 'VIRTUAL', replacement_for: lost.token, replacement_substatus: 'LOST', replacement_comment } as const;
+        expect(await apiFailure(context.program.client.cards.create(body))).toEqual({ status: 400, message: notEmptyOrVisibleMessage('replacement_comment') });
+      }
+      expect(await cardCount()).toBe(before);
+      expect(await context.program.client.cards.retrieve(lost.token)).toEqual(lost);
+      await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_comment: VISIBLE_TEXT });
+      expect((await context.program.client.cards.retrieve(lost.token)).comment).toBe(VISIBLE_TEXT);
+      await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_comment: '' });
+      expect((await context.program.client.cards.retrieve(lost.token)).comment).toBe('');
+    });
+
     it('replaces a PHYSICAL card with a PHYSICAL card and a VIRTUAL one with a VIRTUAL card only (422 otherwise)', async () => {
       const physical = await createCard({ type: 'PHYSICAL', shipping_address: SHIPPING });
       const virtual = await createCard({ type: 'VIRTUAL' });
@@ -269,6 +284,11 @@ describeWithDb('cards', () => {
       ['unknown field', { type: 'VIRTUAL', colour: 'gold' }, 'colour: is not a recognised field'],
       ['NUL in memo', { type: 'VIRTUAL', memo: 'a\u0000b' }, 'memo: must not contain the NUL character (U+0000)'],
       ...NOT_VISIBLE_TEXTS.map((memo): [string, Record<string, unknown>, string] => [`memo ${JSON.stringify(memo)}`, { type: 'VIRTUAL', memo }, notEmptyOrVisibleMessage('memo')]),
+      ...['', ...NOT_VISIBLE_TEXTS].map((product_id): [string, Record<string, unknown>, string] => [
+        `product_id ${JSON.stringify(product_id)}`,
+        { type: 'PHYSICAL', shipping_address: SHIPPING, product_id },
+        product_id === '' ? 'product_id: must NOT have fewer than 1 characters' : notVisibleMessage('product_id'),
+      ]),
       ...SHIPPING_TEXTS.flatMap(([field, message]) =>
         NOT_VISIBLE_TEXTS.map((value): [string, Record<string, unknown>, string] => [
           `shipping_address.${field} ${JSON.stringify(value)}`,
@@ -497,12 +517,20 @@ describeWithDb('cards', () => {
       [{ digital_card_art_token: 'x' }, 'digital_card_art_token: must be a valid uuid'],
       [{ memo: 7 }, 'memo: must be string'],
       ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
+      ...NOT_VISIBLE_TEXTS.map((comment): [object, string] => [{ comment }, notEmptyOrVisibleMessage('comment')]),
       [{ substatus: 'STOLEN' }, 'substatus: must be one of LOST, COMPROMISED, DAMAGED, END_USER_REQUEST, ISSUER_REQUEST, NOT_ACTIVE, SUSPICIOUS_ACTIVITY, INTERNAL_REVIEW, EXPIRED, UNDELIVERABLE, OTHER'],
       [{ type: 'PHYSICAL' }, 'type: is not a recognised field'],
     ])('refuses %j with 400 and leaves the card unchanged', async (body, message) => {
       const card = await createCard({ type: 'VIRTUAL', memo: 'keep' });
       expect(await apiFailure(context.program.client.cards.update(card.token, body as never))).toEqual({ status: 400, message });
       expect(await context.program.client.cards.retrieve(card.token)).toEqual(card);
+    });
+
+    it('takes a comment with spaces and letters beyond ASCII, and an empty one', async () => {
+      const card = await createCard({ type: 'VIRTUAL' });
+      const commented = await context.program.client.cards.update(card.token, { comment: VISIBLE_TEXT });
+      expect(commented).toEqual({ ...card, comment: VISIBLE_TEXT });
+      expect(await context.program.client.cards.update(card.token, { comment: '' })).toEqual({ ...card, comment: '' });
     });
 
     it('takes a memo with spaces and letters beyond ASCII, and clears it with an empty one', async () => {

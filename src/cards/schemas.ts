@@ -24,8 +24,6 @@ export const SHIPPING_METHODS = ['2_DAY', 'EXPEDITED', 'EXPRESS', 'PRIORITY', 'S
 export const FUNDING_STATES = ['DELETED', 'ENABLED', 'PENDING'] as const;
 
 const TEXT_MAX = 255;
-const Text = Type.String({ minLength: 1, maxLength: TEXT_MAX });
-
 /** The financial account that funds the card (Lithic's deprecated `funding` shape). */
 export const Funding = Type.Object({
   token: Uuid,
@@ -105,6 +103,8 @@ export const ShippingAddressInput = StrictObject({
 export type ShippingAddressInput = Static<typeof ShippingAddressInput>;
 
 const Memo = EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Friendly name of the card: "" (none; on update, clears it) or not blank and without control characters');
+/** Additional context on a card (`comment`, or the replaced card's `replacement_comment`). */
+const CardComment = EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Additional context on the card: "" (none; clears it) or not blank and without control characters');
 const PinBlock = Type.String({ maxLength: 1024, description: 'Base64 PIN block (PHYSICAL and VIRTUAL cards)' });
 
 export const CreateCardBody = StrictObject({
@@ -117,9 +117,9 @@ export const CreateCardBody = StrictObject({
   exp_year: Type.Optional(Type.String({ maxLength: 4, description: 'YYYY' })),
   memo: Type.Optional(Memo),
   pin: Type.Optional(PinBlock),
-  product_id: Type.Optional(Text),
+  product_id: Type.Optional(VisibleText(TEXT_MAX, 'The physical card configuration (card art) to manufacture with, PHYSICAL only; not blank, no control characters')),
   replacement_account_token: Type.Optional(Uuid),
-  replacement_comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
+  replacement_comment: Type.Optional(CardComment),
   replacement_for: Type.Optional(Uuid),
   replacement_substatus: Type.Optional(StringEnum(CARD_SUBSTATUSES)),
   shipping_address: Type.Optional(ShippingAddressInput),
@@ -131,7 +131,7 @@ export const CreateCardBody = StrictObject({
 export type CreateCardBody = Static<typeof CreateCardBody>;
 
 export const UpdateCardBody = StrictObject({
-  comment: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH })),
+  comment: Type.Optional(CardComment),
   digital_card_art_token: Type.Optional(Uuid),
   memo: Type.Optional(Memo),
   network_program_token: Type.Optional(Uuid),

@@ -15,6 +15,7 @@ import { emitEvent } from '../events/emit.js';
 import type { EventType } from '../events/types.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { RESPONSE_KEPT_CHARS } from './delivery.js';
 import { recover, replayMissing } from './service.js';
@@ -106,6 +107,8 @@ describeWithDb('event subscriptions and webhooks', () => {
     // An omitted field keeps its value; [] means every type.
     expect(await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', disabled: true })).toEqual({ ...updated, url: 'https://example.com/h2', disabled: true });
     expect((await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', event_types: [] })).event_types).toBeNull();
+    expect((await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', description: VISIBLE_TEXT })).description).toBe(VISIBLE_TEXT);
+    expect((await client.events.subscriptions.update(created.token, { url: 'https://example.com/h2', description: '' })).description).toBe('');
 
     const [second, third] = [await subscribe('/crud-2', { disabled: true, description: 'two' }), await subscribe('/crud-3', { event_types: null as never })];
     const first = await client.events.subscriptions.list({ page_size: 2 });
@@ -141,8 +144,13 @@ describeWithDb('event subscriptions and webhooks', () => {
       const response = await context.server.request('POST', '/v1/event_subscriptions', { apiKey: program.apiKey, body: body as object });
       expect(response.status, JSON.stringify(body)).toBe(400);
     }
-    const existing = await subscribe('/validation');
+    const existing = await subscribe('/validation', { description: 'ops' });
     await expectError(client.events.subscriptions.update(existing.token, { url: 'javascript:alert(1)' }), 400);
+    // A description is empty, or shows something without control characters (C0 but NUL, which every body refuses, DEL, C1).
+    for (const description of [...NOT_VISIBLE_TEXTS, 'ops\u0007', 'ops\u007f', 'ops\u0085']) {
+      expect(await expectError(client.events.subscriptions.create({ url: 'https://example.com', description }), 400)).toBe(notEmptyOrVisibleMessage('description'));
+      expect(await expectError(client.events.subscriptions.update(existing.token, { url: existing.url, description }), 400)).toBe(notEmptyOrVisibleMessage('description'));
+    }
     const noUrl = await context.server.request('PATCH', `/v1/event_subscriptions/${existing.token}`, { apiKey: program.apiKey, body: { description: 'x' } });
     expect(noUrl.status).toBe(400);
     expect(await client.events.subscriptions.retrieve(existing.token)).toEqual(existing);

@@ -1,7 +1,7 @@
 /** Request and response schemas of event subscriptions and message attempts (SDK 0.119's events/subscriptions types). */
 import { EVENT_TYPES } from '../events/types.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
 export const URL_MAX_LENGTH = 2048;
 export const ATTEMPT_STATUSES = ['FAILED', 'PENDING', 'SENDING', 'SUCCESS'] as const;
@@ -15,7 +15,7 @@ const subscriptionFields = {
     description:
       'Where events are POSTed: an absolute https:// URL (Lithic requires HTTPS), or http:// so that a local sandbox can reach a receiver on localhost. No user name or password in it.',
   }),
-  description: Type.Optional(Type.String({ maxLength: FREE_TEXT_MAX_LENGTH, description: 'Default ""' })),
+  description: Type.Optional(EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Default "" (none); otherwise not blank and without control characters')),
   disabled: Type.Optional(Type.Boolean({ description: 'true: nothing is sent to it. Default false' })),
   event_types: Type.Optional(
     Nullable(Type.Array(EventType, { maxItems: EVENT_TYPES.length, description: 'The event types sent to it; omitted, null or empty: every type' })),
