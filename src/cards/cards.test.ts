@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { apiFailure } from '../testing/api-errors.js';
 import { acceptedAccountToken, enroll, kybBody, kycBody, US_ADDRESS } from '../testing/enrollment.js';
 import { frozenWallClock } from '../testing/clock.js';
-import { describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
+import { changedLastAt, describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { isLuhnValid, luhnCheckDigit, numberingKey, panForSequence } from './pan.js';
 import { recordApprovedAuthorization, recordPinAttempt } from './service.js';
@@ -225,6 +225,20 @@ describeWithDb('cards', () => {
       expect((await context.program.client.cards.retrieve(lost.token)).comment).toBe(VISIBLE_TEXT);
       await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_comment: '' });
       expect((await context.program.client.cards.retrieve(lost.token)).comment).toBe('');
+    });
+
+    it('never dates a replacement (nor its card.created event) before the replaced card’s last change', async () => {
+      const { client, programId } = context.program;
+      const lost = await createCard({ type: 'VIRTUAL' });
+      const laterMs = Date.parse(lost.created) + 3_600_000;
+      // As if a PATCH at a clock moved an hour ahead had committed first.
+      await changedLastAt(context.server.server.db, 'cards', programId, lost.token, laterMs);
+      const replacement = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_comment: 'Lost' });
+      expect(Date.parse(replacement.created)).toBe(laterMs);
+      const events = (await client.events.list({ event_types: ['card.created'], page_size: 100, with_content: true })).data;
+      const event = events.find((item) => (item.payload as { card_token?: string }).card_token === replacement.token);
+      expect(Date.parse(event?.created as string)).toBe(laterMs);
+      expect((await cardRow(lost.token)).updated_ms).toBe(laterMs);
     });
 
     it('replaces a PHYSICAL card with a PHYSICAL card and a VIRTUAL one with a VIRTUAL card only (422 otherwise)', async () => {

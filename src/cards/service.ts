@@ -24,7 +24,7 @@ import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound, UnprocessableError } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import type { ListResponse } from '../http/schemas.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
 import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
 import { dueFulfilment, fulfilPhysicalCards } from './jobs.js';
@@ -263,15 +263,13 @@ function checkReplacementType(replaced: store.CardRow, type: CreateCardBody['typ
   }
 }
 
-/** A replaced card records why it was replaced (replacement_substatus / replacement_comment). */
-async function markReplaced(db: Db, tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
+/** A replaced card (locked by `create`) records why it was replaced (replacement_substatus / replacement_comment). */
+async function markReplaced(tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
   const changes: store.CardChanges = {};
   if (body.replacement_substatus !== undefined) changes.substatus = body.replacement_substatus;
   if (body.replacement_comment !== undefined) changes.comment = body.replacement_comment;
   if (isEmpty(changes)) return;
-  const replaced = await store.lockCard(db, tx, programId, replacedToken);
-  invariant(replaced, `replaced card ${replacedToken} disappeared`);
-  await store.update(tx, programId, replacedToken, { ...changes, updated_ms: Math.max(replaced.updated_ms, nowMs) });
+  await store.update(tx, programId, replacedToken, { ...changes, updated_ms: nowMs });
 }
 
 /** Lithic's `card.created` payload: the card's token and the card it replaces (never the card itself, so never its PAN or CVV). */
@@ -280,17 +278,22 @@ export function createdEventPayload(cardToken: string, replacementFor: string | 
 }
 
 /**
- * Lock order, as for authorizations (spend.ts): the account, then a card. The replaced card is
- * read without a lock and locked last, only to record why it was replaced.
+ * Lock order, as for authorizations (spend.ts, then the ledger): the account, then a card (the
+ * replaced one), then the funding balance, then the card program's PAN sequence. The replaced card
+ * is first read without a lock (it names the account to lock first), then locked once the account
+ * is: the replacement and its `card.created` event are dated at `actingOn` its last change.
  */
-export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateCardBody): Promise<Card> {
+export async function create(db: Db, tx: Tx, requestScope: ProgramScope, secrets: Secrets, body: CreateCardBody): Promise<Card> {
   checkCreateBody(body);
-  const expiry = expiryOf(body, scope.nowMs);
+  const expiry = expiryOf(body, requestScope.nowMs);
   const pin = body.pin === undefined ? undefined : parsePinBlock('pin', body.pin);
-  const replaced = body.replacement_for === undefined ? undefined : await store.find(tx, scope.programId, body.replacement_for);
-  if (body.replacement_for !== undefined && !replaced) throw notFound('card', body.replacement_for, 'replacement_for');
+  const named = body.replacement_for === undefined ? undefined : await store.find(tx, requestScope.programId, body.replacement_for);
+  if (body.replacement_for !== undefined && !named) throw notFound('card', body.replacement_for, 'replacement_for');
+  const { account, field } = await lockAccountFor(db, tx, requestScope.programId, body, named);
+  const replaced = named && (await store.lockCard(db, tx, requestScope.programId, named.token));
+  invariant(!named || replaced, `replaced card ${named?.token} disappeared`);
   if (replaced) checkReplacementType(replaced, body.type);
-  const { account, field } = await lockAccountFor(db, tx, scope.programId, body, replaced);
+  const scope = replaced ? actingOn(requestScope, replaced.updated_ms) : requestScope;
   await checkAccountIssues(tx, scope.programId, account, field);
   const { card_program_token, pan } = await takeCardNumber(tx, secrets, scope.programId, body, scope.nowMs);
 
@@ -330,7 +333,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
     created_ms: scope.nowMs,
     updated_ms: scope.nowMs,
   });
-  if (replaced) await markReplaced(db, tx, scope.programId, replaced.token, body, scope.nowMs);
+  if (replaced) await markReplaced(tx, scope.programId, replaced.token, body, scope.nowMs);
   await emitEvent(tx, scope.programId, 'card.created', createdEventPayload(token, body.replacement_for ?? null), scope.nowMs);
   return get(tx, scope, secrets, token);
 }

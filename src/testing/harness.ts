@@ -175,7 +175,7 @@ export function useTestServer(options: Parameters<typeof startTestServer>[0] = {
 }
 
 /** Tables whose rows record their last change in `updated_ms` (the ones `changedLastAt` is used on). */
-type StampedTable = 'account_holders' | 'auth_rules' | 'book_transfers' | 'external_bank_accounts' | 'financial_accounts';
+type StampedTable = 'account_holders' | 'auth_rules' | 'book_transfers' | 'cards' | 'external_bank_accounts' | 'financial_accounts';
 
 /**
  * Dates a row's last change at `updatedMs`, as if a request that saw a moved clock had changed it
