@@ -15,7 +15,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { summary: 'Get an account', tags, params: TokenParams('account_token'), response: { 200: Account } },
     },
-    async (request) => service.get(db.kysely, request.scope, request.params.account_token),
+    async (request) => service.retrieve(db, request.scope, request.params.account_token),
   );
 
   app.get(
@@ -41,7 +41,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page_size, starting_after, ending_before, ...range } = request.query;
-      return service.list(db.kysely, request.scope, range, { page_size, starting_after, ending_before });
+      return service.list(db, request.scope, range, { page_size, starting_after, ending_before });
     },
   );
 

@@ -145,6 +145,12 @@ export async function closeAccount(db: Db, tx: Tx, scope: ProgramScope, token: s
   await closeWithAccount(tx, scope, row.issuing_financial_account_token);
 }
 
+/** `GET /v1/accounts/{token}`: the account and its Auth Rule tokens, read in one snapshot. */
+export function retrieve(db: Db, scope: ProgramScope, token: string): Promise<Account> {
+  return db.snapshot((exec) => get(exec, scope, token));
+}
+
+/** The account, as this executor (a snapshot or a transaction) sees it. */
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<Account> {
   const row = await store.findWithHolder(exec, scope.programId, token);
   if (!row) throw notFound('account', token);
@@ -152,14 +158,17 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return account as Account;
 }
 
-export async function list(
-  exec: Executor,
+/** A page of accounts and their Auth Rule tokens, read in one snapshot. */
+export function list(
+  db: Db,
   scope: ProgramScope,
   range: { begin?: string | undefined; end?: string | undefined },
   page: PageParams,
 ): Promise<ListResponse<Account>> {
-  const { rows, has_more } = await store.listWithHolder(exec, scope.programId, range, page);
-  return { data: await render(exec, scope.programId, rows), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.listWithHolder(exec, scope.programId, range, page);
+    return { data: await render(exec, scope.programId, rows), has_more };
+  });
 }
 
 const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
@@ -171,9 +180,14 @@ const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
  */
 export async function spendLimits(db: Db, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
   await catchUpExpiries(db, scope);
-  const row = await store.find(db.kysely, scope.programId, token);
+  return db.snapshot((exec) => limitsOf(exec, scope, token));
+}
+
+/** The account's limits and its spend, read in one snapshot: limits and the spend of one state. */
+async function limitsOf(exec: Executor, scope: ProgramScope, token: string): Promise<AccountSpendLimits> {
+  const row = await store.find(exec, scope.programId, token);
   if (!row) throw notFound('account', token);
-  const spent = await accountSpent(db.kysely, scope.programId, row, scope.nowMs);
+  const spent = await accountSpent(exec, scope.programId, row, scope.nowMs);
   const result: AccountSpendLimits = {
     available_spend_limit: {},
     spend_limit: { daily: limitCents(row.daily_spend_limit_cents), monthly: limitCents(row.monthly_spend_limit_cents), lifetime: limitCents(row.lifetime_spend_limit_cents) },

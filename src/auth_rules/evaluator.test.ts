@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import type { RuleResult } from '../engine/rules-seam.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
 import {
-  afterRowsNaming,
   authorizationFacts,
   conditionalBlock,
   createRule,
@@ -23,6 +22,7 @@ import {
   velocityLimit,
 } from '../testing/auth_rules.js';
 import { describeWithDb, engine, useTestServer, type TestProgram } from '../testing/harness.js';
+import { afterRowsNaming } from '../testing/interleave.js';
 import { openDatabase } from '../db/database.js';
 import { authRulesEvaluator, CompiledRuleCache } from './evaluator.js';
 

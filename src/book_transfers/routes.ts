@@ -28,13 +28,13 @@ export const bookTransferRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/book_transfers/:book_transfer_token',
     { schema: { summary: 'Get a book transfer', tags, params: TokenParams('book_transfer_token'), response: { 200: BookTransfer } } },
-    async (request) => service.get(db.kysely, request.scope, request.params.book_transfer_token),
+    async (request) => service.get(db, request.scope, request.params.book_transfer_token),
   );
 
   app.get(
     '/v1/book_transfers',
     { schema: { summary: 'List book transfers', tags, querystring: ListBookTransfersQuery, response: { 200: ListOf(BookTransfer) } } },
-    async (request) => service.list(db.kysely, request.scope, request.query),
+    async (request) => service.list(db, request.scope, request.query),
   );
 
   app.post(

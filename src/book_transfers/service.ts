@@ -160,15 +160,20 @@ async function answer(exec: Executor, programId: string, row: store.BookTransfer
   return transfer;
 }
 
-export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<BookTransfer> {
-  const row = await store.find(exec, scope.programId, token);
-  if (!row) throw notFound('book transfer', token);
-  return answer(exec, scope.programId, row);
+/** The book transfer and its events, read in one snapshot (a change committing meanwhile is in both or neither). */
+export function get(db: Db, scope: ProgramScope, token: string): Promise<BookTransfer> {
+  return db.snapshot(async (exec) => {
+    const row = await store.find(exec, scope.programId, token);
+    if (!row) throw notFound('book transfer', token);
+    return answer(exec, scope.programId, row);
+  });
 }
 
-export async function list(exec: Executor, scope: ProgramScope, query: ListBookTransfersQuery): Promise<ListResponse<BookTransfer>> {
+export function list(db: Db, scope: ProgramScope, query: ListBookTransfersQuery): Promise<ListResponse<BookTransfer>> {
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
-  const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
-  return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
+    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+  });
 }

@@ -98,10 +98,13 @@ async function render(exec: Executor, programId: string, rows: store.CardWithFun
   return rows.map((row) => toApi(row, ruleTokens.get(row.token) ?? [], secrets));
 }
 
-/** `GET /v1/cards/{token}`: the card with its PAN and CVV, after the fulfilment that has fallen due by the program clock. */
+/**
+ * `GET /v1/cards/{token}`: the card with its PAN and CVV, after the fulfilment that has fallen due by
+ * the program clock; the card and its Auth Rule tokens read in one snapshot.
+ */
 export async function retrieve(db: Db, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
   await catchUp(db, scope, dueFulfilment);
-  return get(db.kysely, scope, secrets, token);
+  return db.snapshot((exec) => get(exec, scope, secrets, token));
 }
 
 /** The card with its PAN and CVV, as this executor (a transaction) sees it. */
@@ -115,11 +118,12 @@ export async function get(exec: Executor, scope: ProgramScope, secrets: Secrets,
 /** List: newest first, without PAN and CVV, fulfilment caught up. An unknown account_token simply matches nothing. */
 export async function list(db: Db, scope: ProgramScope, query: ListCardsQuery): Promise<ListResponse<Card>> {
   await catchUp(db, scope, dueFulfilment);
-  const exec = db.kysely;
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
-  const { rows, has_more } = await store.listWithFunding(exec, scope.programId, filters, page);
-  return { data: await render(exec, scope.programId, rows), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.listWithFunding(exec, scope.programId, filters, page);
+    return { data: await render(exec, scope.programId, rows), has_more };
+  });
 }
 
 // ---- create -------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  * nothing to show: three empty objects. What is left is never below 0 (a limit lowered under what
  * was already spent). A separate module from service.ts, which the transactions service imports.
  */
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { notFound } from '../errors.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { cardSpent } from '../transactions/history.js';
@@ -29,11 +29,16 @@ const PERIODS: Readonly<Record<SpendLimitDuration, keyof CardSpendLimits['availa
 
 export async function spendLimits(db: Db, scope: ProgramScope, token: string): Promise<CardSpendLimits> {
   await catchUpExpiries(db, scope);
-  const card = await store.find(db.kysely, scope.programId, token);
+  return db.snapshot((exec) => limitsOf(exec, scope, token));
+}
+
+/** The card's limit and its spend, read in one snapshot: a limit and the spend of one state. */
+async function limitsOf(exec: Executor, scope: ProgramScope, token: string): Promise<CardSpendLimits> {
+  const card = await store.find(exec, scope.programId, token);
   if (!card) throw notFound('card', token);
   const period = PERIODS[card.spend_limit_duration as SpendLimitDuration];
   if (period === null || card.spend_limit_cents === 0) return { available_spend_limit: {}, spend_limit: {}, spend_velocity: {} };
-  const spent = await cardSpent(db.kysely, scope.programId, card, scope.nowMs);
+  const spent = await cardSpent(exec, scope.programId, card, scope.nowMs);
   return {
     available_spend_limit: { [period]: Math.max(0, card.spend_limit_cents - spent) },
     spend_limit: { [period]: card.spend_limit_cents },

@@ -45,13 +45,13 @@ export const externalPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/external_payments/:external_payment_token',
     { schema: { summary: 'Get an external payment', tags, params, response: { 200: ExternalPayment } } },
-    async (request) => service.get(db.kysely, request.scope, request.params.external_payment_token),
+    async (request) => service.get(db, request.scope, request.params.external_payment_token),
   );
 
   app.get(
     '/v1/external_payments',
     { schema: { summary: 'List external payments', tags, querystring: ListExternalPaymentsQuery, response: { 200: ListOf(ExternalPayment) } } },
-    async (request) => service.list(db.kysely, request.scope, request.query),
+    async (request) => service.list(db, request.scope, request.query),
   );
 
   for (const { action, summary, description, body } of actions) {

@@ -294,15 +294,20 @@ async function answer(exec: Executor, programId: string, row: Row): Promise<Exte
   return payment;
 }
 
-export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<ExternalPayment> {
-  const row = await store.find(exec, scope.programId, token);
-  if (!row) throw notFound('external payment', token);
-  return answer(exec, scope.programId, row);
+/** The external payment and its events, read in one snapshot (a change committing meanwhile is in both or neither). */
+export function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalPayment> {
+  return db.snapshot(async (exec) => {
+    const row = await store.find(exec, scope.programId, token);
+    if (!row) throw notFound('external payment', token);
+    return answer(exec, scope.programId, row);
+  });
 }
 
-export async function list(exec: Executor, scope: ProgramScope, query: ListExternalPaymentsQuery): Promise<ListResponse<ExternalPayment>> {
+export function list(db: Db, scope: ProgramScope, query: ListExternalPaymentsQuery): Promise<ListResponse<ExternalPayment>> {
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
-  const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
-  return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
+    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+  });
 }

@@ -40,10 +40,13 @@ async function currentBalances(exec: Executor, programId: string, tokens: readon
   return balances;
 }
 
-/** `GET /v1/financial_accounts/{token}/balances`: one item. */
+/** `GET /v1/financial_accounts/{token}/balances`: one item, read in one snapshot (the balance now and the entries after the date asked for agree). */
 export async function accountBalances(db: Db, scope: ProgramScope, token: string, query: AccountBalancesQuery): Promise<ListResponse<FinancialAccountBalance>> {
   await catchUpMoney(db, scope);
-  const exec = db.kysely;
+  return db.snapshot((exec) => accountBalancesIn(exec, scope, token, query));
+}
+
+async function accountBalancesIn(exec: Executor, scope: ProgramScope, token: string, query: AccountBalancesQuery): Promise<ListResponse<FinancialAccountBalance>> {
   const account = await store.find(exec, scope.programId, token);
   if (!account) throw notFound('financial account', token);
   let balance = (await currentBalances(exec, scope.programId, [token])).get(token) as Balance;
@@ -77,7 +80,10 @@ export async function accountBalances(db: Db, scope: ProgramScope, token: string
  */
 export async function programBalances(db: Db, scope: ProgramScope, query: ProgramBalancesQuery): Promise<ListResponse<ProgramBalance>> {
   await catchUpMoney(db, scope);
-  const exec = db.kysely;
+  return db.snapshot((exec) => programBalancesIn(exec, scope, query));
+}
+
+async function programBalancesIn(exec: Executor, scope: ProgramScope, query: ProgramBalancesQuery): Promise<ListResponse<ProgramBalance>> {
   const throughMs = query.balance_date === undefined ? undefined : Date.parse(query.balance_date);
   const accounts = await store.listAll(exec, scope.programId, {
     account_token: query.account_token,

@@ -221,7 +221,11 @@ async function transactionStartMs(exec: Executor, programId: string, token: stri
  */
 async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
   await catchUpMoney(db, scope);
-  const exec = db.kysely;
+  return db.snapshot((exec) => transactionsIn(exec, scope, financialAccountToken, onlyToken));
+}
+
+/** `transactionsOf`, its statements (journals, events, card transactions) run in one snapshot. */
+async function transactionsIn(exec: Executor, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
   const { programId } = scope;
   if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
   const fromMs = onlyToken === undefined ? undefined : await transactionStartMs(exec, programId, onlyToken);

@@ -348,15 +348,19 @@ async function answer(exec: Executor, programId: string, row: Row): Promise<Mana
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ManagementOperation> {
   await catchUpDueOperations(db, scope);
-  const row = await store.find(db.kysely, scope.programId, token);
-  if (!row) throw notFound('management operation', token);
-  return answer(db.kysely, scope.programId, row);
+  return db.snapshot(async (exec) => {
+    const row = await store.find(exec, scope.programId, token);
+    if (!row) throw notFound('management operation', token);
+    return answer(exec, scope.programId, row);
+  });
 }
 
 export async function list(db: Db, scope: ProgramScope, query: ListManagementOperationsQuery): Promise<ListResponse<ManagementOperation>> {
   await catchUpDueOperations(db, scope);
   const { page_size, starting_after, ending_before, ...filters } = query;
   const page: PageParams = { page_size, starting_after, ending_before };
-  const { rows, has_more } = await store.list(db.kysely, scope.programId, filters, page);
-  return { data: await withEvents(db.kysely, scope.programId, rows, toApi), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
+    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
+  });
 }

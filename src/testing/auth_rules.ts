@@ -4,7 +4,6 @@
  * way the authorization engine does inside its transaction.
  */
 import crypto from 'node:crypto';
-import type { KyselyPlugin } from 'kysely';
 import type Lithic from 'lithic';
 import { authRulesEvaluator } from '../auth_rules/evaluator.js';
 import type { AuthorizationFacts, AuthorizationHistory, RuleResult } from '../engine/rules-seam.js';
@@ -113,25 +112,3 @@ export function evaluate(server: TestServer, program: TestProgram, facts: Author
   return db.transaction((tx) => authRulesEvaluator.evaluateAuthorization({ db, tx, scope, facts, history }));
 }
 
-/**
- * A Kysely plugin that runs `meanwhile` once, right after the first statement whose rows name
- * `token` and before the next one: what another request may commit between two statements of a
- * read or a transaction (PostgreSQL; on SQLite the statement still holds the one connection, so
- * `meanwhile` cannot write). `ran` says whether it did.
- */
-export function afterRowsNaming(token: string, meanwhile: () => Promise<unknown>): KyselyPlugin & { readonly ran: boolean } {
-  let ran = false;
-  return {
-    get ran() {
-      return ran;
-    },
-    transformQuery: (args) => args.node,
-    transformResult: async (args) => {
-      if (!ran && JSON.stringify(args.result.rows).includes(token)) {
-        ran = true;
-        await meanwhile();
-      }
-      return args.result;
-    },
-  };
-}

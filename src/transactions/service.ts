@@ -677,13 +677,16 @@ export function catchUpExpiries(db: Db, scope: ProgramScope): Promise<void> {
   return catchUp(db, scope, dueExpiries);
 }
 
+/** The transaction and its events, read in one snapshot (a clearing committing meanwhile is in both or neither). */
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<Transaction> {
   await catchUpExpiries(db, scope);
-  const row = await store.find(db.kysely, scope.programId, token);
-  if (!row) throw notFound('transaction', token);
-  const [transaction] = await withEvents(db.kysely, scope.programId, [row]);
-  invariant(transaction, 'one row gives one transaction');
-  return transaction;
+  return db.snapshot(async (exec) => {
+    const row = await store.find(exec, scope.programId, token);
+    if (!row) throw notFound('transaction', token);
+    const [transaction] = await withEvents(exec, scope.programId, [row]);
+    invariant(transaction, 'one row gives one transaction');
+    return transaction;
+  });
 }
 
 /** `result=DECLINED` is every result but APPROVED, which is exactly status DECLINED; APPROVED is every other status. */
@@ -699,6 +702,8 @@ export async function list(db: Db, scope: ProgramScope, query: ListTransactionsQ
   const page: PageParams = { page_size, starting_after, ending_before };
   const statuses = statusesFor({ result, status });
   if (statuses !== undefined && statuses.length === 0) return { data: [], has_more: false };
-  const { rows, has_more } = await store.list(db.kysely, scope.programId, { ...filters, statuses }, page);
-  return { data: await withEvents(db.kysely, scope.programId, rows), has_more };
+  return db.snapshot(async (exec) => {
+    const { rows, has_more } = await store.list(exec, scope.programId, { ...filters, statuses }, page);
+    return { data: await withEvents(exec, scope.programId, rows), has_more };
+  });
 }
