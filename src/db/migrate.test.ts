@@ -231,6 +231,23 @@ describeWithDb('migration 0023 (input-only reasons)', () => {
   });
 });
 
+describeWithDb('migration 0031 (event subscription secrets)', () => {
+  it('keeps the previous secret of a subscription signing until its end, in the table of retired secrets', async () => {
+    await withDatabaseAt('0030_card_transaction_events_by_token', async (db) => {
+      for (const [token, previous, untilMs] of [['s1', 'old-secret', 5_000], ['s2', null, null]] as const) {
+        await sql`insert into event_subscriptions (program_id, token, url, description, disabled, event_types, secret_encrypted, previous_secret_encrypted, previous_secret_until_ms, created_ms, updated_ms)
+          values ('p', ${token}, 'https://example.com/hook', '', 0, null, ${`current-${token}`}, ${previous}, ${untilMs}, 1, 2)`.execute(db.kysely);
+      }
+      await migrateToLatest(db);
+      const retired = await db.kysely.selectFrom('event_subscription_secrets').selectAll().execute();
+      expect(retired.map((row) => ({ ...row, until_ms: Number(row.until_ms) }))).toEqual([{ program_id: 'p', subscription_token: 's1', until_ms: 5_000, secret_encrypted: 'old-secret' }]);
+      const subscriptions = await db.kysely.selectFrom('event_subscriptions').select(['token', 'secret_encrypted']).orderBy('token').execute();
+      expect(subscriptions).toEqual([{ token: 's1', secret_encrypted: 'current-s1' }, { token: 's2', secret_encrypted: 'current-s2' }]);
+      await expect(sql`select previous_secret_encrypted from event_subscriptions`.execute(db.kysely)).rejects.toThrow();
+    });
+  });
+});
+
 describeWithDb('migrations beside a changing database', () => {
   it.skipIf(engine !== 'postgres')('migrate while another schema of the database is created and dropped (it failed with: schema "…" does not exist)', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });

@@ -37,6 +37,7 @@ import * as m0027 from './migrations/0027_accounts_by_type_and_state.js';
 import * as m0028 from './migrations/0028_bank_accounts_by_owner_type.js';
 import * as m0029 from './migrations/0029_auth_rule_target_positions.js';
 import * as m0030 from './migrations/0030_card_transaction_events_by_token.js';
+import * as m0031 from './migrations/0031_event_subscription_secrets.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '0028_bank_accounts_by_owner_type': m0028,
   '0029_auth_rule_target_positions': m0029,
   '0030_card_transaction_events_by_token': m0030,
+  '0031_event_subscription_secrets': m0031,
 };
 
 /**

@@ -11,7 +11,7 @@ import type { ExternalPaymentTables } from '../external_payments/tables.js';
 import type { CardTables } from '../cards/tables.js';
 import type { CryptoTables } from '../crypto/tables.js';
 import type { EventTables } from '../events/tables.js';
-import type { ExampleEventTables } from '../event_subscriptions/tables.js';
+import type { EventSubscriptionTables } from '../event_subscriptions/tables.js';
 import type { FinancialAccountTables } from '../financial_accounts/tables.js';
 import type { IdempotencyTables } from '../http/idempotency-tables.js';
 import type { LedgerTables } from '../ledger/tables.js';
@@ -40,5 +40,5 @@ export interface Database
     ThreeDsTables,
     CardTransactionTables,
     EventTables,
-    ExampleEventTables,
+    EventSubscriptionTables,
     PaginationTables {}

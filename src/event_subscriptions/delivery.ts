@@ -16,7 +16,8 @@
  *   their lease back; one whose status was answered (its body may still have been coming) is
  *   recorded, so a 2xx is not sent again.
  * - The body is the event's payload with its `event_type` (eventBody); headers are Standard Webhooks'
- *   (signature.ts), signed with the current secret and, for 24 hours after a rotation, the previous.
+ *   (signature.ts), signed with the current secret and each secret a rotation retired, for 24
+ *   hours after that rotation (wall time).
  *   Redirects are not followed. A 2xx status is SUCCESS (whether or not its body ends in time);
  *   anything else (a status, a timeout, a refused connection) is FAILED with the first KiB of the
  *   answer or the error, and a new PENDING attempt is queued after the next delay of the retry
@@ -63,7 +64,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 
 /** The first characters of a receiver's answer kept on the attempt. */
 export const RESPONSE_KEPT_CHARS = 1024;
-/** How long the previous secret still signs after a rotation. */
+/** How long a secret still signs after the rotation that retired it. */
 export const PREVIOUS_SECRET_VALID_MS = 24 * MS_PER_HOUR;
 
 const POLL_ERROR_LOG_INTERVAL_MS = 30 * MS_PER_SECOND;
@@ -253,10 +254,9 @@ export class Dispatcher {
   async #send(delivery: Delivery & { url: string; secret_encrypted: string }, body: string, eventToken: string): Promise<SendResult> {
     const nowWallMs = this.wall.nowMs();
     const timestampSeconds = Math.floor(nowWallMs / MS_PER_SECOND);
-    const secrets = [this.secrets.decrypt(delivery.secret_encrypted)];
-    if (delivery.previous_secret_encrypted !== null && Number(delivery.previous_secret_until_ms) > nowWallMs) {
-      secrets.push(this.secrets.decrypt(delivery.previous_secret_encrypted));
-    }
+    const secrets = [delivery.secret_encrypted, ...delivery.retired.filter((retired) => retired.until_ms > nowWallMs).map((retired) => retired.secret_encrypted)].map((secret) =>
+      this.secrets.decrypt(secret),
+    );
     const signal = AbortSignal.any([AbortSignal.timeout(this.#options.requestTimeoutMs), this.#stopping.signal]);
     try {
       const response = await fetch(delivery.url, {

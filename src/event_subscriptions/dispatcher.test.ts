@@ -1,8 +1,8 @@
 /**
  * The dispatcher as a process: two servers on one PostgreSQL deliver each attempt exactly once; a
  * server stops within its deadline while a receiver hangs, and gives the attempt back for another
- * to send, but records a status answered before it stopped; the previous secret stops signing 24
- * hours (wall time) after a rotation.
+ * to send, but records a status answered before it stopped; a secret rotated out stops signing 24
+ * hours (wall time) after the rotation that retired it, each on its own.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,45 @@ describeWithDb('the dispatcher', () => {
       await emitCards(server.server, program.programId, 1);
       const [, after] = await receivedAt(receiver, '/overlap', 2);
       expect(signaturesOf(after!)).toEqual([expected(current!, after!)]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('signs with every secret rotated out until its own 24 hours (wall time) end: two rotations within a day, three signatures', async () => {
+    const HOUR_MS = 3_600_000;
+    const clock = movableWallClock('2031-03-01T12:00:00.000Z');
+    const server = await startTestServer({ wall: clock.wall, delivery: FAST });
+    try {
+      const program = await server.newProgram();
+      const subscriptions = program.client.events.subscriptions;
+      const subscription = await subscriptions.create({ url: `${receiver.url}/twice` });
+      const { secret: first } = await subscriptions.retrieveSecret(subscription.token);
+      await subscriptions.rotateSecret(subscription.token);
+      const { secret: second } = await subscriptions.retrieveSecret(subscription.token);
+      clock.advance(2 * HOUR_MS);
+      await subscriptions.rotateSecret(subscription.token);
+      const { secret: current } = await subscriptions.retrieveSecret(subscription.token);
+      expect(new Set([first, second, current]).size).toBe(3);
+
+      /** The signatures of the next delivery, once the wall clock has moved `hours` more. */
+      const deliveryAfter = async (hours: number) => {
+        clock.advance(hours * HOUR_MS);
+        const count = receiver.at('/twice').length + 1;
+        await emitCards(server.server, program.programId, 1);
+        const request = (await receivedAt(receiver, '/twice', count))[count - 1]!;
+        const expected = (secret: string) => webhookSignature(secret, request.headers['webhook-id']!, Number(request.headers['webhook-timestamp']), request.body);
+        return { signatures: request.headers['webhook-signature']!.split(' '), expected };
+      };
+
+      const during = await deliveryAfter(20); // 22 h after the first rotation, 20 h after the second
+      expect(during.signatures).toEqual([during.expected(current!), during.expected(second!), during.expected(first!)]);
+
+      const firstEnded = await deliveryAfter(3); // 25 h after the first rotation, 23 h after the second
+      expect(firstEnded.signatures).toEqual([firstEnded.expected(current!), firstEnded.expected(second!)]);
+
+      const bothEnded = await deliveryAfter(2);
+      expect(bothEnded.signatures).toEqual([bothEnded.expected(current!)]);
     } finally {
       await server.close();
     }

@@ -263,6 +263,27 @@ describeWithDb('event subscriptions and webhooks', () => {
     await client.events.subscriptions.del(subscription.token);
   });
 
+  it('signs with the new secret and both previous ones after two rotations, and deleting the subscription deletes them', async () => {
+    const subscription = await subscribe('/rotate-twice');
+    const secrets = [(await client.events.subscriptions.retrieveSecret(subscription.token)).secret!];
+    for (let rotation = 0; rotation < 2; rotation++) {
+      await client.events.subscriptions.rotateSecret(subscription.token);
+      secrets.push((await client.events.subscriptions.retrieveSecret(subscription.token)).secret!);
+    }
+    expect(new Set(secrets).size).toBe(3);
+
+    await emit('card.created');
+    const [delivery] = await receivedAt(receiver, '/rotate-twice', 1);
+    expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(3);
+    for (const secret of secrets) expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, secret)).not.toThrow();
+
+    const retired = () =>
+      context.server.server.db.kysely.selectFrom('event_subscription_secrets').select('until_ms').where('program_id', '=', program.programId).where('subscription_token', '=', subscription.token).execute();
+    expect(await retired()).toHaveLength(2);
+    await client.events.subscriptions.del(subscription.token);
+    expect(await retired()).toEqual([]);
+  });
+
   it('retries a failed delivery on the schedule until it succeeds', async () => {
     const subscription = await subscribe('/flaky');
     let calls = 0;

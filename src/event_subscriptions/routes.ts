@@ -95,13 +95,13 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
     {
       schema: {
         summary: "Rotate an event subscription's secret",
-        description: `A new secret signs from now on; the previous one also signs (a second v1 signature) for the next ${service.ROTATION_OVERLAP_HOURS} hours. ${voidAnswer}`,
+        description: `A new secret signs from now on; the previous one also signs (another v1 signature) for the next ${service.ROTATION_OVERLAP_HOURS} hours, as do those earlier rotations retired until their own end. ${voidAnswer}`,
         tags,
         params,
         response: { 200: EmptyBody },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.rotateSecret(tx, request.scope, secrets, request.params.event_subscription_token, wall.nowMs())),
+    async (request, reply) => commit(request, reply, (tx) => service.rotateSecret(db, tx, request.scope, secrets, request.params.event_subscription_token, wall.nowMs())),
   );
 
   app.get(

@@ -13,7 +13,8 @@
  *   attempts and fails the queued ones when they come due; deleting one fails its PENDING attempts
  *   at once ("event subscription deleted"). Its attempts stay listable by event.
  * - The secret is created with the subscription and stored encrypted; a rotation keeps the previous
- *   one signing for 24 hours (wall time). Secrets are never logged.
+ *   one signing for 24 hours (wall time), and those earlier rotations retired until their own end:
+ *   two rotations within a day sign with three secrets. Secrets are never logged.
  * - resend, recover, replay_missing and send_example queue attempts due at once; on a disabled
  *   subscription they are a 422 (nothing would be sent).
  * - An example event (send_example) is not an event of the program (nothing happened): it is kept
@@ -29,7 +30,7 @@ import type { EventsTable } from '../events/tables.js';
 import type { EventType } from '../events/types.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
-import type { ProgramScope } from '../programs/scope.js';
+import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { newAttempt, nudgeAfterCommit, PREVIOUS_SECRET_VALID_MS } from './delivery.js';
 import type { CreateSubscriptionBody, EventSubscription, ListAttemptsQuery, ListSubscriptionsQuery, MessageAttempt, SendExampleBody, TimeRangeQuery, UpdateSubscriptionBody } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
@@ -114,8 +115,6 @@ export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body
     disabled: body.disabled ? 1 : 0,
     event_types: storedEventTypes(body.event_types),
     secret_encrypted: secrets.encrypt(newWebhookSecret()),
-    previous_secret_encrypted: null,
-    previous_secret_until_ms: null,
     created_ms: scope.nowMs,
     updated_ms: scope.nowMs,
   };
@@ -151,14 +150,19 @@ export async function secret(exec: Executor, scope: ProgramScope, secrets: Secre
   return { secret: secrets.decrypt((await findOrThrow(exec, scope, token)).secret_encrypted) };
 }
 
-/** A new secret; the current one keeps signing until `nowWallMs` + 24 hours. */
-export async function rotateSecret(tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, nowWallMs: number): Promise<void> {
-  const row = await findOrThrow(tx, scope, token);
+/**
+ * A new secret; the current one keeps signing until `nowWallMs` + 24 hours, as every secret an
+ * earlier rotation retired keeps signing until its own end (those past it are deleted now). The
+ * subscription is locked: concurrent rotations take turns, and each retires the secret the other
+ * made.
+ */
+export async function rotateSecret(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, nowWallMs: number): Promise<void> {
+  const row = await store.lockSubscription(db, tx, scope.programId, token);
+  if (!row) throw notFound(SUBSCRIPTION, token);
+  await store.retireSecret(tx, scope.programId, token, row.secret_encrypted, nowWallMs, nowWallMs + PREVIOUS_SECRET_VALID_MS);
   await store.updateSubscription(tx, scope.programId, token, {
     secret_encrypted: secrets.encrypt(newWebhookSecret()),
-    previous_secret_encrypted: row.secret_encrypted,
-    previous_secret_until_ms: nowWallMs + PREVIOUS_SECRET_VALID_MS,
-    updated_ms: scope.nowMs,
+    updated_ms: actingOn(scope, Number(row.updated_ms)).nowMs,
   });
 }
 

@@ -3,7 +3,7 @@
  * checks): a secret is `whsec_` + base64 of 24 random bytes; a delivery carries `webhook-id`,
  * `webhook-timestamp` (unix seconds) and `webhook-signature`, one `v1,<base64 HMAC-SHA256>` of
  * `${id}.${timestamp}.${body}` per valid secret (keyed with the secret's decoded bytes),
- * space-separated, so a receiver holding either secret during a rotation's overlap verifies.
+ * space-separated, so a receiver holding any of them during a rotation's overlap verifies.
  */
 import crypto from 'node:crypto';
 

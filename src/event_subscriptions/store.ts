@@ -31,7 +31,7 @@ export function lockSubscription(db: Db, tx: Tx, programId: string, token: strin
   return db.forUpdate(subscription(tx, programId, token)).executeTakeFirst();
 }
 
-export type SubscriptionChanges = Partial<Pick<SubscriptionRow, 'url' | 'description' | 'disabled' | 'event_types' | 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_until_ms'>> & {
+export type SubscriptionChanges = Partial<Pick<SubscriptionRow, 'url' | 'description' | 'disabled' | 'event_types' | 'secret_encrypted'>> & {
   updated_ms: number;
 };
 
@@ -40,7 +40,7 @@ export async function updateSubscription(exec: Executor, programId: string, toke
   return Number(result.numUpdatedRows);
 }
 
-/** Deletes the subscription, keeping its place in the list for cursors; false when there was none. */
+/** Deletes the subscription and the secrets it retired, keeping its place in the list for cursors; false when there was none. */
 export async function deleteSubscription(exec: Executor, programId: string, token: string, nowMs: number): Promise<boolean> {
   const deleted = await exec
     .deleteFrom('event_subscriptions')
@@ -49,8 +49,25 @@ export async function deleteSubscription(exec: Executor, programId: string, toke
     .returning(['created_ms', 'token'])
     .executeTakeFirst();
   if (deleted === undefined) return false;
+  await exec.deleteFrom('event_subscription_secrets').where('program_id', '=', programId).where('subscription_token', '=', token).execute();
   await rememberDeleted(exec, 'event_subscriptions', programId, deleted, nowMs);
   return true;
+}
+
+/**
+ * Retires a subscription's secret until `untilWallMs`, and deletes those it retired that stopped
+ * signing by `nowWallMs`.
+ */
+export async function retireSecret(exec: Executor, programId: string, subscriptionToken: string, secretEncrypted: string, nowWallMs: number, untilWallMs: number): Promise<void> {
+  await exec
+    .deleteFrom('event_subscription_secrets')
+    .where('program_id', '=', programId)
+    .where('subscription_token', '=', subscriptionToken)
+    .where('until_ms', '<=', nowWallMs)
+    .execute();
+  await insertRows(exec, 'event_subscription_secrets', [
+    { program_id: programId, subscription_token: subscriptionToken, until_ms: untilWallMs, secret_encrypted: secretEncrypted },
+  ]);
 }
 
 export function listSubscriptions(exec: Executor, programId: string, page: PageParams) {
@@ -316,13 +333,20 @@ export const leaseAttempt = preparedWrite((db, programId: string, token: string,
     .where('due_wall_ms', '<=', nowWallMs),
 );
 
-/** A leased attempt with what sending it needs: its subscription (null once deleted) and its program's clock. */
+/**
+ * A leased attempt with what sending it needs: its subscription (null once deleted) with the
+ * secrets its rotations retired (`retired`: each until when it signs, wall time; the newest
+ * first), and its program's clock. One query: the retired secrets are joined, a row each.
+ */
 export async function leasedDelivery(exec: Executor, programId: string, token: string) {
-  return exec
+  const rows = await exec
     .selectFrom('event_attempts')
     .innerJoin('programs', 'programs.id', 'event_attempts.program_id')
     .leftJoin('event_subscriptions', (join) =>
       join.onRef('event_subscriptions.program_id', '=', 'event_attempts.program_id').onRef('event_subscriptions.token', '=', 'event_attempts.subscription_token'),
+    )
+    .leftJoin('event_subscription_secrets as retired', (join) =>
+      join.onRef('retired.program_id', '=', 'event_subscriptions.program_id').onRef('retired.subscription_token', '=', 'event_subscriptions.token'),
     )
     .select([
       'event_attempts.program_id',
@@ -335,12 +359,20 @@ export async function leasedDelivery(exec: Executor, programId: string, token: s
       'event_subscriptions.url',
       'event_subscriptions.disabled',
       'event_subscriptions.secret_encrypted',
-      'event_subscriptions.previous_secret_encrypted',
-      'event_subscriptions.previous_secret_until_ms',
+      'retired.secret_encrypted as retired_secret_encrypted',
+      'retired.until_ms as retired_until_ms',
     ])
     .where('event_attempts.program_id', '=', programId)
     .where('event_attempts.token', '=', token)
-    .executeTakeFirst();
+    .orderBy('retired.until_ms', 'desc')
+    .execute();
+  const [first] = rows;
+  if (first === undefined) return undefined;
+  const { retired_secret_encrypted: _secret, retired_until_ms: _until, ...delivery } = first;
+  const retired = rows.flatMap((row) =>
+    row.retired_secret_encrypted === null || row.retired_until_ms === null ? [] : [{ secret_encrypted: row.retired_secret_encrypted, until_ms: Number(row.retired_until_ms) }],
+  );
+  return { ...delivery, retired };
 }
 
 export interface AttemptOutcome {

@@ -17,9 +17,8 @@ export interface EventSubscriptionsTable {
   disabled: number;
   /** JSON array of event types; null: every type. */
   event_types: string | null;
+  /** The current signing secret; those a rotation retired are in `event_subscription_secrets` (migration 0031). */
   secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_until_ms: number | null;
   created_ms: number;
   updated_ms: number;
 }
