@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { changedLastAt, describeWithDb, type TestProgram, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
-import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Transfer = Lithic.BookTransferResponse;
 
@@ -79,6 +79,11 @@ describeWithDb('book transfers', () => {
     [{ subtype: undefined }, 'subtype: is required'],
     [{ memo: 'x'.repeat(513) }, 'memo: must NOT have more than 512 characters'],
     ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
+    ...(['subtype', 'external_id'] as const).flatMap((field) => [
+      [{ [field]: '' }, `${field}: must NOT have fewer than 1 characters`] as [object, string],
+      [{ [field]: 'x'.repeat(257) }, `${field}: must NOT have more than 256 characters`] as [object, string],
+      ...NOT_VISIBLE_TEXTS.map((value): [object, string] => [{ [field]: value }, notVisibleMessage(field)]),
+    ]),
     [{ token: 'nope' }, 'token: must be a valid uuid'],
     [{ from_financial_account_token: 'nope' }, 'from_financial_account_token: must be a valid uuid'],
     [{ on_closed_account: 'LATER' }, 'on_closed_account: must be one of FAIL, USE_SUSPENSE'],

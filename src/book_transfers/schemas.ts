@@ -1,5 +1,5 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { Amount, ClientToken, Memo, OnClosedAccount, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
 export const BOOK_TRANSFER_CATEGORIES = [
@@ -95,10 +95,10 @@ export const CreateBookTransferBody = StrictObject({
   from_financial_account_token: Uuid,
   to_financial_account_token: Uuid,
   type: StringEnum(BOOK_TRANSFER_TYPES),
-  subtype: Type.String({ minLength: 1, maxLength: 256, description: 'Program-specific subtype code' }),
+  subtype: VisibleText(256, 'Program-specific subtype code; not blank, no control characters'),
   token: Type.Optional(ClientToken),
   memo: Type.Optional(Memo),
-  external_id: Type.Optional(Type.String({ maxLength: 256 })),
+  external_id: Type.Optional(VisibleText(256, 'Your identifier for the transfer; not blank, no control characters')),
   on_closed_account: Type.Optional(OnClosedAccount),
 });
 export type CreateBookTransferBody = Static<typeof CreateBookTransferBody>;

@@ -7,7 +7,7 @@ import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, setRequireFunds } from '../testing/transactions.js';
-import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { MANAGEMENT_OPERATION_CATEGORIES, MANAGEMENT_OPERATION_EVENT_TYPES } from './schemas.js';
 import * as service from './service.js';
 
@@ -381,6 +381,11 @@ describeWithDb('management operations', () => {
     [{ token: 'x' }, 'token: must be a valid uuid'],
     [{ memo: 'm'.repeat(513) }, 'memo'],
     ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
+    ...(['subtype', 'user_defined_id'] as const).flatMap((field) => [
+      [{ [field]: '' }, `${field}: must NOT have fewer than 1 characters`] as [object, string],
+      [{ [field]: 'x'.repeat(257) }, `${field}: must NOT have more than 256 characters`] as [object, string],
+      ...NOT_VISIBLE_TEXTS.map((value): [object, string] => [{ [field]: value }, notVisibleMessage(field)]),
+    ]),
     [{ extra: 1 }, 'extra: is not a recognised field'],
   ])('refuses %j with 400 naming the field', async (override, message) => {
     const { client } = context.program;

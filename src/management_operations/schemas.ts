@@ -1,5 +1,5 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { Amount, ClientToken, DatedEventFields, Memo, OnClosedAccount, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
 export const MANAGEMENT_OPERATION_CATEGORIES = [
@@ -74,8 +74,8 @@ export const CreateManagementOperationBody = StrictObject({
   financial_account_token: Uuid,
   token: Type.Optional(ClientToken),
   memo: Type.Optional(Memo),
-  subtype: Type.Optional(Type.String({ maxLength: 256 })),
-  user_defined_id: Type.Optional(Type.String({ maxLength: 256 })),
+  subtype: Type.Optional(VisibleText(256, 'Program-specific subtype code; not blank, no control characters')),
+  user_defined_id: Type.Optional(VisibleText(256, 'Your identifier for the operation; not blank, no control characters')),
   on_closed_account: Type.Optional(OnClosedAccount),
 });
 export type CreateManagementOperationBody = Static<typeof CreateManagementOperationBody>;
