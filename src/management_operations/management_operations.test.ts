@@ -358,6 +358,26 @@ describeWithDb('management operations', () => {
     await expectLedgerConsistent();
   });
 
+  it.each([
+    ['SETTLED', 0],
+    ['PENDING', 2],
+  ] as const)('lets exactly one of 10 concurrent reverses of a %s operation win; the others get 422 and nothing moves twice', async (status, offsetDays) => {
+    const { client } = context.program;
+    const account = await newAccount(client);
+    await operate(account, 1_000);
+    const operation = await operate(account, 1_000, { effective_date: day(offsetDays) });
+    expect(operation.status).toBe(status);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => client.managementOperations.reverse(operation.token, { effective_date: day(offsetDays) })));
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect(lost.map((outcome) => (outcome.reason as InstanceType<typeof Lithic.APIError>).status)).toEqual(Array(9).fill(422));
+    const reversed = await client.managementOperations.retrieve(operation.token);
+    expect(reversed.status).toBe('REVERSED');
+    expect(reversed.events?.map((event) => event.type)).toEqual(['PROVISIONAL_CREDIT', 'PROVISIONAL_CREDIT_REVERSAL']);
+    expect(await balanceOf(client, account)).toEqual({ available: 1_000, pending: 0, total: 1_000 });
+    await expectLedgerConsistent();
+  });
+
   it('uses the client token as the operation token; reusing it returns the original', async () => {
     const { client } = context.program;
     const account = await newAccount(client);
