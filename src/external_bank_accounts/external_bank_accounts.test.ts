@@ -465,8 +465,8 @@ describeWithDb('external bank accounts', () => {
     expect(await store.enableDuePrenote(db.kysely, context.program.programId, created.token, startedMs + 3 * MS_PER_DAY, startedMs + 3 * MS_PER_DAY)).toBe(1);
   });
 
-  describe('names must show something', () => {
-    const names = ['owner', 'name', 'doing_business_as'] as const;
+  describe('names and identifiers must show something', () => {
+    const names = ['owner', 'name', 'doing_business_as', 'company_id', 'user_defined_id'] as const;
 
     it.each(names)('refuses a blank %s or one with a control character, on create and on update, with 400 naming it, and changes nothing', async (field) => {
       const { client } = context.program;

@@ -11,8 +11,6 @@ export const NUMBERED_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNAL
 export const VERIFICATION_METHODS = [...NUMBERED_METHODS, 'PLAID'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
-const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength });
-
 export const ExternalBankAccount = Type.Object(
   {
     token: Uuid,
@@ -44,10 +42,10 @@ export type ExternalBankAccount = Static<typeof ExternalBankAccount>;
 
 /** What every create body and an update may say about the owner. */
 const described = {
-  company_id: Type.Optional(Text(256)),
+  company_id: Type.Optional(VisibleText(256)),
   dob: Type.Optional(IsoDate),
   doing_business_as: Type.Optional(VisibleText(256)),
-  user_defined_id: Type.Optional(Text(256)),
+  user_defined_id: Type.Optional(VisibleText(256)),
 };
 
 /** Addresses are checked as account holders' are: the schema here, the content rules in account_holders/rules.ts. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, expectError, fund, newAccount } from '../testing/money.js';
-import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
+import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Payment = Lithic.ExternalPayment;
 type Action = 'settle' | 'release' | 'cancel' | 'reverse';
@@ -176,6 +176,9 @@ describeWithDb('external payments', () => {
     [{ memo: 'x'.repeat(513) }, 'memo'],
     [{ token: '123' }, 'token: must be a valid uuid'],
     ...NOT_VISIBLE_TEXTS.map((memo): [object, string] => [{ memo }, notEmptyOrVisibleMessage('memo')]),
+    [{ user_defined_id: '' }, 'user_defined_id: must NOT have fewer than 1 characters'],
+    [{ user_defined_id: 'x'.repeat(257) }, 'user_defined_id: must NOT have more than 256 characters'],
+    ...NOT_VISIBLE_TEXTS.map((user_defined_id): [object, string] => [{ user_defined_id }, notVisibleMessage('user_defined_id')]),
   ])('refuses %j with 400 naming the field', async (override, message) => {
     const { client } = context.program;
     const account = await newAccount(client);

@@ -1,5 +1,5 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
-import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { Amount, ClientToken, DatedEventFields, Memo, RESULTS } from '../money_events/schemas.js';
 
 export const EXTERNAL_PAYMENT_CATEGORIES = ['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const;
@@ -45,7 +45,7 @@ export const CreateExternalPaymentBody = StrictObject({
   token: Type.Optional(ClientToken),
   memo: Type.Optional(Memo),
   progress_to: Type.Optional(StringEnum(PROGRESS_TO)),
-  user_defined_id: Type.Optional(Type.String({ maxLength: 256 })),
+  user_defined_id: Type.Optional(VisibleText(256, 'Your identifier for the payment; not blank, no control characters')),
 });
 export type CreateExternalPaymentBody = Static<typeof CreateExternalPaymentBody>;
 
