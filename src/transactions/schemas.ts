@@ -252,7 +252,7 @@ const SimulatedAmount = Type.Integer({ minimum: 0, maximum: MAX_SIMULATED_AMOUNT
 const MerchantAmount = Type.Integer({
   minimum: 0,
   maximum: MAX_SIMULATED_AMOUNT_CENTS,
-  description: 'The amount in merchant_currency, cents (default: amount); 0 exactly when amount is 0',
+  description: 'The amount in merchant_currency, cents (default: amount); 0 exactly when amount is 0, amount itself in USD',
 });
 const Pan = Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen digit card number' });
 const Descriptor = VisibleText(25, 'Merchant descriptor: not blank, no control characters');

@@ -58,7 +58,7 @@ import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { accountSpent, authorizationHistory, cardSpent, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
-import { scaledHalfUp, toApi } from './render.js';
+import { scaledHalfUp, SETTLEMENT_CURRENCY, toApi } from './render.js';
 import type {
   ListTransactionsQuery,
   SimulateAuthorizationAdviceBody,
@@ -524,8 +524,10 @@ export async function authorize(
 /**
  * `merchant_amount` is the authorization's amount in the merchant's currency (SDK: "Amount of the
  * transaction to be simulated in currency specified in merchant_currency"), `amount` by default: so
- * it is 0 exactly when `amount` is (a BALANCE_INQUIRY's is 0). Any other pair has no conversion rate
- * (a merchant amount of 0 would show the USD amounts as the merchant's): a 400, before anything is read.
+ * it is 0 exactly when `amount` is (a BALANCE_INQUIRY's is 0), and `amount` itself in USD (the default
+ * merchant_currency, the cardholder's: nothing to convert). Any other pair has no conversion rate (a
+ * merchant amount of 0 would show the USD amounts as the merchant's; a USD one would convert USD to
+ * USD at a rate other than 1): a 400, before anything is read.
  */
 function merchantMagnitudeCents(kind: lifecycle.AuthorizationKind, body: SimulateAuthorizationBody): number {
   const merchant = body.merchant_amount;
@@ -535,6 +537,9 @@ function merchantMagnitudeCents(kind: lifecycle.AuthorizationKind, body: Simulat
     throw new InvalidRequestError(`merchant_amount: must be 0 when amount is 0${kind === 'BALANCE_INQUIRY' ? ', as for every BALANCE_INQUIRY' : ''}; ${sameAmount}`);
   }
   if (body.amount !== 0 && merchant === 0) throw new InvalidRequestError(`merchant_amount: must be more than 0 when amount is; ${sameAmount}`);
+  if (simulatorCurrency(body.merchant_currency) === SETTLEMENT_CURRENCY && merchant !== body.amount) {
+    throw new InvalidRequestError(`merchant_amount: must be amount (${body.amount}) when merchant_currency is ${SETTLEMENT_CURRENCY}, the cardholder currency; ${sameAmount}`);
+  }
   return merchant;
 }
 

@@ -123,6 +123,13 @@ describeWithDb('card transaction simulations', () => {
         ),
         [{ status: 'BALANCE_INQUIRY', amount: 0, merchant_amount: 500 }, 'merchant_amount: must be 0 when amount is 0, as for every BALANCE_INQUIRY; it is the same amount in merchant_currency'],
         [{ amount: 0, merchant_amount: 500, merchant_currency: 'GBP' }, 'merchant_amount: must be 0 when amount is 0; it is the same amount in merchant_currency'],
+        // In USD, the cardholder's currency, there is nothing to convert: the same number or none.
+        ...([{}, { merchant_currency: 'USD' }, { merchant_currency: 'usd', status: 'FINANCIAL_CREDIT_AUTHORIZATION' }] as const).map(
+          (override): [Partial<Lithic.TransactionSimulateAuthorizationParams>, string] => [
+            { amount: 1_000, merchant_amount: 900, ...override },
+            'merchant_amount: must be amount (1000) when merchant_currency is USD, the cardholder currency; it is the same amount in merchant_currency',
+          ],
+        ),
       ];
       for (const [override, message] of refused) {
         expect(await expectError(client.transactions.simulateAuthorization({ amount: 100, descriptor: 'FX SHOP', pan: card.pan, ...override }), 400), JSON.stringify(override)).toBe(message);
@@ -133,6 +140,8 @@ describeWithDb('card transaction simulations', () => {
       // What is consistent still passes: 0 for 0, and any rate between two non-zero amounts.
       const inquiry = await authorized(client, card, 0, { status: 'BALANCE_INQUIRY', merchant_amount: 0, merchant_currency: 'EUR' });
       expect(inquiry).toMatchObject({ status: 'SETTLED', merchant_amount: 0, merchant_authorization_amount: 0, merchant_currency: 'EUR' });
+      const dollars = await authorized(client, card, 1_000, { merchant_amount: 1_000, merchant_currency: 'USD' });
+      expect(dollars).toMatchObject({ merchant_amount: 1_000, merchant_currency: 'USD', amounts: { cardholder: rated(1_000) } });
       const steep = await authorized(client, card, 1_000, { merchant_amount: 1, merchant_currency: 'GBP' });
       expect(steep).toMatchObject({ status: 'PENDING', merchant_amount: 1, merchant_authorization_amount: 1, amounts: { cardholder: rated(1_000, '1000.000000') } });
       // The other simulations take no merchant amount at all.
@@ -143,7 +152,7 @@ describeWithDb('card transaction simulations', () => {
         () => client.transactions.simulateReturn({ amount: 500, descriptor: 'FX SHOP', pan: card.pan, merchant_amount: 0 } as never),
       ];
       for (const call of calls) expect(await expectError(call(), 400)).toBe('merchant_amount: is not a recognised field');
-      expect((await client.transactions.list({ card_token: card.token })).data.map((t) => t.token).sort()).toEqual([inquiry.token, steep.token].sort());
+      expect((await client.transactions.list({ card_token: card.token })).data.map((t) => t.token).sort()).toEqual([inquiry.token, dollars.token, steep.token].sort());
     });
 
     it('converts one amount to one merchant amount whatever its sign: a debit, a credit, a reversal or a clearing of it', async () => {
