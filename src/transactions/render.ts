@@ -90,15 +90,22 @@ export function conversionRate(rate: Rate): string {
   return (rate.cardholder_cents / rate.merchant_cents).toFixed(6);
 }
 
-const FINANCIAL_EVENTS: readonly string[] = ['CLEARING', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION', 'RETURN', 'RETURN_REVERSAL'];
+/**
+ * The events of the clearing records an acquirer sends when a dual-message transaction settles: a
+ * clearing, a return and its reversal. A single-message transaction (FINANCIAL_AUTHORIZATION,
+ * FINANCIAL_CREDIT_AUTHORIZATION) settles, and has its return reversed, without one: SDK 0.119
+ * documents the ARN as "applicable to dual-message transactions only".
+ */
+const CLEARING_RECORD_EVENTS: readonly string[] = ['CLEARING', 'RETURN', 'RETURN_REVERSAL'];
+const SINGLE_MESSAGE_KINDS: readonly string[] = ['FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION'];
 
-/** An approved event that settles money: it carries an acquirer reference number. */
-function isSettling(event: EventRow): boolean {
-  return FINANCIAL_EVENTS.includes(event.type) && event.result === 'APPROVED';
+/** An approved clearing record of a dual-message transaction: it carries an acquirer reference number. */
+function carriesArn(row: Pick<TransactionRow, 'kind'>, event: EventRow): boolean {
+  return CLEARING_RECORD_EVENTS.includes(event.type) && event.result === 'APPROVED' && !SINGLE_MESSAGE_KINDS.includes(row.kind);
 }
 
-function acquirerReferenceNumber(event: EventRow | undefined): string | null {
-  return event !== undefined && isSettling(event) ? digitsOf(event.token, 23, 'arn') : null;
+function acquirerReferenceNumber(row: Pick<TransactionRow, 'kind'>, event: EventRow | undefined): string | null {
+  return event !== undefined && carriesArn(row, event) ? digitsOf(event.token, 23, 'arn') : null;
 }
 
 function networkInfo(row: TransactionRow, event: EventRow): TransactionEvent['network_info'] {
@@ -106,7 +113,7 @@ function networkInfo(row: TransactionRow, event: EventRow): TransactionEvent['ne
   const first = event.seq === 0;
   return {
     acquirer: {
-      acquirer_reference_number: acquirerReferenceNumber(event),
+      acquirer_reference_number: acquirerReferenceNumber(row, event),
       retrieval_reference_number: digitsOf(row.token, 12, 'rrn'),
     },
     amex: null,
@@ -183,9 +190,9 @@ function headlineCents(row: TransactionRow): number {
 export function toApi(row: TransactionRow, events: readonly EventRow[]): Transaction {
   const rate = rateOf(row, events[0]);
   const rateText = conversionRate(rate);
-  // The deprecated transaction-level ARN is the one of its first financial event (a clearing, or
-  // the single message that settled it), as that event's network_info shows it.
-  const arn = acquirerReferenceNumber(events.find(isSettling));
+  // The deprecated transaction-level ARN is the one of its first clearing record (a clearing, a
+  // return), as that event's network_info shows it.
+  const arn = acquirerReferenceNumber(row, events.find((event) => carriesArn(row, event)));
   const amount = headlineCents(row);
   return {
     token: row.token,

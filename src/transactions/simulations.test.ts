@@ -239,16 +239,22 @@ describeWithDb('card transaction simulations', () => {
       expect(financial.status).toBe('SETTLED');
       expect(amountsOf(financial)).toEqual({ amount: 700, authorization_amount: 700, settled_amount: 700, hold: 0, settlement: 700, cardholder: 700, merchant: 700 });
       expect(eventsOf(financial)).toEqual([['FINANCIAL_AUTHORIZATION', 700, 'DEBIT', 700, 'APPROVED']]);
-      expect(financial.events?.[0]?.network_info?.acquirer?.acquirer_reference_number).toMatch(/^\d{23}$/);
-      // The deprecated transaction-level ARN is its settling event's, for a single message as for a clearing.
-      expect(financial.acquirer_reference_number).toBe(financial.events?.[0]?.network_info?.acquirer?.acquirer_reference_number);
+      // SDK 0.119: the ARN is "applicable to dual-message transactions only", populated once cleared.
+      expect(financial.events?.[0]?.network_info?.acquirer).toEqual({ acquirer_reference_number: null, retrieval_reference_number: expect.stringMatching(/^\d{12}$/) });
+      expect(financial.acquirer_reference_number).toBeNull();
       expect(await issuingBalance(client, card)).toEqual({ available: -700, pending: 0, total: -700 });
 
       const refund = await authorized(client, card, 300, { status: 'FINANCIAL_CREDIT_AUTHORIZATION' });
       expect(refund.status).toBe('SETTLED');
       expect(amountsOf(refund)).toEqual({ amount: -300, authorization_amount: -300, settled_amount: -300, hold: 0, settlement: -300, cardholder: -300, merchant: -300 });
       expect(eventsOf(refund)).toEqual([['FINANCIAL_CREDIT_AUTHORIZATION', -300, 'CREDIT', -300, 'APPROVED']]);
-      expect(refund.acquirer_reference_number).toMatch(/^\d{23}$/);
+      expect(refund.events?.[0]?.network_info?.acquirer?.acquirer_reference_number).toBeNull();
+      expect(refund.acquirer_reference_number).toBeNull();
+      // Its return reversal is a single message too (no clearing record), so still no ARN.
+      await client.transactions.simulateReturnReversal({ token: refund.token });
+      const reversed = await retrieve(refund.token);
+      expect([reversed.acquirer_reference_number, ...(reversed.events ?? []).map((event) => event.network_info?.acquirer?.acquirer_reference_number)]).toEqual([null, null, null]);
+      await client.transactions.simulateReturn({ amount: 300, descriptor: 'RETURNS', pan: card.pan });
       expect(await issuingBalance(client, card)).toEqual({ available: -400, pending: 0, total: -400 });
 
       const credit = await authorized(client, card, 200, { status: 'CREDIT_AUTHORIZATION' });
