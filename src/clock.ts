@@ -56,6 +56,11 @@ export function isoTimestamp(epochMs: number): string {
   return `${lastDay.prefix}${twoDigits(hours)}:${twoDigits(minutes)}:${twoDigits(seconds)}.${threeDigits(msOfDay % MS_PER_SECOND)}Z`;
 }
 
+/** RFC 3339 timestamp in UTC to the whole second (the millisecond dropped), e.g. `2026-11-22T07:47:00Z`. */
+export function isoSecondTimestamp(epochMs: number): string {
+  return `${isoTimestamp(epochMs).slice(0, -'.000Z'.length)}Z`;
+}
+
 /**
  * An RFC 3339 date-time as the bound that items (stamped in whole milliseconds) must be strictly
  * before (`end`): digits past the millisecond, which Date.parse drops, round it up, so that

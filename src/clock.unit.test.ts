@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { exclusiveEndMs, isoTimestamp, MS_PER_DAY } from './clock.js';
+import { exclusiveEndMs, isoSecondTimestamp, isoTimestamp, MS_PER_DAY } from './clock.js';
 
 const DATE_RANGE_MS = 8.64e15; // the range a Date can hold
 
@@ -21,6 +21,11 @@ it('formats every timestamp exactly as Date#toISOString does', () => {
 it('alternates between days without mixing their dates', () => {
   const days = [Date.UTC(2026, 10, 22, 7, 47, 0, 123), Date.UTC(2024, 1, 29, 0, 0, 0, 0), Date.UTC(1969, 11, 31, 23, 59, 59, 999)];
   for (let round = 0; round < 3; round++) for (const ms of days) expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+});
+
+it('formats to the whole second, dropping the millisecond (not rounding it)', () => {
+  expect(isoSecondTimestamp(Date.UTC(2026, 10, 22, 7, 47, 0, 999))).toBe('2026-11-22T07:47:00Z');
+  expect(isoSecondTimestamp(Date.UTC(1969, 11, 31, 23, 59, 59, 500))).toBe('1969-12-31T23:59:59Z');
 });
 
 it('throws on an impossible time, as Date#toISOString does', () => {

@@ -22,7 +22,7 @@
  */
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import { cardUsability } from '../cards/spend.js';
-import { isoTimestamp } from '../clock.js';
+import { isoSecondTimestamp, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { UnprocessableError, notFound } from '../errors.js';
@@ -199,7 +199,8 @@ export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
       cardholder_amount: row.currency === CARDHOLDER_CURRENCY ? row.amount_cents : null,
       currency: row.currency,
       currency_exponent: CURRENCY_EXPONENTS[row.currency] ?? DEFAULT_CURRENCY_EXPONENT,
-      date_time: created,
+      // EMV 3DS purchaseDate, which the SDK gives as yyyy-MM-dd'T'hh:mm:ssZ: whole seconds.
+      date_time: isoSecondTimestamp(row.created_ms),
       type: 'GOODS_SERVICE_PURCHASE',
     },
     additional_data: null,

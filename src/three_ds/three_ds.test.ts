@@ -59,7 +59,8 @@ describeWithDb('3DS authentications', () => {
       challenge_metadata: null,
       challenge_orchestrated_by: 'NO_CHALLENGE',
       decision_made_by: 'LITHIC_DEFAULT',
-      transaction: { amount: 2_500, cardholder_amount: 2_500, currency: 'USD', currency_exponent: 2, date_time: authentication.created, type: 'GOODS_SERVICE_PURCHASE' },
+      // The SDK: date_time is "in the ISO 8601 format yyyy-MM-dd'T'hh:mm:ssZ" (whole seconds).
+      transaction: { amount: 2_500, cardholder_amount: 2_500, currency: 'USD', currency_exponent: 2, date_time: authentication.created.replace(/\.\d{3}Z$/, 'Z'), type: 'GOODS_SERVICE_PURCHASE' },
       additional_data: null,
       app: null,
       // The SDK: browser is present when the channel is BROWSER; the simulation says nothing of it.
