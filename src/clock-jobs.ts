@@ -17,27 +17,30 @@ import { applyDuePrenotes, duePrenotes, prenoteInstantsThrough } from './externa
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
+import { dueChallengeTimeouts, timeOutChallenges } from './three_ds/service.js';
 import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
 
 /**
- * In the order they run at each stop (see `runClockJobsAcross`): hold expiries first, as they fall
- * due at any instant up to the stop; then what falls due at the stop itself. At one instant, holds
- * expire before management operations are decided on their funds.
+ * In the order they run at each stop (see `runClockJobsAcross`): hold expiries and 3DS challenge
+ * timeouts first, as they fall due at any instant up to the stop; then what falls due at the stop
+ * itself. At one instant, holds expire before management operations are decided on their funds.
+ * Between two stops, the holds that expired are announced before the challenges that timed out
+ * (each kind in the order it fell due): neither depends on the other.
  *
  * A function, as `everyDueWork` is, not a list made as this module loads: the resource services
  * import this module too (`catchUp`, `isDueWithin`), so when one of them is the first module a
  * process imports, this one loads before that service's exports exist (module-imports.unit.test.ts).
  */
 export function clockJobs(): readonly ClockJob[] {
-  return [expireDueAuthorizations, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
+  return [expireDueAuthorizations, timeOutChallenges, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
 }
 
 /** What each job of `clockJobs` does, as reads check it (`catchUpEverything`): one per job, in step with it. */
 function everyDueWork(): readonly DueWork[] {
-  return [dueExpiries, duePrenotes, dueFulfilment, dueOperations];
+  return [dueExpiries, dueChallengeTimeouts, duePrenotes, dueFulfilment, dueOperations];
 }
 
 export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
@@ -63,8 +66,9 @@ export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jo
 }
 
 /**
- * The instants through `throughMs` at which something other than a hold expiry falls due, earliest
- * first: hold expiries need no stop of their own, as each run of their job releases them in order.
+ * The instants through `throughMs` at which something other than a hold expiry or a challenge
+ * timeout falls due, earliest first: those need no stop of their own, as each run of their job
+ * takes them in order.
  */
 async function dueStopsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
   const stops = new Set<number>();

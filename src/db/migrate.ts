@@ -38,6 +38,7 @@ import * as m0028 from './migrations/0028_bank_accounts_by_owner_type.js';
 import * as m0029 from './migrations/0029_auth_rule_target_positions.js';
 import * as m0030 from './migrations/0030_card_transaction_events_by_token.js';
 import * as m0031 from './migrations/0031_event_subscription_secrets.js';
+import * as m0032 from './migrations/0032_three_ds_challenge_timeout.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '0029_auth_rule_target_positions': m0029,
   '0030_card_transaction_events_by_token': m0030,
   '0031_event_subscription_secrets': m0031,
+  '0032_three_ds_challenge_timeout': m0032,
 };
 
 /**

@@ -269,6 +269,7 @@ function threeDsAuthentication({ programId, nowMs }: Scope, challenged: boolean)
     account_token: newToken(),
     authentication_result: 'SUCCESS',
     challenge_status: challenged ? 'SUCCESS' : null,
+    challenge_phone_number: challenged ? '+15555550100' : null,
     decision_made_by: 'LITHIC_DEFAULT',
     card_expiry_check: 'MATCH',
     message_category: 'PAYMENT_AUTHENTICATION',

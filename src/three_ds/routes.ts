@@ -9,7 +9,9 @@ const tags = ['3DS'];
 const resolvesOnce =
   'Only a PENDING_CHALLENGE authentication of the calling program can be resolved, once (a SUCCESS or DECLINE one, or one already resolved, is a 422 naming ' +
   'its authentication_result). The challenge stays in challenge_metadata with its outcome as status; decision_made_by and the Auth Rules report (which counted ' +
-  "the rule's CHALLENGE when it was evaluated) do not change. Answers 200 with an empty body.";
+  "the rule's CHALLENGE when it was evaluated) do not change. " +
+  `A challenge not resolved within ${service.CHALLENGE_TTL_MS / 60_000} minutes of the program clock times out (DECLINE, challenge status CARDHOLDER_TIMEOUT); ` +
+  'a resolution arriving then is the 422, naming the timeout. Answers 200 with an empty body.';
 
 export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, secrets } = app.deps;
@@ -28,7 +30,7 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: SimulateAuthenticationResponse },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.simulate(tx, request.scope, secrets, request.body)),
+    async (request, reply) => commit(request, reply, (tx) => service.simulate(db, tx, request.scope, secrets, request.body)),
   );
 
   app.post(
@@ -71,6 +73,6 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ThreeDsAuthentication },
       },
     },
-    async (request) => service.get(db.kysely, request.scope, request.params.three_ds_authentication_token),
+    async (request) => service.retrieve(db, request.scope, request.params.three_ds_authentication_token),
   );
 };

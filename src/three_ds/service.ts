@@ -17,14 +17,28 @@
  * as challenge_metadata.status; who decided to challenge (decision_made_by) does not change, nor
  * does the Auth Rules report, which counts the rule's CHALLENGE when it was evaluated.
  *
+ * A challenge neither resolves within CHALLENGE_TTL_MS of the program clock times out: DECLINE,
+ * challenge status CARDHOLDER_TIMEOUT (Lithic: an OTP "not entered before expiration" declines the
+ * authentication), as a failed challenge does. It is a clock job (clock-jobs.ts,
+ * `timeOutChallenges`), dated at the instant the TTL ended; a GET catches it up first
+ * (`dueChallengeTimeouts`). A resolution arriving at or after that instant is refused with the 422
+ * of a resolved challenge, naming the timeout, even before the job has run.
+ *
+ * The challenge's OTP goes by SMS to the card's account holder's phone (an individual's, or a
+ * business's control person's): captured when the challenge is issued, as challenge_metadata's
+ * phone_number; null when the card's account has no holder or the holder no phone.
+ *
  * Events: `three_ds_authentication.created` when one is simulated, `.updated` when its challenge
  * is resolved, with the authentication as GET answers it then.
  */
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
+import * as accountStore from '../accounts/store.js';
 import { cardUsability } from '../cards/spend.js';
+import { catchUp, fallsDueAt, type ClockJob, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { isoSecondTimestamp, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
+import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import { UnprocessableError, notFound } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
@@ -54,6 +68,12 @@ const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = {
 const DEFAULT_CURRENCY_EXPONENT = 2;
 /** The one right code of the sandbox's simulated OTP entry (the SDK's own example). */
 export const SANDBOX_OTP = '123456';
+/**
+ * How long a cardholder has to complete a challenge, by the program clock. Lithic's docs: the OTP
+ * "expires after a short time (configurable, usually 10 minutes)", and a program orchestrating its
+ * own challenges must answer "before the challenge expiration time, typically within 10 minutes".
+ */
+export const CHALLENGE_TTL_MS = 10 * 60_000;
 
 type ChallengeStatus = NonNullable<ThreeDsAuthentication['challenge_metadata']>['status'];
 
@@ -108,19 +128,26 @@ async function decide(tx: Tx, scope: ProgramScope, card: CardForAuthorizationRow
   return decideAfterCardChecks(evaluations, body.merchant.name);
 }
 
-export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
+/** The phone the challenge's SMS OTP goes to: the holder's of the card's account, as it is now. */
+async function otpPhoneNumber(tx: Tx, scope: ProgramScope, card: CardForAuthorizationRow): Promise<string | null> {
+  return (await accountStore.findWithHolder(tx, scope.programId, card.account_token))?.holder_phone_number ?? null;
+}
+
+export async function simulate(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
   const card = await findCardForAuthorization(tx, scope.programId, secrets.lookupHash(body.pan));
   // As the card transaction simulations: a network message for a card the program does not have cannot be processed.
   if (!card) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
   const token = newToken();
   const decision = await decide(tx, scope, card, token, body);
+  const challenged = decision.authentication_result === 'PENDING_CHALLENGE';
   await store.insert(tx, {
     program_id: scope.programId,
     token,
     card_token: card.token,
     account_token: card.account_token,
     ...decision,
-    challenge_status: decision.authentication_result === 'PENDING_CHALLENGE' ? 'PENDING' : null,
+    challenge_status: challenged ? 'PENDING' : null,
+    challenge_phone_number: challenged ? await otpPhoneNumber(tx, scope, card) : null,
     card_expiry_check: body.card_expiry_check ?? 'MATCH',
     message_category: MESSAGE_CATEGORY,
     merchant_id: body.merchant.id,
@@ -131,13 +158,21 @@ export async function simulate(tx: Tx, scope: ProgramScope, secrets: Secrets, bo
     currency: body.transaction.currency,
     created_ms: scope.nowMs,
   });
+  if (challenged) fallsDueAt(db, tx, dueChallengeTimeouts, scope.programId, scope.nowMs + CHALLENGE_TTL_MS);
   await emitChange(tx, scope, 'three_ds_authentication.created', token);
   return { token };
 }
 
-type ChallengeOutcome = { authentication_result: 'SUCCESS' | 'DECLINE'; challenge_status: 'SUCCESS' | 'CANCELED_OOB' | 'ATTEMPTS_EXCEEDED' };
+type ChallengeOutcome = { authentication_result: 'SUCCESS' | 'DECLINE'; challenge_status: 'SUCCESS' | 'CANCELED_OOB' | 'ATTEMPTS_EXCEEDED' | 'CARDHOLDER_TIMEOUT' };
 
 const PASSED: ChallengeOutcome = { authentication_result: 'SUCCESS', challenge_status: 'SUCCESS' };
+/** The cardholder did not complete the challenge within its TTL: declined, as a failed challenge. */
+const TIMED_OUT: ChallengeOutcome = { authentication_result: 'DECLINE', challenge_status: 'CARDHOLDER_TIMEOUT' };
+
+/** The instant a challenge issued at `createdMs` times out if still pending. */
+function challengeDeadlineMs(row: Pick<store.AuthenticationRow, 'created_ms'>): number {
+  return Number(row.created_ms) + CHALLENGE_TTL_MS;
+}
 
 /** The cardholder's answer relayed by the program: approved, or declined out of band. */
 function challengeResponseOutcome(response: ChallengeResponseBody['challenge_response']): ChallengeOutcome {
@@ -153,9 +188,15 @@ function otpOutcome(otp: string): ChallengeOutcome {
 async function resolveChallenge(db: Db, tx: Tx, scope: ProgramScope, token: string, outcome: ChallengeOutcome, missing: (token: string) => Error): Promise<void> {
   const row = await store.lock(db, tx, scope.programId, token);
   if (!row) throw missing(token);
-  if (row.authentication_result !== 'PENDING_CHALLENGE') {
-    throw new UnprocessableError(`token: 3DS authentication '${token}' is not awaiting a challenge: its authentication_result is ${row.authentication_result}`);
+  const notAwaiting = `token: 3DS authentication '${token}' is not awaiting a challenge`;
+  const timedOut = row.challenge_status === TIMED_OUT.challenge_status || (row.authentication_result === 'PENDING_CHALLENGE' && challengeDeadlineMs(row) <= scope.nowMs);
+  if (timedOut) {
+    throw new UnprocessableError(
+      `${notAwaiting}: its challenge timed out at ${isoTimestamp(challengeDeadlineMs(row))}, ${CHALLENGE_TTL_MS / 60_000} minutes after it was issued ` +
+        `(challenge_metadata.status ${TIMED_OUT.challenge_status}); its authentication_result is ${TIMED_OUT.authentication_result}`,
+    );
   }
+  if (row.authentication_result !== 'PENDING_CHALLENGE') throw new UnprocessableError(`${notAwaiting}: its authentication_result is ${row.authentication_result}`);
   await store.resolveChallenge(tx, scope.programId, token, outcome);
   await emitChange(tx, scope, 'three_ds_authentication.updated', token);
 }
@@ -175,6 +216,35 @@ export function simulateOtpEntry(db: Db, tx: Tx, scope: ProgramScope, body: Simu
   return resolveChallenge(db, tx, scope, body.token, otpOutcome(body.otp), unprocessable);
 }
 
+/**
+ * The clock job: every challenge still pending a TTL after it was issued times out, oldest first,
+ * each dated (its event too) at the instant it timed out. Locked and checked again: a concurrent
+ * resolution or run of this job may have taken it since the list was read.
+ */
+export const timeOutChallenges: ClockJob = async (db, tx, scope) => {
+  for (const token of await store.pendingChallengesIssuedThrough(tx, scope.programId, scope.nowMs - CHALLENGE_TTL_MS)) {
+    const row = await store.lock(db, tx, scope.programId, token);
+    if (row?.authentication_result !== 'PENDING_CHALLENGE' || challengeDeadlineMs(row) > scope.nowMs) continue;
+    await store.resolveChallenge(tx, scope.programId, token, TIMED_OUT);
+    await emitChange(tx, { ...scope, nowMs: challengeDeadlineMs(row) }, 'three_ds_authentication.updated', token);
+  }
+};
+
+/**
+ * Due when the oldest pending challenge has reached its TTL. Else none times out before it does,
+ * nor before one issued now would: one issued later by a request that read the clock up to
+ * REQUEST_CLOCK_MARGIN_MS ago times out no earlier than now − margin + TTL.
+ */
+async function checkDueTimeouts(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
+  const oldestMs = await store.oldestPendingChallengeMs(exec, scope.programId);
+  if (oldestMs !== undefined && oldestMs + CHALLENGE_TTL_MS <= scope.nowMs) return { due: true };
+  const nextIssuableMs = scope.nowMs - REQUEST_CLOCK_MARGIN_MS + CHALLENGE_TTL_MS;
+  return { due: false, clearUntilMs: oldestMs === undefined ? nextIssuableMs : Math.min(oldestMs + CHALLENGE_TTL_MS, nextIssuableMs) };
+}
+
+/** Pending challenges whose TTL has ended (their clock job: `timeOutChallenges`). */
+export const dueChallengeTimeouts: DueWork = { horizon: 'three_ds_challenge_timeout', check: checkDueTimeouts };
+
 export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
   const challenged = row.challenge_status !== null;
   const created = isoTimestamp(row.created_ms);
@@ -191,7 +261,7 @@ export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
     message_category: row.message_category as ThreeDsAuthentication['message_category'],
     three_ds_requestor_challenge_indicator: 'NO_PREFERENCE',
     authentication_request_type: 'PAYMENT_TRANSACTION',
-    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: row.challenge_status as ChallengeStatus, phone_number: null } : null,
+    challenge_metadata: challenged ? { method_type: 'SMS_OTP', status: row.challenge_status as ChallengeStatus, phone_number: row.challenge_phone_number } : null,
     challenge_orchestrated_by: challenged ? 'LITHIC' : 'NO_CHALLENGE',
     decision_made_by: row.decision_made_by as ThreeDsAuthentication['decision_made_by'],
     transaction: {
@@ -214,4 +284,10 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   const row = await store.find(exec, scope.programId, token);
   if (!row) throw notFound('3DS authentication', token);
   return toApi(row);
+}
+
+/** GET: what has timed out by the program clock is recorded first. */
+export async function retrieve(db: Db, scope: ProgramScope, token: string): Promise<ThreeDsAuthentication> {
+  await catchUp(db, scope, dueChallengeTimeouts);
+  return get(db.kysely, scope, token);
 }

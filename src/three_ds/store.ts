@@ -1,4 +1,5 @@
 /** SQL for 3DS authentications. */
+import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { ThreeDsAuthenticationsTable } from './tables.js';
 
@@ -24,4 +25,21 @@ export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<
 /** Records the outcome of a pending challenge (locked by `lock`). */
 export async function resolveChallenge(tx: Tx, programId: string, token: string, outcome: Pick<AuthenticationRow, 'authentication_result' | 'challenge_status'>): Promise<void> {
   await tx.updateTable('three_ds_authentications').set(outcome).where('program_id', '=', programId).where('token', '=', token).execute();
+}
+
+/** The challenges still pending (migration 0032's partial index three_ds_pending_challenges: its term, as a literal). */
+function pendingChallenges(exec: Executor, programId: string) {
+  return exec.selectFrom('three_ds_authentications').where('program_id', '=', programId).where('authentication_result', '=', sql.lit('PENDING_CHALLENGE'));
+}
+
+/** When the oldest pending challenge was issued; undefined when none is pending. */
+export async function oldestPendingChallengeMs(exec: Executor, programId: string): Promise<number | undefined> {
+  const row = await pendingChallenges(exec, programId).select('created_ms').orderBy('created_ms').limit(1).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.created_ms);
+}
+
+/** The pending challenges issued at or before `issuedThroughMs`, oldest first. */
+export async function pendingChallengesIssuedThrough(exec: Executor, programId: string, issuedThroughMs: number): Promise<string[]> {
+  const rows = await pendingChallenges(exec, programId).select('token').where('created_ms', '<=', issuedThroughMs).orderBy('created_ms').orderBy('token').execute();
+  return rows.map((row) => row.token);
 }

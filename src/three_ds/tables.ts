@@ -2,7 +2,8 @@
  * 3DS authentications (reference 03): one row per simulated authentication, with the merchant and
  * transaction it was asked for and the decision taken (card checks, Auth Rules of the
  * THREE_DS_AUTHENTICATION stream, the simulator's CHALLENGE keyword). A PENDING_CHALLENGE one is
- * resolved once, to SUCCESS or DECLINE, by a challenge response or the simulated OTP entry.
+ * resolved once, to SUCCESS or DECLINE, by a challenge response or the simulated OTP entry, or
+ * times out (DECLINE) when neither came within the challenge TTL.
  */
 export interface ThreeDsAuthenticationsTable {
   program_id: string;
@@ -13,6 +14,8 @@ export interface ThreeDsAuthenticationsTable {
   authentication_result: string;
   /** The challenge's status (challenge_metadata.status): PENDING until resolved; null when no challenge was triggered. */
   challenge_status: string | null;
+  /** The phone the challenge's SMS OTP went to: the card's account holder's when it was issued (null: none, or no challenge). */
+  challenge_phone_number: string | null;
   /** CUSTOMER_RULES when an Auth Rule decided, else LITHIC_DEFAULT. */
   decision_made_by: string;
   card_expiry_check: string;

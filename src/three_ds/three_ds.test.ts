@@ -7,6 +7,7 @@ import Lithic from 'lithic';
 import { beforeAll, expect, it } from 'vitest';
 import { addDays } from '../auth_rules/report.js';
 import { conditionalBlock, createRule, enforcedRule, moveClock, newCard, threeDsAction } from '../testing/auth_rules.js';
+import { movableWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { enroll, kybBody, kycExemptBody } from '../testing/enrollment.js';
 import { expectError } from '../testing/money.js';
@@ -15,9 +16,14 @@ import * as service from './service.js';
 type SimulateParams = Lithic.ThreeDS.AuthenticationSimulateParams;
 
 const START = '2031-06-01';
+/** Real speed from before every program's first move (to START at noon), so a test can push every program's clock past a challenge's TTL. */
+const { wall, advance } = movableWallClock(`${START}T11:00:00.000Z`);
+/** The challenge TTL Lithic documents: "usually 10 minutes". */
+const TTL_MS = 10 * 60_000;
+const at = (ms: number) => new Date(ms).toISOString();
 
 describeWithDb('3DS authentications', () => {
-  const context = useTestServer();
+  const context = useTestServer({ wall });
   let client: Lithic;
   let card: Lithic.Card;
 
@@ -405,7 +411,8 @@ describeWithDb('3DS authentications', () => {
   it('a resolution arriving while another is in progress waits for it, then finds the challenge resolved (the row is locked)', async () => {
     const token = await challenged();
     const { db } = context.server.server;
-    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: Date.parse(`${START}T13:00:00.000Z`) };
+    const issuedMs = Date.parse((await client.threeDS.authentication.retrieve(token)).created);
+    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: issuedMs + 60_000 };
     let second: Promise<unknown> | undefined;
     await db.transaction(async (tx) => {
       await service.respondToChallenge(db, tx, scope, { token, challenge_response: 'APPROVE' });
@@ -439,6 +446,90 @@ describeWithDb('3DS authentications', () => {
     expect(day?.current_version_statistics).toMatchObject({ challenged: 2, declined: 0, approved: 0 });
     expect(day?.current_version_statistics?.examples?.map((example) => example.event_token).sort()).toEqual([approved, declined].sort());
     expect(day?.current_version_statistics?.examples?.every((example) => example.decision === 'CHALLENGED')).toBe(true);
+  });
+
+  it('sends the OTP to the phone of the account holder when the challenge is issued: an individual\'s, a business\'s control person\'s, none without a holder', async () => {
+    const fresh = await context.server.newProgram('otp phone');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const individual = await enroll(fresh.client, kycExemptBody());
+    const business = await enroll(fresh.client, kybBody('KYB_BYO'));
+    const [individualCard, businessCard, plainCard] = [await newCard(fresh.client, individual.account_token), await newCard(fresh.client, business.account_token), await newCard(fresh.client)];
+    const phoneOf = async (token: string) => (await fresh.client.threeDS.authentication.retrieve(token)).challenge_metadata?.phone_number;
+    const before = await challenged(fresh, individualCard.pan);
+    expect(await phoneOf(before)).toBe('+15555550102');
+    expect(await phoneOf(await challenged(fresh, businessCard.pan))).toBe('+15555550100');
+    expect(await phoneOf(await challenged(fresh, plainCard.pan))).toBeNull();
+
+    // The holder's phone changes: a challenge issued before keeps the phone its OTP went to, resolved or not.
+    await fresh.client.accountHolders.update(individual.token, { phone_number: '+15555550199' });
+    expect(await phoneOf(before)).toBe('+15555550102');
+    expect(await phoneOf(await challenged(fresh, individualCard.pan))).toBe('+15555550199');
+    await fresh.client.threeDS.decisioning.challengeResponse({ token: before, challenge_response: 'APPROVE' });
+    expect((await fresh.client.threeDS.authentication.retrieve(before)).challenge_metadata).toEqual({ method_type: 'SMS_OTP', status: 'SUCCESS', phone_number: '+15555550102' });
+  });
+
+  // ---- a challenge that times out ---------------------------------------------------------------
+
+  it('times out a challenge not resolved within the 10-minute TTL of the program clock: DECLINE, CARDHOLDER_TIMEOUT, announced when the TTL ended; a later resolution is the 422 naming it; the report still counts it challenged', async () => {
+    const fresh = await context.server.newProgram('challenge timeout');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const freshCard = await newCard(fresh.client);
+    const rule = await enforcedRule(fresh.client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 1_000 }]));
+    const first = await challenged(fresh, freshCard.pan);
+    const issuedMs = Date.parse((await fresh.client.threeDS.authentication.retrieve(first)).created);
+
+    await moveClock(fresh.client, at(issuedMs + TTL_MS - 1_000));
+    const pending = await fresh.client.threeDS.authentication.retrieve(first);
+    expect(pending).toMatchObject({ authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES', challenge_metadata: { status: 'PENDING' } });
+    const second = await challenged(fresh, freshCard.pan);
+
+    await moveClock(fresh.client, at(issuedMs + TTL_MS + 1_000));
+    expect(await fresh.client.threeDS.authentication.retrieve(first)).toEqual({
+      ...pending,
+      authentication_result: 'DECLINE',
+      challenge_metadata: { method_type: 'SMS_OTP', status: 'CARDHOLDER_TIMEOUT', phone_number: null },
+    });
+    expect((await fresh.client.threeDS.authentication.retrieve(second)).challenge_metadata?.status).toBe('PENDING');
+    const updates = async () =>
+      (await fresh.client.events.list({ event_types: ['three_ds_authentication.updated'], with_content: true })).data.map((event) => {
+        const payload = event.payload as unknown as Lithic.ThreeDS.AuthenticationRetrieveResponse;
+        return [event.created, payload.token, payload.authentication_result, payload.challenge_metadata?.status];
+      });
+    expect(await updates()).toEqual([[at(issuedMs + TTL_MS), first, 'DECLINE', 'CARDHOLDER_TIMEOUT']]);
+
+    const refused = `token: 3DS authentication '${first}' is not awaiting a challenge: its challenge timed out at ${at(issuedMs + TTL_MS)}, 10 minutes after it was issued (challenge_metadata.status CARDHOLDER_TIMEOUT); its authentication_result is DECLINE`;
+    expect(await expectError(fresh.client.threeDS.decisioning.challengeResponse({ token: first, challenge_response: 'APPROVE' }), 422)).toBe(refused);
+    expect(await expectError(fresh.client.threeDS.authentication.simulateOtpEntry({ token: first, otp: service.SANDBOX_OTP }), 422)).toBe(refused);
+
+    // The next day: the second timed out too (both events, newest first), and the report counts both as challenged.
+    await moveClock(fresh.client, `${addDays(START, 1)}T12:00:00.000Z`);
+    const secondIssuedMs = Date.parse((await fresh.client.threeDS.authentication.retrieve(second)).created);
+    expect(await updates()).toEqual([
+      [at(secondIssuedMs + TTL_MS), second, 'DECLINE', 'CARDHOLDER_TIMEOUT'],
+      [at(issuedMs + TTL_MS), first, 'DECLINE', 'CARDHOLDER_TIMEOUT'],
+    ]);
+    const day = (await fresh.client.authRules.v2.retrieveReport(rule.token, { begin: START, end: START })).daily_statistics[0];
+    expect(day?.current_version_statistics).toMatchObject({ challenged: 2, declined: 0, approved: 0 });
+  });
+
+  it('refuses a resolution from the instant the TTL ends, even before the timeout is recorded; one just before it resolves', async () => {
+    const { db } = context.server.server;
+    const late = await challenged();
+    const issuedMs = Date.parse((await client.threeDS.authentication.retrieve(late)).created);
+    const scope = { programId: context.program.programId, clockOffsetMs: 0, nowMs: issuedMs + TTL_MS };
+    await expect(db.transaction((tx) => service.simulateOtpEntry(db, tx, scope, { token: late, otp: service.SANDBOX_OTP }))).rejects.toThrow(
+      `its challenge timed out at ${at(issuedMs + TTL_MS)}`,
+    );
+    const inTime = await challenged();
+    const inTimeIssuedMs = Date.parse((await client.threeDS.authentication.retrieve(inTime)).created);
+    await db.transaction((tx) => service.respondToChallenge(db, tx, { ...scope, nowMs: inTimeIssuedMs + TTL_MS - 1 }, { token: inTime, challenge_response: 'APPROVE' }));
+    expect((await client.threeDS.authentication.retrieve(inTime)).challenge_metadata?.status).toBe('SUCCESS');
+  });
+
+  it('shows a timeout the real-speed clock reached on the next read, before any sweep', async () => {
+    const token = await challenged();
+    advance(TTL_MS);
+    expect(await client.threeDS.authentication.retrieve(token)).toMatchObject({ authentication_result: 'DECLINE', challenge_metadata: { status: 'CARDHOLDER_TIMEOUT' } });
   });
 
   it('documents both resolutions in /openapi.json, with the sandbox OTP', async () => {
