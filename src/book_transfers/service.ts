@@ -25,14 +25,13 @@
  * the `balance.updated` events of both accounts.
  */
 import type { Db, Executor, Tx } from '../db/database.js';
-import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueMoney } from '../clock-jobs.js';
-import { APPROVED, append, creditedAccount, eventBase, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, creditedAccount, eventBase, newTransactionToken, transactionBase, oneWithEvents, snapshotReads } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type { BookTransfer, CreateBookTransferBody, ListBookTransfersQuery } from './schemas.js';
@@ -154,26 +153,18 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   return answer(tx, programId, reversed);
 }
 
-async function answer(exec: Executor, programId: string, row: store.BookTransferRow): Promise<BookTransfer> {
-  const [transfer] = await withEvents(exec, programId, [row], toApi);
-  invariant(transfer !== undefined, 'one row gives one answer');
-  return transfer;
+function answer(exec: Executor, programId: string, row: store.BookTransferRow): Promise<BookTransfer> {
+  return oneWithEvents(exec, programId, row, toApi);
 }
 
-/** The book transfer and its events, read in one snapshot (a change committing meanwhile is in both or neither). */
+const reads = snapshotReads('book transfer', store, toApi);
+
+/** The book transfer and its events, read in one snapshot. */
 export function get(db: Db, scope: ProgramScope, token: string): Promise<BookTransfer> {
-  return db.snapshot(async (exec) => {
-    const row = await store.find(exec, scope.programId, token);
-    if (!row) throw notFound('book transfer', token);
-    return answer(exec, scope.programId, row);
-  });
+  return reads.get(db, scope.programId, token);
 }
 
+/** A page of book transfers with their events, read in one snapshot. */
 export function list(db: Db, scope: ProgramScope, query: ListBookTransfersQuery): Promise<ListResponse<BookTransfer>> {
-  const { page_size, starting_after, ending_before, ...filters } = query;
-  const page: PageParams = { page_size, starting_after, ending_before };
-  return db.snapshot(async (exec) => {
-    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
-    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
-  });
+  return reads.list(db, scope.programId, query);
 }

@@ -28,14 +28,13 @@
  * each action `external_payment.updated`, with the payment as GET answers it then.
  */
 import type { Db, Executor, Tx } from '../db/database.js';
-import type { PageParams } from '../db/pagination.js';
-import { invariant, notFound, UnprocessableError } from '../errors.js';
+import { notFound, UnprocessableError } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { applyDueMoney } from '../clock-jobs.js';
-import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, eventBase, eventsOf, newTransactionToken, transactionBase, oneWithEvents, snapshotReads } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import {
@@ -288,26 +287,18 @@ async function recorded(tx: Tx, scope: ProgramScope, eventType: 'external_paymen
   return payment;
 }
 
-async function answer(exec: Executor, programId: string, row: Row): Promise<ExternalPayment> {
-  const [payment] = await withEvents(exec, programId, [row], toApi);
-  invariant(payment !== undefined, 'one row gives one answer');
-  return payment;
+function answer(exec: Executor, programId: string, row: Row): Promise<ExternalPayment> {
+  return oneWithEvents(exec, programId, row, toApi);
 }
 
-/** The external payment and its events, read in one snapshot (a change committing meanwhile is in both or neither). */
+const reads = snapshotReads('external payment', store, toApi);
+
+/** The external payment and its events, read in one snapshot. */
 export function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalPayment> {
-  return db.snapshot(async (exec) => {
-    const row = await store.find(exec, scope.programId, token);
-    if (!row) throw notFound('external payment', token);
-    return answer(exec, scope.programId, row);
-  });
+  return reads.get(db, scope.programId, token);
 }
 
+/** A page of external payments with their events, read in one snapshot. */
 export function list(db: Db, scope: ProgramScope, query: ListExternalPaymentsQuery): Promise<ListResponse<ExternalPayment>> {
-  const { page_size, starting_after, ending_before, ...filters } = query;
-  const page: PageParams = { page_size, starting_after, ending_before };
-  return db.snapshot(async (exec) => {
-    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
-    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
-  });
+  return reads.list(db, scope.programId, query);
 }

@@ -46,13 +46,12 @@ import { applyDueMoney, catchUp, fallsDueAt, isDueWithin, type DueCheck, type Du
 import { MS_PER_DAY, isoDate, utcDayStartMs } from '../clock.js';
 import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import type { PageParams } from '../db/pagination.js';
 import { invariant, notFound, UnprocessableError } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { lockMovementBalances, lockOpenBalances } from '../financial_accounts/service.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
-import { APPROVED, append, creditedAccount, eventBase, eventsOf, newTransactionToken, transactionBase, withEvents } from '../money_events/events.js';
+import { APPROVED, append, creditedAccount, eventBase, eventsOf, newTransactionToken, transactionBase, oneWithEvents, snapshotReads } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type {
@@ -340,27 +339,20 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   return emitUpdated(tx, programId, { ...row, ...reversed, updated_ms: nowMs }, nowMs);
 }
 
-async function answer(exec: Executor, programId: string, row: Row): Promise<ManagementOperation> {
-  const [operation] = await withEvents(exec, programId, [row], toApi);
-  invariant(operation !== undefined, 'one row gives one answer');
-  return operation;
+function answer(exec: Executor, programId: string, row: Row): Promise<ManagementOperation> {
+  return oneWithEvents(exec, programId, row, toApi);
 }
 
+const reads = snapshotReads('management operation', store, toApi);
+
+/** The management operation and its events, read in one snapshot. */
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ManagementOperation> {
   await catchUpDueOperations(db, scope);
-  return db.snapshot(async (exec) => {
-    const row = await store.find(exec, scope.programId, token);
-    if (!row) throw notFound('management operation', token);
-    return answer(exec, scope.programId, row);
-  });
+  return reads.get(db, scope.programId, token);
 }
 
+/** A page of management operations with their events, read in one snapshot. */
 export async function list(db: Db, scope: ProgramScope, query: ListManagementOperationsQuery): Promise<ListResponse<ManagementOperation>> {
   await catchUpDueOperations(db, scope);
-  const { page_size, starting_after, ending_before, ...filters } = query;
-  const page: PageParams = { page_size, starting_after, ending_before };
-  return db.snapshot(async (exec) => {
-    const { rows, has_more } = await store.list(exec, scope.programId, filters, page);
-    return { data: await withEvents(exec, scope.programId, rows, toApi), has_more };
-  });
+  return reads.list(db, scope.programId, query);
 }

@@ -5,8 +5,9 @@
  */
 import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
-import type { Executor } from '../db/database.js';
-import { InvalidRequestError } from '../errors.js';
+import type { Db, Executor } from '../db/database.js';
+import type { PageParams } from '../db/pagination.js';
+import { invariant, InvalidRequestError, notFound } from '../errors.js';
 import { CURRENCY, SystemAccount } from '../ledger/ledger.js';
 import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
@@ -127,4 +128,47 @@ export async function withEvents<R extends { token: string }, T>(
 ): Promise<T[]> {
   const events = await eventsOf(exec, programId, rows.map((row) => row.token));
   return rows.map((row) => toApi(row, events.get(row.token) ?? []));
+}
+
+/** The answer for one transaction row, with its events. */
+export async function oneWithEvents<R extends { token: string }, T>(
+  exec: Executor,
+  programId: string,
+  row: R,
+  toApi: (row: R, events: readonly MoneyEventsTable[]) => T,
+): Promise<T> {
+  const [answer] = await withEvents(exec, programId, [row], toApi);
+  invariant(answer !== undefined, 'one row gives one answer');
+  return answer;
+}
+
+/** How a money resource's rows are read: one by token, a page by filters. */
+export interface MoneyRowReads<R, F> {
+  find(exec: Executor, programId: string, token: string): Promise<R | undefined>;
+  list(exec: Executor, programId: string, filters: F, page: PageParams): Promise<{ rows: R[]; has_more: boolean }>;
+}
+
+/**
+ * GET one and list of a money resource (a book transfer, an external payment, a management
+ * operation) with its events, each read in one snapshot: a change committing meanwhile is in the
+ * rows and their events, or in neither. A missing token is the 404 naming `resource`.
+ */
+export function snapshotReads<R extends { token: string }, T, F>(resource: string, rows: MoneyRowReads<R, F>, toApi: (row: R, events: readonly MoneyEventsTable[]) => T) {
+  return {
+    get(db: Db, programId: string, token: string): Promise<T> {
+      return db.snapshot(async (exec) => {
+        const row = await rows.find(exec, programId, token);
+        if (!row) throw notFound(resource, token);
+        return oneWithEvents(exec, programId, row, toApi);
+      });
+    },
+    list(db: Db, programId: string, query: PageParams & F): Promise<{ data: T[]; has_more: boolean }> {
+      const { page_size, starting_after, ending_before, ...filters } = query;
+      const page: PageParams = { page_size, starting_after, ending_before };
+      return db.snapshot(async (exec) => {
+        const { rows: found, has_more } = await rows.list(exec, programId, filters as F, page);
+        return { data: await withEvents(exec, programId, found, toApi), has_more };
+      });
+    },
+  };
 }
