@@ -13,6 +13,7 @@
 import { dueFulfilment, fulfilmentInstantsThrough, fulfilPhysicalCards } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
+import { REQUEST_CLOCK_MARGIN_MS } from './db/horizons.js';
 import { applyDuePrenotes, duePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
@@ -83,6 +84,19 @@ async function dueStopsThrough(exec: Executor, programId: string, throughMs: num
  * program time before which nothing can fall due (a horizon, see db/horizons.ts).
  */
 export type DueCheck = { due: true } | { due: false; clearUntilMs?: number };
+
+/**
+ * The check of work that falls due a fixed `lifetimeMs` after it was created (a hold's expiry, a
+ * 3-D Secure challenge's timeout), given when the oldest still pending was created: due once that
+ * one's end has come. Else nothing falls due before it does, nor before one created now would: one
+ * created later by a request that read the clock up to REQUEST_CLOCK_MARGIN_MS ago ends no earlier
+ * than now − margin + lifetime.
+ */
+export function dueAfterLifetime(oldestCreatedMs: number | undefined, lifetimeMs: number, nowMs: number): DueCheck {
+  if (oldestCreatedMs !== undefined && oldestCreatedMs + lifetimeMs <= nowMs) return { due: true };
+  const nextCreatableEndMs = nowMs - REQUEST_CLOCK_MARGIN_MS + lifetimeMs;
+  return { due: false, clearUntilMs: oldestCreatedMs === undefined ? nextCreatableEndMs : Math.min(oldestCreatedMs + lifetimeMs, nextCreatableEndMs) };
+}
 
 /** Clock-driven work that the requests touching its state catch up on first (its job is in `clockJobs`). */
 export interface DueWork {

@@ -34,11 +34,10 @@
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import * as accountStore from '../accounts/store.js';
 import { cardUsability } from '../cards/spend.js';
-import { catchUp, fallsDueAt, type ClockJob, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { catchUp, dueAfterLifetime, fallsDueAt, type ClockJob, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { isoSecondTimestamp, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import { UnprocessableError, notFound } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
@@ -230,16 +229,9 @@ export const timeOutChallenges: ClockJob = async (db, tx, scope) => {
   }
 };
 
-/**
- * Due when the oldest pending challenge has reached its TTL. Else none times out before it does,
- * nor before one issued now would: one issued later by a request that read the clock up to
- * REQUEST_CLOCK_MARGIN_MS ago times out no earlier than now − margin + TTL.
- */
+/** Due when the oldest pending challenge has reached its TTL (`dueAfterLifetime`). */
 async function checkDueTimeouts(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
-  const oldestMs = await store.oldestPendingChallengeMs(exec, scope.programId);
-  if (oldestMs !== undefined && oldestMs + CHALLENGE_TTL_MS <= scope.nowMs) return { due: true };
-  const nextIssuableMs = scope.nowMs - REQUEST_CLOCK_MARGIN_MS + CHALLENGE_TTL_MS;
-  return { due: false, clearUntilMs: oldestMs === undefined ? nextIssuableMs : Math.min(oldestMs + CHALLENGE_TTL_MS, nextIssuableMs) };
+  return dueAfterLifetime(await store.oldestPendingChallengeMs(exec, scope.programId), CHALLENGE_TTL_MS, scope.nowMs);
 }
 
 /** Pending challenges whose TTL has ended (their clock job: `timeOutChallenges`). */

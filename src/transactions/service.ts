@@ -37,8 +37,7 @@
  * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
  * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
-import { catchUp, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
-import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
+import { catchUp, dueAfterLifetime, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import * as cardStore from '../cards/store.js';
@@ -396,16 +395,9 @@ function expiryOf(op: Operation, row: store.TransactionRow, events: readonly sto
   return { row, updated, atMs: at.scope.nowMs, event, events: [...events, event], movement: ledgerMovement(row, effect, event.token) };
 }
 
-/**
- * Due when the oldest PENDING authorization has reached its expiry. Else nothing expires before it
- * does, nor before an authorization created now would: one created later by a request that read
- * the clock up to REQUEST_CLOCK_MARGIN_MS ago expires no earlier than now − margin + expiry.
- */
+/** Due when the oldest PENDING authorization has reached its expiry (`dueAfterLifetime`). */
 async function checkDueExpiries(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
-  const oldestMs = await store.oldestPendingAuthorizationMs(exec, scope.programId);
-  if (oldestMs !== undefined && oldestMs + lifecycle.AUTHORIZATION_EXPIRY_MS <= scope.nowMs) return { due: true };
-  const nextCreatableMs = scope.nowMs - REQUEST_CLOCK_MARGIN_MS + lifecycle.AUTHORIZATION_EXPIRY_MS;
-  return { due: false, clearUntilMs: oldestMs === undefined ? nextCreatableMs : Math.min(oldestMs + lifecycle.AUTHORIZATION_EXPIRY_MS, nextCreatableMs) };
+  return dueAfterLifetime(await store.oldestPendingAuthorizationMs(exec, scope.programId), lifecycle.AUTHORIZATION_EXPIRY_MS, scope.nowMs);
 }
 
 /** PENDING authorizations whose expiry has come (their clock job: `expireDueAuthorizations`). */
