@@ -10,6 +10,7 @@ import type { Executor } from '../db/database.js';
 import * as service from './service.js';
 import { expectError } from '../testing/money.js';
 import { authorized } from '../testing/transactions.js';
+import { expectPagedBothWays, type PagedList } from '../testing/paging.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BLOCK_GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
@@ -285,6 +286,31 @@ describeWithDb('auth rules', () => {
       expect((await fresh.client.cards.retrieve(userCard.token)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
       expect((await fresh.client.cards.retrieve(elsewhere.token)).auth_rule_tokens).toEqual([]);
       expect((await fresh.client.accounts.retrieve(user)).auth_rule_tokens).toEqual([rule.token, accountRule.token]);
+    });
+
+    it('lists a rule under scope ACCOUNT when it has account_tokens and under BUSINESS_ACCOUNT when it has business_account_tokens, paged both ways', async () => {
+      const fresh = await context.server.newProgram('business scopes');
+      const { business, user, userCard } = await businessWithAuthorizedUser(fresh.client);
+      const byAccount = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { account_tokens: [user] }));
+      const byBusiness = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { business_account_tokens: [business] }));
+      const byBoth = await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { account_tokens: [user], business_account_tokens: [business] }));
+      await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [userCard.token] }));
+      const byBusinessAgain = await createRule(fresh.client, velocityLimit({ limit_count: 3 }, { business_account_tokens: [business] }));
+      await createRule(fresh.client, conditionalBlock(BLOCK_GAMBLING));
+      const byAccountAgain = await createRule(fresh.client, velocityLimit({ limit_count: 3 }, { account_tokens: [user] }));
+      const list: PagedList = (query) => fresh.client.authRules.v2.list(query);
+
+      await expectPagedBothWays(list, { scope: 'ACCOUNT' }, [byAccountAgain.token, byBoth.token, byAccount.token]);
+      await expectPagedBothWays(list, { scope: 'BUSINESS_ACCOUNT' }, [byBusinessAgain.token, byBoth.token, byBusiness.token]);
+      await expectPagedBothWays(list, { scope: 'ACCOUNT', event_stream: 'AUTHORIZATION', account_token: user }, [byAccountAgain.token, byBoth.token, byAccount.token]);
+      await expectPagedBothWays(list, { scope: 'ACCOUNT', business_account_token: business }, [byBoth.token]);
+
+      // Emptying a rule's account_tokens leaves it under BUSINESS_ACCOUNT only if it has business accounts; with neither list it stays ACCOUNT (as an emptied card-level rule stays CARD).
+      await fresh.client.authRules.v2.update(byBoth.token, { account_tokens: [] });
+      await fresh.client.authRules.v2.update(byAccount.token, { account_tokens: [] });
+      const tokens = async (scope: Lithic.AuthRules.V2ListParams['scope']) => (await fresh.client.authRules.v2.list({ scope, page_size: 100 })).data.map((rule) => rule.token);
+      expect(await tokens('ACCOUNT')).toEqual([byAccountAgain.token, byAccount.token]);
+      expect(await tokens('BUSINESS_ACCOUNT')).toEqual([byBusinessAgain.token, byBoth.token, byBusiness.token]);
     });
 
     it('follows an authorized user moved to another business: the next authorization runs the new business\'s rules, not the old one\'s', async () => {

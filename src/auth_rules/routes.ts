@@ -37,7 +37,9 @@ export const authRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'List Auth Rules',
-        description: 'Newest first. account_token / card_token: rules bound to that account or card.',
+        description:
+          'Newest first. account_token / business_account_token / card_token: rules bound to that account, business account or card. ' +
+          'scope ACCOUNT / BUSINESS_ACCOUNT: rules with account_tokens / business_account_tokens (a rule with both is under both).',
         tags,
         querystring: ListAuthRulesQuery,
         response: { 200: ListOf(AuthRule) },

@@ -72,7 +72,7 @@ export async function get(exec: Executor, scope: ProgramScope, token: string): P
   return rule as AuthRule;
 }
 
-/** Newest first. `scope` ACCOUNT: account-level rules; BUSINESS_ACCOUNT: those bound to a business account; ANY: every rule. */
+/** Newest first. `scope` ACCOUNT: rules with account_tokens; BUSINESS_ACCOUNT: rules with business_account_tokens (a rule with both is under both); ANY: every rule. */
 export async function list(exec: Executor, scope: ProgramScope, query: ListAuthRulesQuery): Promise<ListResponse<AuthRule>> {
   const { page_size, starting_after, ending_before, ...filters } = query;
   const { rows, has_more } = await store.listRules(exec, scope.programId, filters, { page_size, starting_after, ending_before });

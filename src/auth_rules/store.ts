@@ -1,6 +1,7 @@
 /** SQL for Auth Rules: rules, versions, targets, the per-day aggregate, and the evaluator's query. */
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import { EVENT_STREAMS } from './attributes.js';
@@ -67,22 +68,32 @@ function boundTo(exec: Executor, programId: string, kind: TargetKind, token: str
     .where('kind', '=', kind);
 }
 
+/** Whether the rule `auth_rules` has a target of `kind`: a seek into the targets' primary key. */
+function hasTarget(eb: ExpressionBuilder<Database, 'auth_rules'>, programId: string, kind: TargetKind) {
+  return eb.exists(
+    eb
+      .selectFrom('auth_rule_targets as t')
+      .select('t.rule_token')
+      .where('t.program_id', '=', programId)
+      .whereRef('t.rule_token', '=', 'auth_rules.token')
+      .where('t.kind', '=', kind),
+  );
+}
+
+/**
+ * `scope` is the binding the SDK documents ("bound to the provided scope"): BUSINESS_ACCOUNT, rules
+ * with business_account_tokens; ACCOUNT, account-level rules but those bound only to business
+ * accounts (a rule with both lists is under both; one whose lists were emptied stays ACCOUNT, as an
+ * emptied card-level rule stays CARD).
+ */
 export function listRules(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId);
   if (filters.event_stream !== undefined) query = query.where('event_stream', '=', filters.event_stream);
   if (filters.scope === 'BUSINESS_ACCOUNT') {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('auth_rule_targets as t')
-          .select('t.rule_token')
-          .where('t.program_id', '=', programId)
-          .whereRef('t.rule_token', '=', 'auth_rules.token')
-          .where('t.kind', '=', 'BUSINESS_ACCOUNT'),
-      ),
-    );
+    query = query.where((eb) => hasTarget(eb, programId, 'BUSINESS_ACCOUNT'));
   } else if (filters.scope !== undefined && filters.scope !== 'ANY') {
     query = query.where('scope', '=', filters.scope as RuleRow['scope']);
+    if (filters.scope === 'ACCOUNT') query = query.where((eb) => eb.or([hasTarget(eb, programId, 'ACCOUNT'), eb.not(hasTarget(eb, programId, 'BUSINESS_ACCOUNT'))]));
   }
   if (filters.account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'ACCOUNT', filters.account_token));
   if (filters.business_account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'BUSINESS_ACCOUNT', filters.business_account_token));
