@@ -187,6 +187,21 @@ describeWithDb('auth rules', () => {
     expect(await v2().retrieve(rule.token)).toEqual(renamed);
   });
 
+  it('refuses a blank name or one with control characters on create and PATCH (400 naming name); null clears it', async () => {
+    expect(await expectError(createRule(client, { ...conditionalBlock(BLOCK_GAMBLING), name: '' }), 400)).toBe('name: must NOT have fewer than 1 characters');
+    const blankOrControl = ['   ', 'a\tb', 'line\nbreak', '\u0085x'];
+    for (const name of blankOrControl) {
+      const message = await expectError(createRule(client, { ...conditionalBlock(BLOCK_GAMBLING), name }), 400);
+      expect(message, JSON.stringify(name)).toBe('name: must contain a character other than white space, and no control characters');
+    }
+    const rule = await createRule(client, { ...conditionalBlock(BLOCK_GAMBLING), name: 'Block gambling' });
+    for (const name of blankOrControl) {
+      expect(await expectError(patch(rule.token, { name }), 400), JSON.stringify(name)).toBe('name: must contain a character other than white space, and no control characters');
+    }
+    expect(await v2().retrieve(rule.token)).toEqual(rule);
+    expect(await patch(rule.token, { name: null })).toMatchObject({ name: null });
+  });
+
   it('PATCH replaces the association of the variant given, and may move a rule to another scope', async () => {
     const rule = await createRule(client, conditionalBlock(BLOCK_GAMBLING, { card_tokens: [card.token] }));
     expect(await patch(rule.token, { card_tokens: [otherCard.token] })).toMatchObject({ card_tokens: [otherCard.token], program_level: false });

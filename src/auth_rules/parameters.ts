@@ -114,9 +114,10 @@ function readInteger(value: unknown, path: string, minimum: number, maximum: num
   return value;
 }
 
-function readText(value: unknown, path: string): string {
+/** A string of at most MAX_TEXT_LENGTH characters; empty only where `mayBeEmpty` (a free comment). */
+function readText(value: unknown, path: string, mayBeEmpty = false): string {
   if (typeof value !== 'string') fail(path, `must be a string, not ${describe(value)}`);
-  if (value.length === 0) fail(path, 'must not be empty');
+  if (value.length === 0 && !mayBeEmpty) fail(path, 'must not be empty');
   if (value.length > MAX_TEXT_LENGTH) fail(path, `must be at most ${MAX_TEXT_LENGTH} characters`);
   return value;
 }
@@ -263,7 +264,7 @@ function readMerchant(raw: unknown, path: string): MerchantLockEntry {
   const entry: MerchantLockEntry = {};
   if (record.merchant_id !== undefined) entry.merchant_id = readText(record.merchant_id, `${path}.merchant_id`);
   if (record.descriptor !== undefined) entry.descriptor = readText(record.descriptor, `${path}.descriptor`);
-  if (record.comment !== undefined) entry.comment = readText(record.comment, `${path}.comment`);
+  if (record.comment !== undefined) entry.comment = readText(record.comment, `${path}.comment`, true);
   if (entry.merchant_id === undefined && entry.descriptor === undefined) fail(path, 'give merchant_id or descriptor (or both)');
   return entry;
 }

@@ -136,7 +136,7 @@ describe('velocity limit parameters', () => {
 
 describe('merchant lock parameters', () => {
   it('accepts entries with a merchant_id, a descriptor or both, each with an optional comment', () => {
-    const raw = { merchants: [{ merchant_id: 'M1' }, { descriptor: 'SHOP', comment: 'our shop' }, { merchant_id: 'M2', descriptor: 'OTHER' }] };
+    const raw = { merchants: [{ merchant_id: 'M1' }, { descriptor: 'SHOP', comment: 'our shop' }, { merchant_id: 'M2', descriptor: 'OTHER', comment: '' }] };
     expect(parseParameters('MERCHANT_LOCK', 'AUTHORIZATION', raw)).toEqual(raw);
   });
 

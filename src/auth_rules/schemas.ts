@@ -1,6 +1,6 @@
 /** Request and response schemas of Auth Rules v2 (spec 2.1, 2.2, 4.1, 4.2; Lithic's V2 types). */
 import { ListQuery } from '../http/pagination.js';
-import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
+import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { AUTH_RULE_TYPES, EVENT_STREAMS } from './attributes.js';
 
 export const MAX_NAME_LENGTH = 1024;
@@ -21,6 +21,8 @@ const ParametersInput = Type.Unsafe<Record<string, unknown>>({
 const ParametersOutput = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 
 const Name = Nullable(Type.String({ maxLength: MAX_NAME_LENGTH }));
+/** A name a client gives: shows something (not blank, no control characters), or null for none. */
+const NameInput = Nullable(VisibleText(MAX_NAME_LENGTH));
 const Tokens = (description: string) => Type.Array(Uuid, { maxItems: MAX_TOKENS, description });
 
 export const RuleVersion = Type.Object({ parameters: ParametersOutput, version: Type.Integer() });
@@ -50,7 +52,7 @@ export const CreateAuthRuleBody = StrictObject({
   type: StringEnum(AUTH_RULE_TYPES, { description: 'Decides the event stream (CONDITIONAL_ACTION: event_stream, default AUTHORIZATION)' }),
   parameters: ParametersInput,
   event_stream: Type.Optional(StringEnum(EVENT_STREAMS)),
-  name: Type.Optional(Name),
+  name: Type.Optional(NameInput),
   account_tokens: Type.Optional(Tokens('Account-level rule: the accounts it applies to')),
   business_account_tokens: Type.Optional(Tokens("Account-level rule: business accounts; it applies to each one's cards and its authorized users' cards")),
   card_tokens: Type.Optional(Tokens('Card-level rule: the cards it applies to')),
@@ -65,7 +67,7 @@ export const UpdateAuthRuleBody = StrictObject({
   card_tokens: Type.Optional(Tokens('Card-level variant: replaces the cards')),
   program_level: Type.Optional(Type.Boolean({ description: 'Program-level variant' })),
   excluded_card_tokens: Type.Optional(Tokens('Program-level variant: replaces the excluded cards')),
-  name: Type.Optional(Name),
+  name: Type.Optional(NameInput),
   state: Type.Optional(StringEnum(['ACTIVE', 'INACTIVE'], { description: 'Only INACTIVE; promoting a draft activates a rule' })),
 });
 export type UpdateAuthRuleBody = Static<typeof UpdateAuthRuleBody>;
