@@ -13,6 +13,7 @@ import { describeWithDb, engine, useTestServer, type TestProgram } from '../test
 import { movableWallClock } from '../testing/clock.js';
 import { bookTransfer, fund } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
+import * as transactionStore from './store.js';
 
 const CONCURRENT = 50;
 const { wall, advance } = movableWallClock('2032-05-04T10:00:00.000Z');
@@ -121,6 +122,73 @@ describeWithDb('authorizations under concurrency', () => {
     expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
     expect((await program.client.transactions.retrieve((await authorization) as string)).status).toBe('PENDING');
     expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a message that finds a hold due locks its own transaction before the hold\'s balance (the documented order)', async () => {
+    const program = await context.server.newProgram('expiry order, message');
+    const card = await cardOnOwnAccount(program.client);
+    const due = await authorize(program.client, card, 300);
+    advance(86_400_000);
+    const cleared = await authorize(program.client, card, 200);
+    advance(6 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for another message on `cleared`, by a request that read the clock just before the
+    // hold expired: it holds the transaction and then needs the balance. Not retried: a deadlock fails it.
+    let clearing: Promise<unknown> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      expect(await transactionStore.lock(db, tx, program.programId, cleared)).toBeDefined();
+      clearing = program.client.transactions.simulateClearing({ token: cleared });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, program.programId, [card.funding.token]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    await clearing;
+    expect((await program.client.transactions.retrieve(cleared)).status).toBe('SETTLED');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect(await issuingBalance(program.client, card)).toEqual({ available: -200, pending: 0, total: -200 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  it('concurrent clearings, voids and returns on one card while its holds fall due all succeed, each hold expires once, and the ledger adds up', async () => {
+    const program = await context.server.newProgram('expiry race, messages');
+    const { client } = program;
+    const card = await cardOnOwnAccount(client);
+    const due: string[] = [];
+    for (let index = 0; index < 5; index++) due.push(await authorize(client, card, 100));
+    advance(86_400_000);
+    const live: string[] = [];
+    for (let index = 0; index < 20; index++) live.push(await authorize(client, card, 100));
+    advance(6 * 86_400_000 + 1_000);
+    const { transactions } = client;
+    // Each of them may find the due holds and expire them (on PostgreSQL side by side): on the 20
+    // live holds, 5 full clearings, 5 of 60, 5 full voids, 5 voids of 30; 2 clearings of due
+    // holds (each settles what its expiry released); 5 returns of 50.
+    const messages = [
+      ...live.map((token, index) => {
+        if (index % 4 === 0) return transactions.simulateClearing({ token });
+        if (index % 4 === 1) return transactions.simulateClearing({ token, amount: 60 });
+        if (index % 4 === 2) return transactions.simulateVoid({ token });
+        return transactions.simulateVoid({ token, amount: 30 });
+      }),
+      ...due.slice(0, 2).map((token) => transactions.simulateClearing({ token })),
+      ...Array.from({ length: 5 }, () => transactions.simulateReturn({ amount: 50, descriptor: 'RETURN', pan: card.pan })),
+    ];
+    const outcomes = await Promise.allSettled(messages);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => String((outcome as PromiseRejectedResult).reason))).toEqual([]);
+    const expiredThenCleared = ['AUTHORIZATION', 'AUTHORIZATION_EXPIRY', 'CLEARING'];
+    for (const [index, token] of due.entries()) {
+      const transaction = await transactions.retrieve(token);
+      const expected = index < 2 ? ['SETTLED', expiredThenCleared] : ['EXPIRED', expiredThenCleared.slice(0, 2)];
+      expect([transaction.status, transaction.events?.map((event) => event.type)]).toEqual(expected);
+    }
+    const statuses = await Promise.all(live.map(async (token) => (await transactions.retrieve(token)).status));
+    expect(statuses).toEqual(live.map((_, index) => ['SETTLED', 'SETTLED', 'VOIDED', 'PENDING'][index % 4]));
+    // Settled: 5 × 100 + 5 × 60 + 2 × 100 (the due holds) − 5 × 50 (returns); pending: 5 × 70.
+    expect(await issuingBalance(client, card)).toEqual({ available: -750 - 350, pending: 350, total: -750 });
     await expectLedgerConsistent(program.programId);
   });
 

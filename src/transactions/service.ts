@@ -21,7 +21,8 @@
  * two requests wait on each other in a cycle: account → card → transaction → balance → spend
  * buckets (card, then account). An authorization locks its card's account and then the card
  * (cards/spend.ts) before it sums spend, so authorizations of one account decide one at a time and
- * can never together exceed a limit. Messages on an existing transaction lock the transaction row.
+ * can never together exceed a limit. Messages on an existing transaction lock the transaction row
+ * (with the holds that have fallen due, in one sorted set, before any balance: `recordNetworkMessage`).
  *
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
  * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
@@ -361,14 +362,17 @@ const DUE_HOLDS_LOCKED_MAX = 100 * EXPIRY_BATCH;
 
 /**
  * For a write that locks the balances of the holds it will expire together with its own, before
- * it expires them (clock-jobs.ts `applyDueMoney`): the due authorizations, locked batch by batch
- * as `expireDueAuthorizations` will take them; answers their financial accounts.
+ * it expires them (clock-jobs.ts `applyDueMoney`, `recordNetworkMessage`): the due authorizations,
+ * locked batch by batch as `expireDueAuthorizations` will take them, the write's own transactions
+ * (`own`, if not due) with the first batch, in one sorted set; answers their financial accounts.
  */
-export async function lockDueHolds(db: Db, tx: Tx, scope: ProgramScope): Promise<string[]> {
+export async function lockDueHolds(db: Db, tx: Tx, scope: ProgramScope, own: readonly string[] = []): Promise<string[]> {
   const due = await store.dueExpiries(tx, scope.programId, scope.nowMs - lifecycle.AUTHORIZATION_EXPIRY_MS, DUE_HOLDS_LOCKED_MAX);
+  const batches = [[...due.slice(0, EXPIRY_BATCH), ...own.filter((token) => !due.includes(token))]];
+  for (let begin = EXPIRY_BATCH; begin < due.length; begin += EXPIRY_BATCH) batches.push(due.slice(begin, begin + EXPIRY_BATCH));
   const accounts = new Set<string>();
-  for (let begin = 0; begin < due.length; begin += EXPIRY_BATCH) {
-    for (const row of await store.lockMany(db, tx, scope.programId, due.slice(begin, begin + EXPIRY_BATCH))) accounts.add(row.financial_account_token);
+  for (const batch of batches) {
+    for (const row of await store.lockMany(db, tx, scope.programId, batch)) accounts.add(row.financial_account_token);
   }
   return [...accounts];
 }
@@ -602,9 +606,19 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
 /**
  * A network message on an existing transaction, after the expiries that have fallen due: a hold
  * past its expiry is EXPIRED before the message is applied, whether or not a read caught up first.
+ *
+ * Locks, in the documented order (transactions, then balances): when holds are due, its own
+ * transaction is locked with them in one sorted set, then their balances with its own, before they
+ * expire (as `applyDueMoney` does for a money write); its row is then read again, as the expiry may
+ * have changed it. Expiring first would hold the holds' balance while waiting for its transaction,
+ * which a concurrent message on it (one that found nothing due) holds while waiting for that balance.
  */
 async function recordNetworkMessage(op: Operation, token: string, apply: Apply, missing?: (token: string) => Error): Promise<store.TransactionRow> {
-  await expireDueWithin(op);
+  const { db, tx, scope } = op;
+  if (await isDueWithin(db, tx, dueExpiries, scope)) {
+    await ledger.lockExistingBalances(tx, scope.programId, await lockDueHolds(db, tx, scope, [token]));
+    await expireDueAuthorizations(db, tx, scope);
+  }
   return recordMessage(op, token, apply, missing);
 }
 
