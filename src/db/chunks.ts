@@ -43,3 +43,14 @@ export function eventsOfTransactions<T extends EventTable>(
       .execute() as Promise<unknown[]> as Promise<Database[T][]>,
   );
 }
+
+/** Events by their transaction's token, each transaction's in the order given. */
+export function groupedByTransaction<T extends { transaction_token: string }>(events: readonly T[]): Map<string, T[]> {
+  const byTransaction = new Map<string, T[]>();
+  for (const event of events) {
+    const group = byTransaction.get(event.transaction_token) ?? [];
+    group.push(event);
+    byTransaction.set(event.transaction_token, group);
+  }
+  return byTransaction;
+}

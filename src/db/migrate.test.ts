@@ -86,7 +86,14 @@ describeWithDb('migration 0007 (write path)', () => {
         expect(tables).toHaveLength(2);
         for (const table of tables) expect(table.sql).toMatch(/without rowid$/i);
         const { rows: indexes } = await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name like 'card_transactions%' or name = 'journals_by_transaction' order by name`.execute(db.kysely);
-        expect(indexes.map((index) => index.name)).toEqual(['card_transactions_by_account', 'card_transactions_by_card', 'card_transactions_by_created', 'card_transactions_by_status']);
+        expect(indexes.map((index) => index.name)).toEqual([
+          'card_transactions_by_account',
+          'card_transactions_by_card',
+          'card_transactions_by_created',
+          'card_transactions_by_status',
+          // Migration 0033's, after 0007 (which rebuilt the table).
+          'card_transactions_declined_by_financial_account',
+        ]);
       } else {
         const { rows: indexes } = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where schemaname = current_schema() and indexname = 'journals_by_transaction'`.execute(db.kysely);
         expect(indexes[0]?.n).toBe(0);

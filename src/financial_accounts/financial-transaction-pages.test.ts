@@ -4,7 +4,8 @@
  * list, newest first, with each filter (category, result, status, begin/end) and without, read
  * forwards by auto-pagination and backwards with ending_before, over an account with many
  * transactions of every kind: transfers out and in, declined transfers, deposits and withdrawals
- * (pending, some released), a management operation.
+ * (pending, some released), a management operation, and its card's authorizations, approved and
+ * declined (the account is the card's ISSUING account).
  */
 import type Lithic from 'lithic';
 import { CursorPage } from 'lithic/pagination';
@@ -13,6 +14,7 @@ import { exclusiveEndMs } from '../clock.js';
 import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
 import { bookTransfer, fund, newAccount } from '../testing/money.js';
 import { expectPagedBothWays, type PagedList } from '../testing/paging.js';
+import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
 
 type Item = Lithic.FinancialAccounts.FinancialTransaction;
 type Filters = Lithic.FinancialAccounts.FinancialTransactionListParams;
@@ -35,7 +37,8 @@ describeWithDb('financial transactions paged', () => {
   beforeAll(async () => {
     program = await context.server.newProgram('financial transaction pages');
     const { client } = program;
-    account = await newAccount(client);
+    const card = await cardOnOwnAccount(client, { spend_limit: 500, spend_limit_duration: 'TRANSACTION' });
+    account = card.funding.token;
     const other = await newAccount(client);
     await fund(client, account, 10_000);
     await fund(client, other, 10_000);
@@ -45,6 +48,8 @@ describeWithDb('financial transactions paged', () => {
       await bookTransfer(client, account, other, 10 + round);
       await bookTransfer(client, other, account, 20 + round);
       await bookTransfer(client, account, other, 1_000_000);
+      await authorize(client, card, 50 + round, { descriptor: `SHOP ${round}` });
+      await authorize(client, card, 1_000 + round, { descriptor: 'OVER THE LIMIT' });
       const deposit = await payment('DEPOSIT', 30 + round);
       const withdrawal = await payment('WITHDRAWAL', 40 + round);
       if (round % 2 === 0) {
@@ -60,9 +65,9 @@ describeWithDb('financial transactions paged', () => {
   });
 
   it('every filter, and none, across pages both ways', async () => {
-    expect(all).toHaveLength(1 + 6 * 5 + 1);
+    expect(all).toHaveLength(1 + 6 * 7 + 1);
     expect(new Set(all.map((item) => item.status))).toEqual(new Set(['SETTLED', 'PENDING', 'DECLINED']));
-    expect(new Set(all.map((item) => item.category))).toEqual(new Set(['TRANSFER', 'ACH', 'INTERNAL']));
+    expect(new Set(all.map((item) => item.category))).toEqual(new Set(['TRANSFER', 'ACH', 'INTERNAL', 'CARD']));
     const list: PagedList = (query) =>
       program.client.getAPIList<Item, CursorPage<Item>>(`/v1/financial_accounts/${account}/financial_transactions`, CursorPage, { query });
     const middle = (all[Math.floor(all.length / 3)] as Item).created;
@@ -72,6 +77,9 @@ describeWithDb('financial transactions paged', () => {
       { category: 'TRANSFER' },
       { category: 'ACH', status: 'PENDING' },
       { result: 'DECLINED' },
+      { category: 'CARD' },
+      { category: 'CARD', status: 'DECLINED' },
+      { status: 'DECLINED', begin: later },
       { status: 'SETTLED' },
       { begin: later, end: middle },
     ];

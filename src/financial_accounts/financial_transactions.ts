@@ -16,10 +16,11 @@
  * CLEARING, …), the merchant's descriptor, and its status when PENDING (whatever it holds), VOIDED
  * or EXPIRED; a SETTLED one is SETTLED even if it settled 0, unless a return reversal made it
  * RETURNED (`cardStatusOf`).
- * A movement the funds declined wrote no entries; it is read from its own resource and shown
- * DECLINED (see `declinedMovements`).
+ * A movement the funds declined, and a card transaction declined for any reason, wrote no entries;
+ * each is read from its own resource and shown DECLINED (see `declinedMovements`).
  */
 import { exclusiveEndMs, isoTimestamp } from '../clock.js';
+import { groupedByTransaction } from '../db/chunks.js';
 import type { Db, Executor } from '../db/database.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
@@ -234,12 +235,13 @@ async function transactionsIn(exec: Executor, scope: ProgramScope, financialAcco
     unknown ? [] : accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken, fromMs }),
     declinedMovements(exec, programId, financialAccountToken, onlyToken),
   ]);
-  const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declined.map((movement) => movement.token)])];
+  const [declinedCards, declinedMoney] = partition(declined, (movement) => movement.kind === 'CARD');
+  const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declinedMoney.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
   const [events, cardRows, cardEvents] = await Promise.all([
     eventsOf(exec, programId, transactionTokens),
     cardTransactions.findMany(exec, programId, cardTokens),
-    cardTransactions.eventsFor(exec, programId, cardTokens),
+    cardTransactions.eventsFor(exec, programId, [...cardTokens, ...declinedCards.map((movement) => movement.token)]),
   ]);
   const eventTypes = new Map<string, string>();
   const eventSeq = new Map<string, number>();
@@ -252,39 +254,62 @@ async function transactionsIn(exec: Executor, scope: ProgramScope, financialAcco
   const ordered = [...journals, ...stepsWithoutMoney(journals, events)].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
-  const refused = declined.map((movement) => declinedTransaction(movement, events.get(movement.token) ?? []));
+  const cardEventsOf = groupedByTransaction(cardEvents);
+  const refused = declined.map((movement) => declinedTransaction(movement, (movement.kind === 'CARD' ? cardEventsOf : events).get(movement.token) ?? []));
   return newestFirst([...deriveTransactions(ordered, eventTypes, cards), ...refused]);
+}
+
+/** The items that pass `test`, then the others. */
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }
 
 /**
  * A movement the funds refused (a book transfer out of the account, a debit operation, a
- * withdrawal): it wrote no entries, but the account's history shows it, DECLINED, with the amount
- * it would have taken. A declined card authorization is listed with the card transactions
- * (`GET /v1/transactions?result=DECLINED`), not here.
+ * withdrawal), or a card transaction declined on the account (its card's ISSUING account) for any
+ * reason: it wrote no entries, but the account's history shows it, DECLINED, with the amount it
+ * would have moved, as Lithic's financial transactions show declined card transactions.
  */
 interface DeclinedMovement {
   token: string;
+  /** BOOK_TRANSFER, MANAGEMENT_OPERATION, EXTERNAL_PAYMENT or CARD. */
   kind: string;
   created_ms: number;
-  /** -1 when the movement would have taken money from the account, 1 when it would have added it. */
+  /**
+   * -1 when the movement would have taken money from the account, 1 when it would have added it; a
+   * card transaction's -1: its events' amounts are signed from the cardholder's side (a debit
+   * positive), the opposite of the account's.
+   */
   sign: 1 | -1;
+  /** A card transaction's merchant descriptor; the others are described by their first event's type. */
+  descriptor?: string;
 }
+
+/** What `declinedTransaction` reads of an event, of a money movement or of a card transaction. */
+type DeclinedEvent = Pick<MoneyEventsTable, 'token' | 'type' | 'amount_cents' | 'created_ms'> & { result: string };
 
 /** The account's declined movements; with `onlyToken`, that one if it is one (a primary-key seek each). */
 async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string): Promise<DeclinedMovement[]> {
-  const [transfers, operations, payments] = await Promise.all([
+  const [transfers, operations, payments, cards] = await Promise.all([
     bookTransfers.declinedFrom(exec, programId, financialAccountToken, onlyToken),
     managementOperations.declinedOn(exec, programId, financialAccountToken, onlyToken),
     externalPayments.declinedOn(exec, programId, financialAccountToken, onlyToken),
+    cardTransactions.declinedOn(exec, programId, financialAccountToken, onlyToken),
   ]);
   return [
     ...transfers.map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),
     ...operations.map((row) => ({ token: row.token, kind: 'MANAGEMENT_OPERATION', created_ms: row.created_ms, sign: row.direction === 'DEBIT' ? (-1 as const) : (1 as const) })),
     ...payments.map((row) => ({ token: row.token, kind: 'EXTERNAL_PAYMENT', created_ms: row.created_ms, sign: row.payment_type === 'WITHDRAWAL' ? (-1 as const) : (1 as const) })),
+    ...cards.map((row) => ({ token: row.token, kind: 'CARD', created_ms: Number(row.created_ms), sign: -1 as const, descriptor: row.merchant_descriptor })),
   ];
 }
 
-function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyEventsTable[]): FinancialTransaction {
+/**
+ * A declined movement as a financial transaction: nothing pending or settled, each event with the
+ * amount it would have moved. A card event's result is its decline reason (e.g. CARD_PAUSED), which
+ * the SDK's financial event has no word for but DECLINED.
+ */
+function declinedTransaction(movement: DeclinedMovement, events: readonly DeclinedEvent[]): FinancialTransaction {
   const type = events[0]?.type ?? movement.kind;
   const last = events.at(-1);
   return {
@@ -293,14 +318,11 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly MoneyE
     created: isoTimestamp(movement.created_ms),
     updated: isoTimestamp(last?.created_ms ?? movement.created_ms),
     currency: CURRENCY,
-    descriptor: type,
-    events: events.map((event) => ({
-      token: event.token,
-      amount: movement.sign * event.amount_cents,
-      created: isoTimestamp(event.created_ms),
-      result: event.result as FinancialTransaction['result'],
-      type: financialEventType(movement.kind, event.type, event.result as FinancialTransaction['result']),
-    })),
+    descriptor: movement.descriptor ?? type,
+    events: events.map((event) => {
+      const result = event.result === 'APPROVED' ? 'APPROVED' : 'DECLINED';
+      return { token: event.token, amount: movement.sign * event.amount_cents, created: isoTimestamp(event.created_ms), result, type: financialEventType(movement.kind, event.type, result) };
+    }),
     pending_amount: 0,
     settled_amount: 0,
     result: 'DECLINED',

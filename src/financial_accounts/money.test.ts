@@ -5,7 +5,8 @@ import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { changedLastAt, describeWithDb, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, expectError, fund, newAccount } from '../testing/money.js';
-import { authorize, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
+import { conditionalBlock, enforcedRule } from '../testing/auth_rules.js';
+import { authorize, cardOnOwnAccount, moveClock, setRequireFunds, type Card } from '../testing/transactions.js';
 import { NOT_VISIBLE_TEXTS, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 const TODAY = new Date().toISOString().slice(0, 10);
@@ -522,6 +523,53 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
         (await client.financialAccounts.financialTransactions.list(card.funding.token, { status })).data.map((transaction) => transaction.token);
       expect([await statuses('VOIDED'), await statuses('EXPIRED'), await statuses('RETURNED')]).toEqual([[voided], [expired], []]);
       for (const listed of list) expect(await client.financialAccounts.financialTransactions.retrieve(card.funding.token, listed.token)).toEqual(listed);
+    });
+
+    it('shows a declined card transaction on its card’s ISSUING account: DECLINED, the merchant’s descriptor, each event declined with the amount it would have moved', async () => {
+      const { client } = await context.server.newProgram('declined card financial transactions');
+      const card = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'TRANSACTION' });
+      const funding = card.funding.token;
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
+      const approved = await authorize(client, card, 100, { descriptor: 'BAKERY' });
+      await enforcedRule(client, conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }]));
+      const declines: Array<[token: string, descriptor: string, type: string, amount: number]> = [];
+      const decline = async (amount: number, descriptor: string, type: Lithic.TransactionSimulateAuthorizationParams['status'] & string, sign: 1 | -1, extra = {}) => {
+        await pause();
+        declines.unshift([await authorize(client, card, amount, { descriptor, status: type, ...extra }), descriptor, type, sign * amount]);
+      };
+      await decline(1_500, 'JEWELLER', 'AUTHORIZATION', -1);
+      await decline(200, 'CASINO', 'AUTHORIZATION', -1, { mcc: '7995' });
+      await setRequireFunds(client, true);
+      await decline(300, 'GROCER', 'FINANCIAL_AUTHORIZATION', -1);
+      await setRequireFunds(client, false);
+      await client.cards.update(card.token, { state: 'PAUSED' });
+      await decline(400, 'REFUND', 'CREDIT_AUTHORIZATION', 1);
+      await decline(0, 'ATM', 'BALANCE_INQUIRY', 1);
+      const results = await Promise.all(declines.map(async ([token]) => (await client.transactions.retrieve(token)).result));
+      expect(results).toEqual(['CARD_PAUSED', 'CARD_PAUSED', 'INSUFFICIENT_FUNDS', 'DECLINED', 'USER_TRANSACTION_LIMIT']);
+
+      const list = (await client.financialAccounts.financialTransactions.list(funding)).data;
+      expect(list.map((transaction) => transaction.token)).toEqual([...declines.map(([token]) => token), approved]);
+      for (const [token, descriptor, type, amount] of declines) {
+        const own = await client.transactions.retrieve(token);
+        const event = own.events?.[0] as Lithic.Transaction.Event;
+        const shown = { token, category: 'CARD', created: own.created, updated: own.created, currency: 'USD', descriptor, pending_amount: 0, settled_amount: 0, result: 'DECLINED', status: 'DECLINED' };
+        expect(list.find((transaction) => transaction.token === token), descriptor).toEqual({ ...shown, events: [{ token: event.token, amount, created: event.created, result: 'DECLINED', type }] });
+        expect(await client.financialAccounts.financialTransactions.retrieve(funding, token)).toEqual(list.find((transaction) => transaction.token === token));
+      }
+      const tokens = async (query: Lithic.FinancialAccounts.FinancialTransactionListParams) =>
+        (await client.financialAccounts.financialTransactions.list(funding, query)).data.map((transaction) => transaction.token);
+      const declined = declines.map(([token]) => token);
+      expect(await tokens({ status: 'DECLINED' })).toEqual(declined);
+      expect(await tokens({ result: 'DECLINED' })).toEqual(declined);
+      expect(await tokens({ category: 'CARD', result: 'APPROVED' })).toEqual([approved]);
+      expect(await tokens({ status: 'DECLINED', starting_after: declined[1] })).toEqual(declined.slice(2));
+      expect(await tokens({ begin: list[3]?.created, end: list[0]?.created })).toEqual(declined.slice(1, 3));
+      // Only on the account the card drew on, not another card's.
+      const otherCard = await cardOnOwnAccount(client);
+      expect((await client.financialAccounts.financialTransactions.list(otherCard.funding.token)).data).toEqual([]);
+      await expectError(client.financialAccounts.financialTransactions.retrieve(otherCard.funding.token, declined[0] as string), 404);
+      expect(await balanceOf(client, funding)).toEqual({ available: -100, pending: 100, total: 0 });
     });
 
     it('shows an authorization advised down to 0 PENDING, as the card transaction is, until it clears', async () => {

@@ -134,7 +134,7 @@ export const financialAccountRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: {
         summary: 'List the financial transactions of a financial account',
-        description: 'Read from the ledger: every transaction that moved money on the account, newest first; paged with page_size, else whole (as Lithic answers it).',
+        description: 'Read from the ledger: every transaction that moved money on the account, and those declined on it (movements and card transactions), newest first; paged with page_size, else whole (as Lithic answers it).',
         tags,
         params: TokenParams('financial_account_token'),
         querystring: FinancialTransactionsQuery,

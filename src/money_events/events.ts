@@ -5,6 +5,7 @@
  */
 import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
+import { groupedByTransaction } from '../db/chunks.js';
 import type { Db, Executor } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound } from '../errors.js';
@@ -77,14 +78,7 @@ export function creditedAccount(row: { credit_in_suspense: number }, account: st
 
 /** Events of several transactions, grouped by transaction, each in order. */
 export async function eventsOf(exec: Executor, programId: string, transactionTokens: readonly string[]): Promise<Map<string, MoneyEventsTable[]>> {
-  const rows = await store.listFor(exec, programId, transactionTokens);
-  const grouped = new Map<string, MoneyEventsTable[]>();
-  for (const row of rows) {
-    const events = grouped.get(row.transaction_token) ?? [];
-    events.push(row);
-    grouped.set(row.transaction_token, events);
-  }
-  return grouped;
+  return groupedByTransaction(await store.listFor(exec, programId, transactionTokens));
 }
 
 /** The fields of an event every transaction type answers with. */

@@ -44,6 +44,7 @@ import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.
 import * as cardStore from '../cards/store.js';
 import * as financialAccountStore from '../financial_accounts/store.js';
 import type { Secrets } from '../crypto/secrets.js';
+import { groupedByTransaction } from '../db/chunks.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { decideAuthorization, type EngineDecision } from '../engine/pipeline.js';
@@ -670,17 +671,6 @@ export async function returnReversal(op: Operation, body: SimulateReturnReversal
 async function withEvents(exec: Executor, programId: string, rows: readonly store.TransactionRow[]): Promise<Transaction[]> {
   const byTransaction = groupedByTransaction(await store.eventsFor(exec, programId, rows.map((row) => row.token)));
   return rows.map((row) => toApi(row, byTransaction.get(row.token) ?? []));
-}
-
-/** Events by their transaction's token, each transaction's in the order given. */
-function groupedByTransaction(events: readonly store.EventRow[]): Map<string, store.EventRow[]> {
-  const byTransaction = new Map<string, store.EventRow[]>();
-  for (const event of events) {
-    const list = byTransaction.get(event.transaction_token) ?? [];
-    list.push(event);
-    byTransaction.set(event.transaction_token, list);
-  }
-  return byTransaction;
 }
 
 /** Before a read that must reflect the clock (transactions, and balances and financial transactions: the money a hold held). */
