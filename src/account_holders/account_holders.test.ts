@@ -817,6 +817,51 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     expect((await retrieve(prepaid.token)).business_account_token).toBeUndefined();
   });
 
+  it('legacy patch (SDK PatchRequest) of a KYC holder: e-mail and phone for every workflow, names and address for KYC_BYO; answers the PatchResponse', async () => {
+    const basic = await enroll(context.program.client, kycBody());
+    const before = await retrieve(basic.token);
+    const email = `${basic.token}@example.com`;
+    const patched = await update(basic.token, { email, phone_number: '+15555550505' });
+    expect(patched).toEqual({ token: basic.token, email, phone_number: '+15555550505', first_name: 'Jane', last_name: 'Doe', address: US_ADDRESS });
+    const after = await retrieve(basic.token);
+    expect(after).toEqual({
+      ...before,
+      email,
+      phone_number: '+15555550505',
+      individual: { ...before.individual, email, phone_number: '+15555550505' },
+      verification_application: { ...before.verification_application, updated: expect.any(String) },
+    });
+    expect((await context.program.client.accountHolders.list({ email })).data.map((holder) => holder.token)).toEqual([basic.token]);
+
+    const byo = await enroll(context.program.client, kycBody('KYC_BYO'));
+    const renamed = await update(byo.token, { first_name: 'Janet', last_name: 'Roe', address: { city: 'Brooklyn', postal_code: '11201' } });
+    const address = { ...US_ADDRESS, city: 'Brooklyn', postal_code: '11201' };
+    expect(renamed).toMatchObject({ token: byo.token, first_name: 'Janet', last_name: 'Roe', address });
+    expect((await retrieve(byo.token)).individual).toMatchObject({ first_name: 'Janet', last_name: 'Roe', address });
+  });
+
+  it('legacy patch (SDK PatchRequest) of a business: e-mail and phone are its control person’s, legal_business_name and address its own for KYB_BYO', async () => {
+    const byo = await enroll(context.program.client, kybBody('KYB_BYO'));
+    const before = await retrieve(byo.token);
+    const email = `${byo.token}@example.com`;
+    const patched = await update(byo.token, { email, phone_number: '+15555550606', legal_business_name: 'Legacy Renamed LLC', address: { city: 'Oakland' } });
+    const address = { ...before.business_entity?.address, city: 'Oakland' };
+    expect(patched).toEqual({ token: byo.token, email, phone_number: '+15555550606', legal_business_name: 'Legacy Renamed LLC', address });
+    expect(await retrieve(byo.token)).toEqual({
+      ...before,
+      email,
+      phone_number: '+15555550606',
+      business_entity: { ...before.business_entity, legal_business_name: 'Legacy Renamed LLC', address },
+      control_person: { ...before.control_person, email, phone_number: '+15555550606' },
+      verification_application: { ...before.verification_application, updated: expect.any(String) },
+    });
+    expect((await context.program.client.accountHolders.list({ legal_business_name: 'legacy renamed' })).data.map((holder) => holder.token)).toEqual([byo.token]);
+
+    const basic = await enroll(context.program.client, kybBody());
+    expect(await update(basic.token, { phone_number: '+15555550707' })).toMatchObject({ token: basic.token, phone_number: '+15555550707' });
+    expect(await retrieve(basic.token)).toMatchObject({ status: 'PENDING_REVIEW', phone_number: '+15555550707', control_person: { phone_number: '+15555550707' } });
+  });
+
   it('patches names with spaces inside and around them and letters beyond ASCII, as given', async () => {
     const holder = await retrieve((await enroll(context.program.client, kybBody('KYB_BYO'))).token);
     await update(holder.token, { business_entity: { entity_token: holder.business_entity?.entity_token, legal_business_name: VISIBLE_TEXT }, control_person: { entity_token: holder.control_person?.entity_token, first_name: VISIBLE_TEXT } });
@@ -907,11 +952,13 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     ];
 
     const wrongVariant: Array<[string, () => Holder, () => Body, RegExp]> = [
-      ['KYC holder given email', () => kyc, () => ({ email: 'a@example.com' }), /^email: does not apply to a KYC_BYO account holder; it takes the KYC patch \(individual, external_id\)$/],
+      ['KYC holder given email with its individual', () => kyc, () => ({ ...individual({ first_name: 'X' }), email: 'a@example.com' }), /^email: does not apply to a KYC_BYO account holder; it takes the KYC patch \(individual, external_id\) or the legacy patch \(address, email, first_name, last_name, phone_number\), one or the other$/],
+      ['KYC holder given business_account_token', () => kyc, () => ({ business_account_token: crypto.randomUUID() }), /^business_account_token: does not apply to a KYC_BYO account holder; it takes the KYC patch/],
       ['KYC holder given business_entity', () => kyc, () => businessEntity({ legal_business_name: 'X' }), /^business_entity: does not apply to a KYC_BYO account holder/],
       ['KYB holder given individual', () => kyb, () => individual({ first_name: 'X' }), /^individual: does not apply to a KYB_BYO account holder; it takes the KYB patch \(/],
-      ['KYB holder given legal_business_name', () => kyb, () => ({ legal_business_name: 'X' }), /^legal_business_name: does not apply to a KYB_BYO account holder/],
-      ['KYB holder given phone_number', () => kyb, () => ({ phone_number: '+15555550100' }), /^phone_number: does not apply/],
+      ['KYB holder given legal_business_name with nature_of_business', () => kyb, () => ({ nature_of_business: 'X', legal_business_name: 'X' }), /^legal_business_name: does not apply to a KYB_BYO account holder/],
+      ['KYB holder given phone_number with its control person', () => kyb, () => ({ ...control({ first_name: 'X' }), phone_number: '+15555550100' }), /^phone_number: does not apply/],
+      ['KYB holder given first_name', () => kyb, () => ({ first_name: 'X' }), /^first_name: does not apply to a KYB_BYO account holder; it takes the KYB patch \(.*\) or the legacy patch \(address, email, legal_business_name, phone_number\), one or the other$/],
       ['exempt holder given individual', () => exempt, () => individual({ first_name: 'X' }), /^individual: does not apply to a KYC_EXEMPT account holder; it takes the legacy patch \(/],
       ['exempt holder given external_id', () => exempt, () => ({ external_id: 'x' }), /^external_id: does not apply to a KYC_EXEMPT account holder/],
       ['exempt holder given legal_business_name', () => exempt, () => ({ legal_business_name: 'X' }), /^legal_business_name: does not apply to a KYC_EXEMPT account holder/],

@@ -319,7 +319,8 @@ describeWithDb('KYB_DELEGATED account holders', () => {
         [{ business_entity: { entity_token: entityToken, government_id: '123' } }, 400, 'business_entity.government_id: must be a nine-digit EIN, with or without hyphen (12-3456789)'],
         [{ business_entity: { entity_token: entityToken, phone_numbers: [] } }, 400, 'business_entity.phone_numbers: must NOT have fewer than 1 items'],
         [{ individual: { entity_token: entityToken, first_name: 'X' } }, 400, /^individual: does not apply to a KYB_DELEGATED account holder; it takes the KYB patch \(/],
-        [{ email: 'x@example.com' }, 400, /^email: does not apply to a KYB_DELEGATED account holder/],
+        [{ legal_business_name: 'X' }, 400, /^legal_business_name: does not apply to a KYB_DELEGATED account holder; it takes the KYB patch \(.*\) or the legacy patch \(email, phone_number\), one or the other$/],
+        [{ email: 'x@example.com' }, 422, /^email: account holder '[0-9a-f-]{36}' has no control person, whose e-mail and phone number are a business's$/],
         [{ control_person: { entity_token: crypto.randomUUID(), first_name: 'X' } }, 422, /^control_person\.entity_token: entity '[0-9a-f-]{36}' is not the control person of account holder/],
         [{ beneficial_owner_individuals: [{ entity_token: entityToken, first_name: 'X' }] }, 422, /^beneficial_owner_individuals\[0\]\.entity_token: entity '[0-9a-f-]{36}' is not a beneficial owner individual/],
       ];

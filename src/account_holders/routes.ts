@@ -67,7 +67,10 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(business_entity, control_person, beneficial_owner_individuals, beneficial_owner_entities, each naming one of the ' +
           'holder’s entity_token in that role; external_id, nature_of_business, website_url); a KYC_BASIC / KYC_BYO holder ' +
           'the KYC patch (individual with its entity_token, external_id); a KYC_EXEMPT holder the legacy patch (address, ' +
-          'email, phone_number, first_name, last_name, business_account_token). A field of another variant is a 400 naming it. ' +
+          'email, phone_number, first_name, last_name, business_account_token). A body of legacy fields alone is the legacy ' +
+          'patch for every holder, with the fields SDK PatchRequest allows it (email and phone_number for all; names and ' +
+          'address for KYC_BYO; legal_business_name and address for KYB_BYO; a business’s e-mail and phone are its control ' +
+          'person’s). A field of another variant, or of two at once, is a 400 naming it. ' +
           'Only the given fields change; a given address replaces the fields it gives and keeps the others. Every value is ' +
           'checked as on create (400 naming the path, nothing changed); an entity_token that is not one of the holder’s in that ' +
           'role is a 422. Only ACCEPTED and PENDING_REVIEW holders can be updated (a REJECTED one is final: 422). No ' +

@@ -368,10 +368,11 @@ export type BusinessEntityPatch = Static<typeof BusinessEntityPatch>;
 export const KYB_PATCH_FIELDS = ['business_entity', 'beneficial_owner_individuals', 'beneficial_owner_entities', 'control_person', 'external_id', 'nature_of_business', 'website_url'] as const;
 export const KYC_PATCH_FIELDS = ['individual', 'external_id'] as const;
 export const LEGACY_PATCH_FIELDS = ['address', 'business_account_token', 'email', 'first_name', 'last_name', 'legal_business_name', 'phone_number'] as const;
+export type LegacyPatchField = (typeof LEGACY_PATCH_FIELDS)[number];
 
 /**
  * The update body (SDK: KYBPatchRequest | KYCPatchRequest | PatchRequest). The three variants share
- * no discriminating field: the holder decides which applies (update.ts), so the schema takes the
+ * no discriminating field: the holder and the fields given decide which applies (update.ts), so the schema takes the
  * fields of all three and the service refuses those of another variant. Every field is optional;
  * a nested person or business names the holder's entity it patches by `entity_token`.
  */
@@ -397,7 +398,7 @@ export const UpdateAccountHolderBody = StrictObject(
     legal_business_name: Type.Optional(Name()),
     phone_number: Type.Optional(Phone),
   },
-  { description: 'KYB patch (BUSINESS holders: KYB workflows and KYB_DELEGATED), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT): the holder decides' },
+  { description: 'KYB patch (BUSINESS holders: KYB workflows and KYB_DELEGATED), KYC patch (KYC_BASIC, KYC_BYO) or legacy patch (KYC_EXEMPT; for the others, its fields alone): the holder decides' },
 );
 export type UpdateAccountHolderBody = Static<typeof UpdateAccountHolderBody>;
 

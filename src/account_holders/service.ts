@@ -404,12 +404,13 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: Pro
   return decidedHolder;
 }
 
-/** The legacy patch's answer (SDK PatchResponse): the KYC-exempt individual's contact details. */
+/** The legacy patch's answer (SDK PatchResponse): the holder's contact details, an individual's names, a business's legal name, and its address. */
 function toPatched(row: store.AccountHolderRow): AccountHolderPatched {
-  const individual = parseProfile(row.profile).individual;
+  const { individual, business_entity: business } = parseProfile(row.profile);
   return {
     token: row.token,
     ...(individual ? { address: individual.address, first_name: individual.first_name, last_name: individual.last_name } : {}),
+    ...(business ? { address: business.address } : {}),
     ...(row.business_account_token !== null ? { business_account_token: row.business_account_token } : {}),
     ...(row.email !== null ? { email: row.email } : {}),
     ...(row.phone_number !== null ? { phone_number: row.phone_number } : {}),

@@ -3,10 +3,13 @@
  * bodies applies, the checks of every given field, and the patched profile.
  *
  * The holder decides the variant: a BUSINESS holder (KYB workflows, KYB_DELEGATED) takes the KYB
- * patch, a KYC_BASIC / KYC_BYO individual the KYC patch, a KYC_EXEMPT individual the legacy patch
- * (`PatchRequest`, without `legal_business_name`, which only a business has). A field of another
- * variant is a 400 naming it. A patch names existing entities only: a KYB_DELEGATED holder enrolled
- * without a control person or owners has none of them to patch (422).
+ * patch, a KYC_BASIC / KYC_BYO individual the KYC patch, a KYC_EXEMPT individual the legacy patch.
+ * The legacy patch (`PatchRequest`) also applies to the others, alone, with the fields its SDK doc
+ * allows them ("Allowed for all Account Holders": email, phone_number; "KYC-Exempt, BYO-KYC": names
+ * and address; "BYO-KYB": legal_business_name and address): a business's e-mail and phone are its
+ * control person's, its address and name its business entity's. A field of another variant (or of
+ * both at once) is a 400 naming it. A patch names existing entities only: a KYB_DELEGATED holder
+ * enrolled without a control person or owners has none of them to patch (422).
  * Every given field is checked by the create rules (rules.ts), before anything depends on the
  * holder's state. Only the given fields change; a given address replaces the fields it gives and
  * keeps the others (the SDK's `AddressUpdate`). Nested persons and businesses name the entity they
@@ -27,6 +30,7 @@ import {
   KYB_PATCH_FIELDS,
   KYC_PATCH_FIELDS,
   LEGACY_PATCH_FIELDS,
+  type LegacyPatchField,
   type BusinessEntity,
   type BusinessEntityPatch,
   type Person,
@@ -43,16 +47,43 @@ interface HolderKind {
   exemption_type: string | null;
 }
 
-const VARIANTS: Record<PatchVariant, { name: string; fields: readonly string[] }> = {
-  KYB: { name: 'KYB patch', fields: KYB_PATCH_FIELDS },
-  KYC: { name: 'KYC patch', fields: KYC_PATCH_FIELDS },
-  // A KYC_EXEMPT holder is an individual: PatchRequest's legal_business_name is for BYO-KYB businesses.
-  LEGACY: { name: 'legacy patch', fields: LEGACY_PATCH_FIELDS.filter((field) => field !== 'legal_business_name') },
+/**
+ * The legacy patch's fields a workflow takes (SDK PatchRequest's "Allowed for"). A KYC_BYO holder's
+ * business_account_token is left out: its create body has none, and the create rules tie one to
+ * an AUTHORIZED_USER.
+ */
+const LEGACY_FIELDS_BY_WORKFLOW: Readonly<Record<string, readonly LegacyPatchField[]>> = {
+  KYC_EXEMPT: ['address', 'business_account_token', 'email', 'first_name', 'last_name', 'phone_number'],
+  KYC_BYO: ['address', 'email', 'first_name', 'last_name', 'phone_number'],
+  KYB_BYO: ['address', 'email', 'legal_business_name', 'phone_number'],
 };
+const LEGACY_FIELDS_OF_EVERY_HOLDER: readonly LegacyPatchField[] = ['email', 'phone_number'];
 
-export function patchVariantOf(holder: HolderKind): PatchVariant {
+function variantFields(holder: HolderKind, variant: PatchVariant): readonly string[] {
+  if (variant === 'KYB') return KYB_PATCH_FIELDS;
+  if (variant === 'KYC') return KYC_PATCH_FIELDS;
+  return LEGACY_FIELDS_BY_WORKFLOW[holder.workflow] ?? LEGACY_FIELDS_OF_EVERY_HOLDER;
+}
+
+/** The variant of the holder's kind: the one a body of other fields (or none) is read as. */
+function ownVariantOf(holder: HolderKind): PatchVariant {
   if (holder.user_type === 'BUSINESS') return 'KYB';
   return holder.workflow === 'KYC_EXEMPT' ? 'LEGACY' : 'KYC';
+}
+
+/** A body of legacy fields only is the legacy patch, whatever the holder; any other the holder's own variant. */
+export function patchVariantOf(holder: HolderKind, body: object): PatchVariant {
+  const fields = Object.keys(body);
+  const legacyOnly = fields.length > 0 && fields.every((field) => (LEGACY_PATCH_FIELDS as readonly string[]).includes(field));
+  return legacyOnly ? 'LEGACY' : ownVariantOf(holder);
+}
+
+/** What the holder takes, for a refusal: its own variant, and the legacy patch where that is another. */
+function variantsOffered(holder: HolderKind): string {
+  const own = ownVariantOf(holder);
+  const legacy = `the legacy patch (${variantFields(holder, 'LEGACY').join(', ')})`;
+  if (own === 'LEGACY') return legacy;
+  return `the ${own} patch (${variantFields(holder, own).join(', ')}) or ${legacy}, one or the other`;
 }
 
 /** Statuses whose information can change. A REJECTED holder is final (its account was closed). */
@@ -104,11 +135,11 @@ function businessPatches(body: UpdateAccountHolderBody): Array<[path: string, pa
  * AUTHORIZED_USER (as on create). Returns the variant.
  */
 export function checkPatch(holder: HolderKind, body: UpdateAccountHolderBody, nowMs: number): PatchVariant {
-  const variant = patchVariantOf(holder);
-  const { name, fields } = VARIANTS[variant];
+  const variant = patchVariantOf(holder, body);
+  const fields = variantFields(holder, variant);
   for (const field of Object.keys(body)) {
     if (!fields.includes(field)) {
-      throw new InvalidRequestError(`${field}: does not apply to a ${holder.workflow} account holder; it takes the ${name} (${fields.join(', ')})`);
+      throw new InvalidRequestError(`${field}: does not apply to a ${holder.workflow} account holder; it takes ${variantsOffered(holder)}`);
     }
   }
   const persons = personPatches(body);
@@ -182,28 +213,49 @@ function patchMany<T extends { entity_token: string }, P extends { entity_token:
   return entities;
 }
 
-/** The legacy patch's top-level fields, as a patch of the KYC-exempt individual (none given: undefined). */
-function legacyIndividualPatch(profile: Profile, body: UpdateAccountHolderBody): PersonPatch | undefined {
-  const given = Object.entries({ address: body.address, email: body.email, phone_number: body.phone_number, first_name: body.first_name, last_name: body.last_name }).filter(
-    ([, value]) => value !== undefined,
-  );
-  if (given.length === 0 || profile.individual === undefined) return undefined;
-  return { entity_token: profile.individual.entity_token, ...Object.fromEntries(given) };
+/** The given fields of `body` among `fields` (none given: undefined). */
+function givenFields<K extends keyof UpdateAccountHolderBody>(body: UpdateAccountHolderBody, fields: readonly K[]): Pick<UpdateAccountHolderBody, K> | undefined {
+  const given = fields.filter((field) => body[field] !== undefined).map((field) => [field, body[field]]);
+  return given.length === 0 ? undefined : (Object.fromEntries(given) as Pick<UpdateAccountHolderBody, K>);
+}
+
+/**
+ * The legacy patch's top-level fields as patches of the holder's entities: an individual's are its
+ * own; a business's e-mail and phone are its control person's (spec 2.3: the holder's are "deprecated;
+ * use control_person"), its name and address its business entity's. A business without a control
+ * person has no e-mail or phone to change (422).
+ */
+function legacyPatches(holderToken: string, profile: Profile, body: UpdateAccountHolderBody): { individual?: PersonPatch; control_person?: PersonPatch; business_entity?: BusinessEntityPatch } {
+  const { individual, control_person: controlPerson, business_entity: business } = profile;
+  if (individual !== undefined) {
+    const fields = givenFields(body, ['address', 'email', 'phone_number', 'first_name', 'last_name']);
+    return fields === undefined ? {} : { individual: { entity_token: individual.entity_token, ...fields } };
+  }
+  const contact = givenFields(body, ['email', 'phone_number']);
+  const own = givenFields(body, ['address', 'legal_business_name']);
+  if (contact !== undefined && controlPerson === undefined) {
+    throw new UnprocessableError(`${Object.keys(contact)[0]}: account holder '${holderToken}' has no control person, whose e-mail and phone number are a business's`);
+  }
+  return {
+    ...(contact !== undefined && controlPerson !== undefined ? { control_person: { entity_token: controlPerson.entity_token, ...contact } } : {}),
+    ...(own !== undefined && business !== undefined ? { business_entity: { entity_token: business.entity_token, ...own } } : {}),
+  };
 }
 
 /**
  * The holder's profile with the body's persons and businesses patched (a checked body: see
- * `checkPatch`). The legacy patch's top-level fields patch the KYC-exempt individual.
+ * `checkPatch`). The legacy patch's top-level fields patch the entities they belong to (`legacyPatches`).
  */
 export function patchProfile(holderToken: string, profile: Profile, body: UpdateAccountHolderBody): PatchedProfile {
   const ids: Record<string, string> = {};
   const person = (entity: Person, patch: PersonPatch, path: string) => patchPerson(entity, patch, ids, path);
   const business = (entity: BusinessEntity, patch: BusinessEntityPatch, path: string) => patchBusiness(entity, patch, ids, path);
+  const legacy = legacyPatches(holderToken, profile, body);
   const patched: Profile = {
     ...profile,
-    ...defined('individual', patchOne(holderToken, 'individual', 'the individual', profile.individual, body.individual ?? legacyIndividualPatch(profile, body), person)),
-    ...defined('business_entity', patchOne(holderToken, 'business_entity', 'the business entity', profile.business_entity, body.business_entity, business)),
-    ...defined('control_person', patchOne(holderToken, 'control_person', 'the control person', profile.control_person, body.control_person, person)),
+    ...defined('individual', patchOne(holderToken, 'individual', 'the individual', profile.individual, body.individual ?? legacy.individual, person)),
+    ...defined('business_entity', patchOne(holderToken, 'business_entity', 'the business entity', profile.business_entity, body.business_entity ?? legacy.business_entity, business)),
+    ...defined('control_person', patchOne(holderToken, 'control_person', 'the control person', profile.control_person, body.control_person ?? legacy.control_person, person)),
     ...defined('beneficial_owner_individuals', patchMany(holderToken, 'beneficial_owner_individuals', 'a beneficial owner individual', profile.beneficial_owner_individuals, body.beneficial_owner_individuals, person)),
     ...defined('beneficial_owner_entities', patchMany(holderToken, 'beneficial_owner_entities', 'a beneficial owner entity', profile.beneficial_owner_entities, body.beneficial_owner_entities, business)),
   };
