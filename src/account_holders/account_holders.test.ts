@@ -873,6 +873,11 @@ describeWithDb('account holder updates (PATCH /v1/account_holders/{token})', () 
     const created = await enroll(context.program.client, kycBody());
     const before = await retrieve(created.token);
     expect(await update(created.token, {})).toEqual(before);
+    // The SDK's own example sends no body at all: `client.accountHolders.update(token)`.
+    const withoutBody = context.program.client.accountHolders.update as unknown as (token: string) => Promise<unknown>;
+    expect(await withoutBody.call(context.program.client.accountHolders, created.token)).toEqual(before);
+    expect(await update(created.token, { email: before.email })).toMatchObject({ token: created.token, email: before.email });
+    expect(await retrieve(created.token)).toEqual(before);
     const entityToken = before.individual?.entity_token as string;
     expect(await update(created.token, { individual: { entity_token: entityToken, first_name: 'Jane' } })).toEqual(before);
   });
