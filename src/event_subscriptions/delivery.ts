@@ -66,6 +66,12 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 export const RESPONSE_KEPT_CHARS = 1024;
 /** How long a secret still signs after the rotation that retired it. */
 export const PREVIOUS_SECRET_VALID_MS = 24 * MS_PER_HOUR;
+/**
+ * How many retired secrets a subscription keeps (the newest): a rotation beyond them drops the
+ * oldest before its 24 hours end, so that many rotations in a day cannot grow the
+ * `webhook-signature` header (and the dispatcher's query) without bound.
+ */
+export const RETIRED_SECRETS_KEPT = 10;
 
 const POLL_ERROR_LOG_INTERVAL_MS = 30 * MS_PER_SECOND;
 

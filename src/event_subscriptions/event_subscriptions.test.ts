@@ -17,7 +17,7 @@ import { describeWithDb, useTestServer, type TestProgram } from '../testing/harn
 import { expectError } from '../testing/money.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
-import { RESPONSE_KEPT_CHARS } from './delivery.js';
+import { RESPONSE_KEPT_CHARS, RETIRED_SECRETS_KEPT } from './delivery.js';
 import { recover, replayMissing } from './service.js';
 
 const RETRY_SCHEDULE_MS = [100, 100, 100];
@@ -282,6 +282,31 @@ describeWithDb('event subscriptions and webhooks', () => {
     expect(await retired()).toHaveLength(2);
     await client.events.subscriptions.del(subscription.token);
     expect(await retired()).toEqual([]);
+  });
+
+  it(`keeps only the newest ${RETIRED_SECRETS_KEPT} retired secrets: many rotations in a day do not grow the signature header without bound`, async () => {
+    const subscription = await subscribe('/rotate-often');
+    const secrets = [(await client.events.subscriptions.retrieveSecret(subscription.token)).secret!];
+    for (let rotation = 0; rotation < RETIRED_SECRETS_KEPT + 2; rotation++) {
+      await pause(2); // each rotation in a millisecond of its own: which secrets are the oldest is then certain
+      await client.events.subscriptions.rotateSecret(subscription.token);
+      secrets.push((await client.events.subscriptions.retrieveSecret(subscription.token)).secret!);
+    }
+    const retired = await context.server.server.db.kysely
+      .selectFrom('event_subscription_secrets')
+      .select('until_ms')
+      .where('program_id', '=', program.programId)
+      .where('subscription_token', '=', subscription.token)
+      .execute();
+    expect(retired).toHaveLength(RETIRED_SECRETS_KEPT);
+
+    await emit('card.created');
+    const [delivery] = await receivedAt(receiver, '/rotate-often', 1);
+    expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(RETIRED_SECRETS_KEPT + 1);
+    const [oldest, secondOldest, ...kept] = secrets;
+    for (const secret of kept) expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, secret)).not.toThrow();
+    for (const dropped of [oldest!, secondOldest!]) expect(() => client.webhooks.verifySignature(delivery!.body, delivery!.headers, dropped)).toThrow();
+    await client.events.subscriptions.del(subscription.token);
   });
 
   it('retries a failed delivery on the schedule until it succeeds', async () => {

@@ -95,7 +95,7 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
     {
       schema: {
         summary: "Rotate an event subscription's secret",
-        description: `A new secret signs from now on; the previous one also signs (another v1 signature) for the next ${service.ROTATION_OVERLAP_HOURS} hours, as do those earlier rotations retired until their own end. ${voidAnswer}`,
+        description: `A new secret signs from now on; the previous one also signs (another v1 signature) for the next ${service.ROTATION_OVERLAP_HOURS} hours, as do those earlier rotations retired until their own end (the newest ${service.RETIRED_SECRETS_KEPT} of them: an older one stops signing early). ${voidAnswer}`,
         tags,
         params,
         response: { 200: EmptyBody },

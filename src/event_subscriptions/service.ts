@@ -14,7 +14,8 @@
  *   at once ("event subscription deleted"). Its attempts stay listable by event.
  * - The secret is created with the subscription and stored encrypted; a rotation keeps the previous
  *   one signing for 24 hours (wall time), and those earlier rotations retired until their own end:
- *   two rotations within a day sign with three secrets. Secrets are never logged.
+ *   two rotations within a day sign with three secrets. Only the newest `RETIRED_SECRETS_KEPT` (10)
+ *   retired secrets are kept, so rotations in a loop cannot grow the signature header without bound. Secrets are never logged.
  * - resend, recover, replay_missing and send_example queue attempts due at once; on a disabled
  *   subscription they are a 422 (nothing would be sent).
  * - An example event (send_example) is not an event of the program (nothing happened): it is kept
@@ -31,7 +32,7 @@ import type { EventType } from '../events/types.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
-import { newAttempt, nudgeAfterCommit, PREVIOUS_SECRET_VALID_MS } from './delivery.js';
+import { newAttempt, nudgeAfterCommit, PREVIOUS_SECRET_VALID_MS, RETIRED_SECRETS_KEPT } from './delivery.js';
 import type { CreateSubscriptionBody, EventSubscription, ListAttemptsQuery, ListSubscriptionsQuery, MessageAttempt, SendExampleBody, TimeRangeQuery, UpdateSubscriptionBody } from './schemas.js';
 import { newWebhookSecret } from './signature.js';
 import * as store from './store.js';
@@ -152,14 +153,15 @@ export async function secret(exec: Executor, scope: ProgramScope, secrets: Secre
 
 /**
  * A new secret; the current one keeps signing until `nowWallMs` + 24 hours, as every secret an
- * earlier rotation retired keeps signing until its own end (those past it are deleted now). The
+ * earlier rotation retired keeps signing until its own end (those past it are deleted now), the
+ * newest `RETIRED_SECRETS_KEPT` of them only (an older one is deleted before its end). The
  * subscription is locked: concurrent rotations take turns, and each retires the secret the other
  * made.
  */
 export async function rotateSecret(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, nowWallMs: number): Promise<void> {
   const row = await store.lockSubscription(db, tx, scope.programId, token);
   if (!row) throw notFound(SUBSCRIPTION, token);
-  await store.retireSecret(tx, scope.programId, token, row.secret_encrypted, nowWallMs, nowWallMs + PREVIOUS_SECRET_VALID_MS);
+  await store.retireSecret(tx, scope.programId, token, row.secret_encrypted, nowWallMs, nowWallMs + PREVIOUS_SECRET_VALID_MS, RETIRED_SECRETS_KEPT);
   await store.updateSubscription(tx, scope.programId, token, {
     secret_encrypted: secrets.encrypt(newWebhookSecret()),
     updated_ms: actingOn(scope, Number(row.updated_ms)).nowMs,
@@ -301,3 +303,4 @@ export async function sendExample(tx: Tx, scope: ProgramScope, token: string, bo
 }
 
 export const ROTATION_OVERLAP_HOURS = PREVIOUS_SECRET_VALID_MS / MS_PER_HOUR;
+export { RETIRED_SECRETS_KEPT };

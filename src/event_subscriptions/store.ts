@@ -55,19 +55,36 @@ export async function deleteSubscription(exec: Executor, programId: string, toke
 }
 
 /**
- * Retires a subscription's secret until `untilWallMs`, and deletes those it retired that stopped
- * signing by `nowWallMs`.
+ * Retires a subscription's secret until `untilWallMs`, then keeps only the newest `keptCount` it
+ * retired that still sign at `nowWallMs` (the others are deleted).
  */
-export async function retireSecret(exec: Executor, programId: string, subscriptionToken: string, secretEncrypted: string, nowWallMs: number, untilWallMs: number): Promise<void> {
+export async function retireSecret(exec: Executor, programId: string, subscriptionToken: string, secretEncrypted: string, nowWallMs: number, untilWallMs: number, keptCount: number): Promise<void> {
+  await insertRows(exec, 'event_subscription_secrets', [
+    { program_id: programId, subscription_token: subscriptionToken, until_ms: untilWallMs, secret_encrypted: secretEncrypted },
+  ]);
   await exec
     .deleteFrom('event_subscription_secrets')
     .where('program_id', '=', programId)
     .where('subscription_token', '=', subscriptionToken)
-    .where('until_ms', '<=', nowWallMs)
+    .where((eb) =>
+      eb.or([
+        eb('until_ms', '<=', nowWallMs),
+        eb(
+          eb.refTuple('until_ms', 'secret_encrypted'),
+          'not in',
+          eb
+            .selectFrom('event_subscription_secrets as newest')
+            .select(['newest.until_ms', 'newest.secret_encrypted'])
+            .where('newest.program_id', '=', programId)
+            .where('newest.subscription_token', '=', subscriptionToken)
+            .orderBy('newest.until_ms', 'desc')
+            .orderBy('newest.secret_encrypted', 'desc')
+            .limit(keptCount)
+            .$asTuple('until_ms', 'secret_encrypted'),
+        ),
+      ]),
+    )
     .execute();
-  await insertRows(exec, 'event_subscription_secrets', [
-    { program_id: programId, subscription_token: subscriptionToken, until_ms: untilWallMs, secret_encrypted: secretEncrypted },
-  ]);
 }
 
 export function listSubscriptions(exec: Executor, programId: string, page: PageParams) {
