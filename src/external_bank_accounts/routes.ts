@@ -85,7 +85,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       {
         schema: {
           summary: `Retry the ${method} verification of an external bank account`,
-          description: `Only a ${method} account whose verification is PENDING or FAILED_VERIFICATION (else 422). Micro-deposits: a new pair of amounts, never the previous one.`,
+          description: `Only a ${method} account whose verification is PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS (else 422). Micro-deposits: a new pair of amounts, never the previous one, sent once the funding account can pay them (else INSUFFICIENT_FUNDS again).`,
           tags,
           params,
           body: RetryBody,
