@@ -416,6 +416,9 @@ describeWithDb('auth rules', () => {
     expect(await list({ business_account_token: freshAccount })).toEqual([]);
     expect(await list({ scope: 'ANY' })).toHaveLength(4);
     expect(await list({ card_token: crypto.randomUUID() })).toEqual([]);
+    const paged: PagedList = (query) => fresh.client.authRules.v2.list(query);
+    await expectPagedBothWays(paged, { card_token: freshCard.token }, [threeDs.token, byCard.token]);
+    await expectPagedBothWays(paged, { card_token: freshCard.token, scope: 'CARD', event_stream: 'AUTHORIZATION' }, [byCard.token]);
 
     const seen: string[] = [];
     for await (const rule of fresh.client.authRules.v2.list({ page_size: 1 })) seen.push(rule.token);
@@ -425,6 +428,11 @@ describeWithDb('auth rules', () => {
     const listed = (await fresh.client.authRules.v2.list({ card_token: freshCard.token })).data.find((rule) => rule.token === byCard.token);
     expect(listed).toEqual(byCard);
     expect(await expectError(fresh.client.authRules.v2.list({ scope: 'EVERYWHERE' as never }), 400)).toContain('scope: must be one of');
+
+    // A cursor naming a deleted rule still pages the card's rules (the SDK's "list and delete each").
+    await fresh.client.authRules.v2.del(threeDs.token);
+    expect(await list({ card_token: freshCard.token, starting_after: threeDs.token })).toEqual([byCard.token]);
+    expect(await list({ card_token: freshCard.token, ending_before: threeDs.token })).toEqual([]);
   });
 
   it('shows on cards and accounts the ACTIVE rules that apply to them (auth_rule_tokens)', async () => {

@@ -2,11 +2,17 @@
  * The Auth Rules list pages through `auth_rules_by_created` in list order; the ACCOUNT and
  * BUSINESS_ACCOUNT scope filters, which ask whether a rule has targets of a kind, are seeks into
  * the targets' primary key per rule, never a scan or a sort. PostgreSQL picks its plan by cost.
+ *
+ * The rules of one card, account or business account start from `auth_rule_targets_by_target`
+ * (that card's few rules, then each rule by primary key), never from a walk of the program's rules
+ * in creation order, on every page shape; their rows are those the filters name, in list order.
  */
-import { expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { beforeAll, expect, it } from 'vitest';
+import { rememberDeleted, type PageParams } from '../db/pagination.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
 import { pagePlan } from '../testing/plans.js';
-import { listRules } from './store.js';
+import { listRules, type ListFilters, type RuleRow, type TargetRow } from './store.js';
 
 describeWithDb('auth rule list plans', () => {
   const storage = useMigratedDb();
@@ -19,5 +25,122 @@ describeWithDb('auth rule list plans', () => {
     expect(targetSteps.length).toBeGreaterThan(0);
     for (const step of targetSteps) expect(step).toMatch(/^SEARCH t (EXISTS )?USING PRIMARY KEY \(program_id=\? AND rule_token=\? AND kind=\?\)$/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE|SCAN/);
+  });
+});
+
+const PROGRAM = 'p-bound';
+const RULES = 4_000;
+const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
+const ruleToken = (i: number) => `r-${String(i).padStart(5, '0')}`;
+
+/**
+ * Rule `i`, two a millisecond: an even one is card-level, bound to a card of its own; an odd one
+ * account-level, bound to an account of its own. One in 250 of each is bound to `c-1` (card) or
+ * `a-1` (account), and one in 500 of the odd ones to the business account `b-1` too.
+ */
+function rule(i: number): { row: RuleRow; targets: TargetRow[] } {
+  const card = i % 2 === 0;
+  const row: RuleRow = {
+    program_id: PROGRAM, token: ruleToken(i), type: 'CONDITIONAL_BLOCK', event_stream: i % 3 === 0 ? 'THREE_DS_AUTHENTICATION' : 'AUTHORIZATION', name: null,
+    state: 'ACTIVE', scope: card ? 'CARD' : 'ACCOUNT', current_version: 1, draft_version: null, latest_version: 1, created_ms: BASE_MS + Math.floor(i / 2), updated_ms: BASE_MS,
+  };
+  const target = (kind: TargetRow['kind'], target_token: string): TargetRow => ({ program_id: PROGRAM, rule_token: row.token, kind, target_token, position: 0 });
+  const shared = i % 250 < 2;
+  if (card) return { row, targets: [target('CARD', shared ? 'c-1' : `card-${i}`)] };
+  const targets = [target('ACCOUNT', shared ? 'a-1' : `acct-${i}`)];
+  if (i % 500 === 1) targets.push(target('BUSINESS_ACCOUNT', 'b-1'));
+  return { row, targets };
+}
+
+const filterCases: ListFilters[] = [
+  { card_token: 'c-1' },
+  { card_token: 'c-1', scope: 'CARD', event_stream: 'AUTHORIZATION' },
+  { card_token: 'c-1', scope: 'ACCOUNT' },
+  { account_token: 'a-1' },
+  { account_token: 'a-1', scope: 'ACCOUNT', event_stream: 'THREE_DS_AUTHENTICATION' },
+  { business_account_token: 'b-1' },
+  { business_account_token: 'b-1', scope: 'BUSINESS_ACCOUNT' },
+  { account_token: 'a-1', business_account_token: 'b-1' },
+  { card_token: 'c-1', account_token: 'a-1' },
+];
+
+const DELETED = ruleToken(RULES + 1);
+/** A cursor in the middle of the program's rules (not one of the filtered rules), and one naming a deleted rule. */
+const pageShapes: Array<{ name: string; page: PageParams }> = [
+  { name: 'first page', page: { page_size: 5 } },
+  { name: 'after a cursor', page: { page_size: 5, starting_after: ruleToken(2_001) } },
+  { name: 'before a cursor', page: { page_size: 5, ending_before: ruleToken(2_001) } },
+  { name: 'after a deleted rule', page: { page_size: 5, starting_after: DELETED } },
+  { name: 'before a deleted rule', page: { page_size: 5, ending_before: DELETED } },
+];
+
+describeWithDb('auth rule list plans: rules bound to a card or account', () => {
+  const storage = useMigratedDb();
+  const rules = Array.from({ length: RULES }, (_, i) => rule(i));
+
+  beforeAll(async () => {
+    const { kysely } = storage.db;
+    for (let start = 0; start < RULES; start += 500) {
+      const chunk = rules.slice(start, start + 500);
+      await kysely.insertInto('auth_rules').values(chunk.map((r) => r.row)).execute();
+      await kysely.insertInto('auth_rule_targets').values(chunk.flatMap((r) => r.targets)).execute();
+    }
+    // A rule deleted from the middle of the list: its place is kept for cursors.
+    await rememberDeleted(kysely, 'auth_rules', PROGRAM, { token: DELETED, created_ms: BASE_MS + 1_000 }, BASE_MS + RULES);
+    if (engine === 'postgres') for (const table of ['auth_rules', 'auth_rule_targets']) await sql`analyze ${sql.table(table)}`.execute(kysely);
+  }, 60_000);
+
+  /** The page the list must answer, from every rule: the old filters, applied here. */
+  function expectedPage(filters: ListFilters, page: PageParams): { tokens: string[]; has_more: boolean } {
+    const bound = (r: (typeof rules)[number], kind: TargetRow['kind'], token: string | undefined) =>
+      token === undefined || r.targets.some((t) => t.kind === kind && t.target_token === token);
+    const hasKind = (r: (typeof rules)[number], kind: TargetRow['kind']) => r.targets.some((t) => t.kind === kind);
+    const matching = rules.filter(
+      (r) =>
+        bound(r, 'CARD', filters.card_token) &&
+        bound(r, 'ACCOUNT', filters.account_token) &&
+        bound(r, 'BUSINESS_ACCOUNT', filters.business_account_token) &&
+        (filters.event_stream === undefined || r.row.event_stream === filters.event_stream) &&
+        (filters.scope === undefined ||
+          (filters.scope === 'BUSINESS_ACCOUNT' ? hasKind(r, 'BUSINESS_ACCOUNT') : r.row.scope === filters.scope && (filters.scope !== 'ACCOUNT' || hasKind(r, 'ACCOUNT') || !hasKind(r, 'BUSINESS_ACCOUNT')))),
+    );
+    const newestFirst = matching.map((r) => r.row).sort((a, b) => b.created_ms - a.created_ms || (a.token < b.token ? 1 : -1));
+    const place = (token: string) => (token === DELETED ? { created_ms: BASE_MS + 1_000, token } : rules.find((r) => r.row.token === token)?.row);
+    const isAfter = (row: RuleRow, cursor: { created_ms: number; token: string }) => row.created_ms < cursor.created_ms || (row.created_ms === cursor.created_ms && row.token < cursor.token);
+    const size = page.page_size ?? 50;
+    const first = (rows: RuleRow[]) => ({ tokens: rows.slice(0, size).map((row) => row.token), has_more: rows.length > size });
+    if (page.starting_after !== undefined) {
+      const cursor = place(page.starting_after)!;
+      return first(newestFirst.filter((row) => isAfter(row, cursor)));
+    }
+    if (page.ending_before !== undefined) {
+      const cursor = place(page.ending_before)!;
+      const before = first(newestFirst.filter((row) => row.token !== cursor.token && !isAfter(row, cursor)).reverse());
+      return { tokens: before.tokens.reverse(), has_more: before.has_more };
+    }
+    return first(newestFirst);
+  }
+
+  it('starts from auth_rule_targets_by_target, never a walk of the program’s rules, with the rows the filters name, on every page shape', async () => {
+    const { kysely } = storage.db;
+    for (const filters of filterCases) {
+      for (const shape of pageShapes) {
+        const label = `${JSON.stringify(filters)} ${shape.name}`;
+        const listed = await listRules(kysely, PROGRAM, filters, shape.page);
+        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(filters, shape.page));
+        const plan = await pagePlan(kysely, (watched) => listRules(watched, PROGRAM, filters, shape.page));
+        const text = plan.join('\n');
+        expect(text, label).not.toMatch(/auth_rules_by_created/);
+        if (engine === 'sqlite') {
+          // The card's (or account's) targets first: their rules, or, with a second binding, the other binding's targets of each.
+          expect(plan[0], label).toMatch(/^SEARCH \w+ USING COVERING INDEX auth_rule_targets_by_target \(program_id=\? AND target_token=\? AND kind=\?( AND rule_token=\?)?\)$/);
+          for (const step of plan.filter((detail) => / auth_rules /.test(`${detail} `))) expect(step, label).toBe('SEARCH auth_rules USING PRIMARY KEY (program_id=? AND token=?)');
+          expect(text, label).not.toMatch(/SCAN/);
+        } else {
+          expect(text, label).toMatch(/Index Only Scan (Backward )?using auth_rule_targets_by_target/);
+          expect(text, label).not.toMatch(/Seq Scan/);
+        }
+      }
+    }
   });
 });

@@ -80,24 +80,59 @@ function hasTarget(eb: ExpressionBuilder<Database, 'auth_rules'>, programId: str
   );
 }
 
+/** The list's filters by binding (card_token, account_token, business_account_token), those given. */
+function bindingsOf(filters: ListFilters): Array<[TargetKind, string]> {
+  const given: Array<[TargetKind, string | undefined]> = [
+    ['CARD', filters.card_token],
+    ['ACCOUNT', filters.account_token],
+    ['BUSINESS_ACCOUNT', filters.business_account_token],
+  ];
+  return given.filter((binding): binding is [TargetKind, string] => binding[1] !== undefined);
+}
+
+/**
+ * The program's rules, or those with the binding `driver`: then a seek into
+ * `auth_rule_targets_by_target` (the card's or account's few rules), each rule by primary key, so
+ * the page sorts those few; `token in (…)` on a page of `auth_rules_by_created` walked every rule
+ * of the program in creation order, asking each whether it was bound. CROSS JOIN keeps SQLite's
+ * targets the outer loop (an inner join let it walk the rules in list order to save the sort).
+ * Either way the rows are the rules' own: typed as such, since the filters after it name only
+ * `auth_rules` columns (qualified, as `program_id` is in both tables).
+ */
+function rulesOf(exec: Executor, programId: string, driver: [TargetKind, string] | undefined) {
+  const rules = exec.selectFrom('auth_rules').selectAll('auth_rules');
+  if (driver === undefined) return rules.where('auth_rules.program_id', '=', programId);
+  const [kind, token] = driver;
+  const bound = exec
+    .selectFrom('auth_rule_targets as bound')
+    .crossJoin('auth_rules')
+    .selectAll('auth_rules')
+    .where('bound.program_id', '=', programId)
+    .where('bound.target_token', '=', token)
+    .where('bound.kind', '=', kind)
+    .where('auth_rules.program_id', '=', programId)
+    .whereRef('auth_rules.token', '=', 'bound.rule_token');
+  return bound as unknown as typeof rules;
+}
+
 /**
  * `scope` is the binding the SDK documents ("bound to the provided scope"): BUSINESS_ACCOUNT, rules
  * with business_account_tokens; ACCOUNT, account-level rules but those bound only to business
  * accounts (a rule with both lists is under both; one whose lists were emptied stays ACCOUNT, as an
- * emptied card-level rule stays CARD).
+ * emptied card-level rule stays CARD). The first binding filter given drives the query (`rulesOf`);
+ * any other is a condition on its rules.
  */
 export function listRules(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
-  let query = exec.selectFrom('auth_rules').selectAll().where('program_id', '=', programId);
-  if (filters.event_stream !== undefined) query = query.where('event_stream', '=', filters.event_stream);
+  const [driver, ...others] = bindingsOf(filters);
+  let query = rulesOf(exec, programId, driver);
+  if (filters.event_stream !== undefined) query = query.where('auth_rules.event_stream', '=', filters.event_stream);
   if (filters.scope === 'BUSINESS_ACCOUNT') {
     query = query.where((eb) => hasTarget(eb, programId, 'BUSINESS_ACCOUNT'));
   } else if (filters.scope !== undefined && filters.scope !== 'ANY') {
-    query = query.where('scope', '=', filters.scope as RuleRow['scope']);
+    query = query.where('auth_rules.scope', '=', filters.scope as RuleRow['scope']);
     if (filters.scope === 'ACCOUNT') query = query.where((eb) => eb.or([hasTarget(eb, programId, 'ACCOUNT'), eb.not(hasTarget(eb, programId, 'BUSINESS_ACCOUNT'))]));
   }
-  if (filters.account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'ACCOUNT', filters.account_token));
-  if (filters.business_account_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'BUSINESS_ACCOUNT', filters.business_account_token));
-  if (filters.card_token !== undefined) query = query.where('token', 'in', boundTo(exec, programId, 'CARD', filters.card_token));
+  for (const [kind, token] of others) query = query.where('auth_rules.token', 'in', boundTo(exec, programId, kind, token));
   return keysetPage(exec, query, 'auth_rules', programId, page);
 }
 
