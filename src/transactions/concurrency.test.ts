@@ -8,7 +8,9 @@
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import * as accountStore from '../accounts/store.js';
+import type { Tx } from '../db/database.js';
 import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
+import * as operationStore from '../management_operations/store.js';
 import { describeWithDb, engine, useTestServer, type TestProgram } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
 import { bookTransfer, fund } from '../testing/money.js';
@@ -101,26 +103,20 @@ describeWithDb('authorizations under concurrency', () => {
     await expectLedgerConsistent(program.programId);
   });
 
-  // PostgreSQL only: the test holds a row lock of its own while a request runs.
+  // PostgreSQL only: the test holds a row lock of its own while a request runs (`withoutDeadlock`).
   it.skipIf(engine !== 'postgres')('an authorization that finds a hold due locks the account before the hold\'s balance (the documented order)', async () => {
     const program = await context.server.newProgram('expiry order');
     const card = await cardOnOwnAccount(program.client);
     const due = await authorize(program.client, card, 300);
     advance(7 * 86_400_000 + 1_000);
     const { db } = context.server.server;
-    // Stands for another authorization of the account that read the clock just before the hold
-    // expired: it holds the account and then needs the balance. Not retried: a deadlock fails it.
-    let authorization: Promise<string> | undefined;
-    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
-      expect(await accountStore.lock(db, tx, program.programId, card.account_token)).toBeDefined();
-      authorization = authorize(program.client, card, 10);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      const started = performance.now();
-      await lockBalances(tx, program.programId, [card.funding.token]);
-      return performance.now() - started;
-    });
-    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
-    expect((await program.client.transactions.retrieve((await authorization) as string)).status).toBe('PENDING');
+    // Stands for another authorization of the account: it holds the account and then needs the balance.
+    const authorization = await withoutDeadlock(
+      async (tx) => expect(await accountStore.lock(db, tx, program.programId, card.account_token)).toBeDefined(),
+      () => authorize(program.client, card, 10),
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+    );
+    expect((await program.client.transactions.retrieve(authorization)).status).toBe('PENDING');
     expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
     await expectLedgerConsistent(program.programId);
   });
@@ -134,22 +130,60 @@ describeWithDb('authorizations under concurrency', () => {
     const cleared = await authorize(program.client, card, 200);
     advance(6 * 86_400_000 + 1_000);
     const { db } = context.server.server;
-    // Stands for another message on `cleared`, by a request that read the clock just before the
-    // hold expired: it holds the transaction and then needs the balance. Not retried: a deadlock fails it.
-    let clearing: Promise<unknown> | undefined;
-    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
-      expect(await transactionStore.lock(db, tx, program.programId, cleared)).toBeDefined();
-      clearing = program.client.transactions.simulateClearing({ token: cleared });
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      const started = performance.now();
-      await lockBalances(tx, program.programId, [card.funding.token]);
-      return performance.now() - started;
-    });
-    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
-    await clearing;
+    // Stands for another message on `cleared`: it holds the transaction and then needs the balance.
+    await withoutDeadlock(
+      async (tx) => expect(await transactionStore.lock(db, tx, program.programId, cleared)).toBeDefined(),
+      () => program.client.transactions.simulateClearing({ token: cleared }),
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+    );
     expect((await program.client.transactions.retrieve(cleared)).status).toBe('SETTLED');
     expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
     expect(await issuingBalance(program.client, card)).toEqual({ available: -200, pending: 0, total: -200 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('an authorization that finds another account\'s hold due locks that balance and its own in one sorted set, before it expires the hold', async () => {
+    const program = await context.server.newProgram('expiry order, authorization');
+    const [low, high] = await twoInOrder(program.client);
+    const due = await authorize(program.client, high, 300);
+    advance(7 * 86_400_000 + 1_000);
+    // Stands for a transfer from `low` to `high`: it holds `low` and then needs `high`.
+    const authorization = await withoutDeadlock(
+      (tx) => lockBalances(tx, program.programId, [low.funding.token]),
+      () => authorize(program.client, low, 10),
+      (tx) => lockBalances(tx, program.programId, [high.funding.token]),
+    );
+    expect((await program.client.transactions.retrieve(authorization)).status).toBe('PENDING');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect(await issuingBalance(program.client, high)).toEqual({ available: 0, pending: 0, total: 0 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('an authorization that requires funds and finds a hold and a management operation due locks the operation before any balance', async () => {
+    const program = await context.server.newProgram('expiry order, authorization and operation');
+    const { client } = program;
+    const [low, high] = await twoInOrder(client);
+    for (const card of [low, high]) await fund(client, card.funding.token, 1_000);
+    await setRequireFunds(client, true);
+    const due = await authorize(client, high, 300);
+    const tomorrow = new Date(wall.nowMs() + 86_400_000).toISOString().slice(0, 10);
+    const credit = { amount: 50, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', event_type: 'PROVISIONAL_CREDIT' } as const;
+    const operation = await client.managementOperations.create({ ...credit, effective_date: tomorrow, financial_account_token: low.funding.token });
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for a money write that found the operation due (not the hold): it holds the operation
+    // and then needs the balances.
+    const authorization = await withoutDeadlock(
+      async (tx) => expect(await operationStore.lockIfPending(db, tx, program.programId, operation.token)).toBeDefined(),
+      () => authorize(client, low, 10),
+      (tx) => lockBalances(tx, program.programId, [high.funding.token]),
+    );
+    expect((await client.transactions.retrieve(authorization)).status).toBe('PENDING');
+    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect((await client.managementOperations.retrieve(operation.token)).status).toBe('SETTLED');
+    expect(await issuingBalance(client, low)).toEqual({ available: 1_040, pending: 10, total: 1_050 });
     await expectLedgerConsistent(program.programId);
   });
 
@@ -192,6 +226,12 @@ describeWithDb('authorizations under concurrency', () => {
     await expectLedgerConsistent(program.programId);
   });
 
+  /** Two cards on their own accounts, by financial account token. */
+  async function twoInOrder(client: Lithic): Promise<[Card, Card]> {
+    const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
+    return cards.sort((a, b) => (a.funding.token < b.funding.token ? -1 : 1)) as [Card, Card];
+  }
+
   /** Three cards on their own accounts, by financial account token; `low` has 1,000 to transfer. */
   async function threeFundedInOrder(client: Lithic): Promise<[Card, Card, Card]> {
     const cards = [await cardOnOwnAccount(client), await cardOnOwnAccount(client), await cardOnOwnAccount(client)];
@@ -201,24 +241,37 @@ describeWithDb('authorizations under concurrency', () => {
   }
 
   /**
-   * A transfer of 100 from `low` to `high` that finds holds due, while the test stands for another
-   * movement, over `held` and `then` (sorted), by a request that read the clock just before the
-   * holds expired: it holds `held` and, once the transfer runs, needs `then`. Not retried: a
-   * deadlock fails it. Checks that `then` was not held up by a deadlock and the transfer settled.
+   * The test's own transaction stands for another write, by a request that read the clock just
+   * before the holds expired (so it found nothing due): it takes `held` (row locks), sends
+   * `request`, and once that runs (after `runningMs`) needs `then`. Not retried: a deadlock fails
+   * it. Checks that `then` was not held up by a deadlock; answers the request's answer.
    */
-  async function transferWithoutDeadlock(program: TestProgram, low: Card, high: Card, held: Card, then: Card) {
-    const { db } = context.server.server;
-    let transfer: Promise<string> | undefined;
-    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
-      await lockBalances(tx, program.programId, [held.funding.token]);
-      transfer = bookTransfer(program.client, low.funding.token, high.funding.token, 100).then((made) => made.status);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+  async function withoutDeadlock<T>(held: (tx: Tx) => Promise<unknown>, request: () => Promise<T>, then: (tx: Tx) => Promise<unknown>, runningMs = 150): Promise<T> {
+    let sent: Promise<T> | undefined;
+    const waitedMs = await context.server.server.db.kysely.transaction().execute(async (tx) => {
+      await held(tx);
+      sent = request();
+      await new Promise((resolve) => setTimeout(resolve, runningMs));
       const started = performance.now();
-      await lockBalances(tx, program.programId, [then.funding.token]);
+      await then(tx);
       return performance.now() - started;
     });
     expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
-    expect(await transfer).toBe('SETTLED');
+    return sent as Promise<T>;
+  }
+
+  /**
+   * A transfer of 100 from `low` to `high` that finds holds due, while the test stands for another
+   * movement, over `held` and `then` (sorted): it holds `held` and, once the transfer runs, needs `then`.
+   */
+  async function transferWithoutDeadlock(program: TestProgram, low: Card, high: Card, held: Card, then: Card) {
+    const transfer = await withoutDeadlock(
+      (tx) => lockBalances(tx, program.programId, [held.funding.token]),
+      () => bookTransfer(program.client, low.funding.token, high.funding.token, 100),
+      (tx) => lockBalances(tx, program.programId, [then.funding.token]),
+      300,
+    );
+    expect(transfer.status).toBe('SETTLED');
   }
 
   // PostgreSQL only, as above.

@@ -21,7 +21,9 @@
  * two requests wait on each other in a cycle: account → card → transaction → balance → spend
  * buckets (card, then account). An authorization locks its card's account and then the card
  * (cards/spend.ts) before it sums spend, so authorizations of one account decide one at a time and
- * can never together exceed a limit. Messages on an existing transaction lock the transaction row
+ * can never together exceed a limit; then the holds that have fallen due (and, when it decides on
+ * funds, the due management operations), then their balances with its own in one sorted set, before
+ * they expire (`applyDueBeforeDeciding`). Messages on an existing transaction lock the transaction row
  * (with the holds that have fallen due, in one sorted set, before any balance: `recordNetworkMessage`).
  *
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
@@ -29,7 +31,7 @@
  * `expireDueAuthorizations` releases it with an AUTHORIZATION_EXPIRY event, like a simulated
  * expiry. It runs when the clock is moved, every minute, before reads of transactions, balances
  * and financial transactions, and in each authorization once its card is locked (one indexed
- * check), so a limit or a funds decision never counts a hold that has expired.
+ * check) and before it decides, so a limit or a funds decision never counts a hold that has expired.
  *
  * Events. Every new transaction (declines included) and every message applied to one (expiries
  * too) records `card_transaction.updated` with the transaction as GET answers it then (Lithic's
@@ -38,7 +40,7 @@
  * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
  * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
-import { catchUp, dueAfterLifetime, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import * as cardStore from '../cards/store.js';
@@ -54,7 +56,6 @@ import { emitEvent } from '../events/emit.js';
 import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
-import { applyDueOperations } from '../management_operations/service.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { accountSpent, authorizationHistory, cardSpent, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
@@ -408,8 +409,16 @@ async function checkDueExpiries(exec: Executor, scope: ProgramScope): Promise<Du
 /** PENDING authorizations whose expiry has come (their clock job: `expireDueAuthorizations`). */
 export const dueExpiries: DueWork = { horizon: 'authorization_expiry', check: checkDueExpiries };
 
-async function expireDueWithin(op: Operation): Promise<void> {
-  if (await isDueWithin(op.db, op.tx, dueExpiries, op.scope)) await expireDueAuthorizations(op.db, op.tx, op.scope);
+/**
+ * Expires the holds that have fallen due, in the documented order: they are locked with the write's
+ * own `transactions` (one sorted set, `lockDueHolds`), then their balances with the write's own
+ * `accounts` (one sorted set), and only then expired, so the expiry locks nothing more of them.
+ */
+async function expireDueInOrder(op: Operation, transactions: readonly string[], accounts: readonly string[]): Promise<void> {
+  const { db, tx, scope } = op;
+  if (!(await isDueWithin(db, tx, dueExpiries, scope))) return;
+  await ledger.lockExistingBalances(tx, scope.programId, [...(await lockDueHolds(db, tx, scope, transactions)), ...accounts]);
+  await expireDueAuthorizations(db, tx, scope);
 }
 
 // ---- authorizations -------------------------------------------------------------------------------
@@ -448,9 +457,23 @@ function spendSources(op: Operation, card: FoundCard) {
   };
 }
 
-/** The available balance, once due management operations have taken effect, locked until commit. */
+/**
+ * Before an authorization decides (its card's account and card locked: `findCard`), what fell due
+ * takes effect: the holds past their expiry (the spend and funds they held) and, when it decides on
+ * funds, the due management operations (`applyDueMoney`; otherwise they are left to the clock job,
+ * as by the other card messages). The due rows are locked, then their balances with the card's own
+ * in one sorted set, before any of them changes: expiring first would hold a hold's balance while
+ * waiting for the card's own or for a due operation, which a concurrent write that found nothing
+ * due may hold while waiting for that balance.
+ */
+async function applyDueBeforeDeciding(op: Operation, card: FoundCard): Promise<void> {
+  const own = card.issuing_financial_account_token;
+  if (card.require_funds === 1) await applyDueMoney(op.db, op.tx, op.scope, [own]);
+  else await expireDueInOrder(op, [], [own]);
+}
+
+/** The available balance, locked until commit (due management operations took effect first: `applyDueBeforeDeciding`). */
 async function lockedAvailableCents(op: Operation, financialAccountToken: string): Promise<number> {
-  await applyDueOperations(op.db, op.tx, op.scope, [financialAccountToken]);
   const balances = await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
   return ledger.availableCents(balances, financialAccountToken);
 }
@@ -497,9 +520,8 @@ export async function authorize(
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
   const merchantMagnitude = merchantMagnitudeCents(kind, body);
-  // The card's account and the card are locked before the expiries lock holds and balances (the lock order).
   const card = await findCard(op, deps.secrets, body.pan);
-  await expireDueWithin(op);
+  await applyDueBeforeDeciding(op, card);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -615,11 +637,7 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
  * which a concurrent message on it (one that found nothing due) holds while waiting for that balance.
  */
 async function recordNetworkMessage(op: Operation, token: string, apply: Apply, missing?: (token: string) => Error): Promise<store.TransactionRow> {
-  const { db, tx, scope } = op;
-  if (await isDueWithin(db, tx, dueExpiries, scope)) {
-    await ledger.lockExistingBalances(tx, scope.programId, await lockDueHolds(db, tx, scope, [token]));
-    await expireDueAuthorizations(db, tx, scope);
-  }
+  await expireDueInOrder(op, [token], []);
   return recordMessage(op, token, apply, missing);
 }
 
