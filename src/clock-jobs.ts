@@ -59,9 +59,16 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
  * before the operation is decided on its funds (and one that expires after it is not), a card
  * shipped at midnight is announced after a hold that expired the evening before, whether the clock
  * jumps a year or steps an hour. Each job dates what it does at the instant it fell due (see
- * `applyDueOperations`).
+ * `applyDueOperations`). Before the first stop, what is due by now and moves money is locked, then
+ * its balances (`lockDueMoney`): no stop locks a hold or an operation while holding a balance.
  */
 export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
+  await lockDueMoney(db, tx, scope, []);
+  await runAtEachStop(db, tx, scope, jobs);
+}
+
+/** `runClockJobsAcross` once what moves money is locked (`lockDueMoney`). */
+async function runAtEachStop(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[]): Promise<void> {
   for (const stepMs of await dueStopsThrough(tx, scope.programId, scope.nowMs)) await runClockJobs(db, tx, { ...scope, nowMs: stepMs }, jobs);
   await runClockJobs(db, tx, scope, jobs);
 }
@@ -143,19 +150,28 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
  * first. Then every job runs as a clock move runs them (`runClockJobsAcross`), so that what fell
  * due takes effect, and is announced, in the order it fell due: a card shipment or prenote before
  * an operation dated after it, too.
- *
- * Locks: before the jobs run, the due holds and operations are locked, then their balances and
- * the write's own in ONE sorted set (the jobs and the write then lock nothing more of them): a
- * concurrent write on any of these accounts, which locks its balances in sorted order too, waits
- * for this one whole instead of holding one balance this one needs while needing another it holds.
  */
 export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
+  if (await lockDueMoney(db, tx, scope, accounts)) await runAtEachStop(db, tx, scope, clockJobs());
+}
+
+/**
+ * Locks, before the jobs run (a money write's or the jobs' own run), what has fallen due by now and
+ * moves money: the due holds and operations, then their balances and the write's own `accounts` in
+ * ONE sorted set, so the jobs, at every stop, and the write lock nothing more of them (the documented
+ * order: rows, then balances). A concurrent write on any of these accounts, which locks its balances
+ * in sorted order too, waits for this one whole instead of holding one balance this one needs while
+ * needing another it holds; a message on a due hold, which holds it and then needs its balance, is
+ * not kept waiting by jobs that posted an operation or an earlier batch of holds on that balance.
+ * Answers whether anything was due (if not, nothing is locked).
+ */
+async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<boolean> {
   const holdsDue = await isDueWithin(db, tx, dueExpiries, scope);
-  if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return;
+  if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return false;
   const held = holdsDue ? await lockDueHolds(db, tx, scope) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
-  await runClockJobsAcross(db, tx, scope);
+  return true;
 }
 
 /**

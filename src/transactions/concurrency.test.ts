@@ -168,9 +168,7 @@ describeWithDb('authorizations under concurrency', () => {
     for (const card of [low, high]) await fund(client, card.funding.token, 1_000);
     await setRequireFunds(client, true);
     const due = await authorize(client, high, 300);
-    const tomorrow = new Date(wall.nowMs() + 86_400_000).toISOString().slice(0, 10);
-    const credit = { amount: 50, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', event_type: 'PROVISIONAL_CREDIT' } as const;
-    const operation = await client.managementOperations.create({ ...credit, effective_date: tomorrow, financial_account_token: low.funding.token });
+    const operation = await creditTomorrow(client, low.funding.token);
     advance(7 * 86_400_000 + 1_000);
     const { db } = context.server.server;
     // Stands for a money write that found the operation due (not the hold): it holds the operation
@@ -225,6 +223,14 @@ describeWithDb('authorizations under concurrency', () => {
     expect(await issuingBalance(client, card)).toEqual({ available: -750 - 350, pending: 350, total: -750 });
     await expectLedgerConsistent(program.programId);
   });
+
+  /** A credit of 50 to the account dated tomorrow by the program clock: PENDING until then. */
+  function creditTomorrow(client: Lithic, financialAccountToken: string) {
+    const tomorrow = new Date(wall.nowMs() + 86_400_000).toISOString().slice(0, 10);
+    return client.managementOperations.create({
+      amount: 50, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', event_type: 'PROVISIONAL_CREDIT', effective_date: tomorrow, financial_account_token: financialAccountToken,
+    });
+  }
 
   /** Two cards on their own accounts, by financial account token. */
   async function twoInOrder(client: Lithic): Promise<[Card, Card]> {
@@ -297,6 +303,51 @@ describeWithDb('authorizations under concurrency', () => {
     await transferWithoutDeadlock(program, low, high, middle, high);
     expect((await program.client.transactions.retrieve(last)).status).toBe('EXPIRED');
     expect(await issuingBalance(program.client, high)).toEqual({ available: 100, pending: 0, total: 100 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('the clock jobs that find more holds due than one expiry batch lock all of them before any balance', async () => {
+    const program = await context.server.newProgram('expiry order, job');
+    const card = await cardOnOwnAccount(program.client);
+    // A first batch of holds (100), then one more, in the second batch.
+    for (let index = 0; index < 100; index++) await authorize(program.client, card, 1);
+    const last = await authorize(program.client, card, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // A read catches up (the jobs) while the test stands for a message on `last`: it holds the
+    // transaction and then needs the balance.
+    await withoutDeadlock(
+      async (tx) => expect(await transactionStore.lock(db, tx, program.programId, last)).toBeDefined(),
+      () => program.client.transactions.list({ card_token: card.token }),
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+      300,
+    );
+    expect((await program.client.transactions.retrieve(last)).status).toBe('EXPIRED');
+    expect(await issuingBalance(program.client, card)).toEqual({ available: 0, pending: 0, total: 0 });
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('the clock jobs lock a due hold before posting an operation dated earlier on its balance', async () => {
+    const program = await context.server.newProgram('expiry order, job and operation');
+    const { client } = program;
+    const card = await cardOnOwnAccount(client);
+    const due = await authorize(client, card, 300);
+    const operation = await creditTomorrow(client, card.funding.token);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // A read catches up (the jobs: the operation at its date, then the expiry) while the test
+    // stands for a message on the hold: it holds the transaction and then needs the balance.
+    await withoutDeadlock(
+      async (tx) => expect(await transactionStore.lock(db, tx, program.programId, due)).toBeDefined(),
+      () => client.transactions.list({ card_token: card.token }),
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+      300,
+    );
+    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect((await client.managementOperations.retrieve(operation.token)).status).toBe('SETTLED');
+    expect(await issuingBalance(client, card)).toEqual({ available: 50, pending: 0, total: 50 });
     await expectLedgerConsistent(program.programId);
   });
 

@@ -364,7 +364,7 @@ const DUE_HOLDS_LOCKED_MAX = 100 * EXPIRY_BATCH;
 
 /**
  * For a write that locks the balances of the holds it will expire together with its own, before
- * it expires them (clock-jobs.ts `applyDueMoney`, `recordNetworkMessage`): the due authorizations,
+ * it expires them (clock-jobs.ts `lockDueMoney`, `expireDueInOrder`): the due authorizations,
  * locked batch by batch as `expireDueAuthorizations` will take them, the write's own transactions
  * (`own`, if not due) with the first batch, in one sorted set; answers their financial accounts.
  */
