@@ -1,11 +1,15 @@
 /**
- * The Auth Rules list pages through `auth_rules_by_created` in list order; the ACCOUNT and
- * BUSINESS_ACCOUNT scope filters, which ask whether a rule has targets of a kind, are seeks into
- * the targets' primary key per rule, never a scan or a sort. PostgreSQL picks its plan by cost.
+ * The Auth Rules list never walks every rule of the program in creation order
+ * (`auth_rules_by_created`) to keep those a filter names; its rows are those the filters name, in
+ * list order, on every page shape (first page, after or before a rule, after or before a deleted
+ * rule), checked against the filters applied here to every rule:
  *
- * The rules of one card, account or business account start from `auth_rule_targets_by_target`
- * (that card's few rules, then each rule by primary key), never from a walk of the program's rules
- * in creation order, on every page shape; their rows are those the filters name, in list order.
+ * - the rules of one card, account or business account start from `auth_rule_targets_by_target`
+ *   (that card's few rules, then each rule by primary key);
+ * - a scope alone is one range of `auth_rules_by_scope` (migration 0034), a scope and a stream one
+ *   range of `auth_rules_applying` per state, in list order; the ACCOUNT and BUSINESS_ACCOUNT
+ *   conditions, which ask whether a rule has targets of a kind, are seeks into the targets' primary
+ *   key per rule on SQLite (PostgreSQL picks those by cost).
  */
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
@@ -13,20 +17,6 @@ import { rememberDeleted, type PageParams } from '../db/pagination.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
 import { pagePlan } from '../testing/plans.js';
 import { listRules, type ListFilters, type RuleRow, type TargetRow } from './store.js';
-
-describeWithDb('auth rule list plans', () => {
-  const storage = useMigratedDb();
-
-  it.skipIf(engine !== 'sqlite').each(['ACCOUNT', 'BUSINESS_ACCOUNT'])('scope %s: auth_rules_by_created in list order, targets by primary key', async (scope) => {
-    const { kysely } = storage.db;
-    const plan = await pagePlan(kysely, (watched) => listRules(watched, 'p-1', { scope }, { page_size: 10 }));
-    expect(plan[0]).toBe('SEARCH auth_rules USING INDEX auth_rules_by_created (program_id=?)');
-    const targetSteps = plan.filter((step) => / t /.test(`${step} `));
-    expect(targetSteps.length).toBeGreaterThan(0);
-    for (const step of targetSteps) expect(step).toMatch(/^SEARCH t (EXISTS )?USING PRIMARY KEY \(program_id=\? AND rule_token=\? AND kind=\?\)$/);
-    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE|SCAN/);
-  });
-});
 
 const PROGRAM = 'p-bound';
 const RULES = 4_000;
@@ -36,17 +26,22 @@ const ruleToken = (i: number) => `r-${String(i).padStart(5, '0')}`;
 /**
  * Rule `i`, two a millisecond: an even one is card-level, bound to a card of its own; an odd one
  * account-level, bound to an account of its own. One in 250 of each is bound to `c-1` (card) or
- * `a-1` (account), and one in 500 of the odd ones to the business account `b-1` too.
+ * `a-1` (account), and one in 500 of the odd ones to the business account `b-1` too. A few are
+ * program-level (one in 1,000, excluding a card), account-level bound only to the business account
+ * `b-2` (one in 500), or account-level with their lists emptied (one in 500); one in 7 is INACTIVE.
  */
 function rule(i: number): { row: RuleRow; targets: TargetRow[] } {
-  const card = i % 2 === 0;
+  const scope = i % 1_000 === 10 ? 'PROGRAM' : i % 2 === 0 ? 'CARD' : 'ACCOUNT';
   const row: RuleRow = {
     program_id: PROGRAM, token: ruleToken(i), type: 'CONDITIONAL_BLOCK', event_stream: i % 3 === 0 ? 'THREE_DS_AUTHENTICATION' : 'AUTHORIZATION', name: null,
-    state: 'ACTIVE', scope: card ? 'CARD' : 'ACCOUNT', current_version: 1, draft_version: null, latest_version: 1, created_ms: BASE_MS + Math.floor(i / 2), updated_ms: BASE_MS,
+    state: i % 7 === 0 ? 'INACTIVE' : 'ACTIVE', scope, current_version: 1, draft_version: null, latest_version: 1, created_ms: BASE_MS + Math.floor(i / 2), updated_ms: BASE_MS,
   };
   const target = (kind: TargetRow['kind'], target_token: string): TargetRow => ({ program_id: PROGRAM, rule_token: row.token, kind, target_token, position: 0 });
   const shared = i % 250 < 2;
-  if (card) return { row, targets: [target('CARD', shared ? 'c-1' : `card-${i}`)] };
+  if (scope === 'PROGRAM') return { row, targets: [target('EXCLUDED_CARD', `card-${i}`)] };
+  if (scope === 'CARD') return { row, targets: [target('CARD', shared ? 'c-1' : `card-${i}`)] };
+  if (i % 500 === 3) return { row, targets: [target('BUSINESS_ACCOUNT', 'b-2')] };
+  if (i % 500 === 5) return { row, targets: [] };
   const targets = [target('ACCOUNT', shared ? 'a-1' : `acct-${i}`)];
   if (i % 500 === 1) targets.push(target('BUSINESS_ACCOUNT', 'b-1'));
   return { row, targets };
@@ -64,6 +59,13 @@ const filterCases: ListFilters[] = [
   { card_token: 'c-1', account_token: 'a-1' },
 ];
 
+/** Each scope alone and with each stream, without a binding filter. */
+const scopeCases: ListFilters[] = ['PROGRAM', 'CARD', 'ACCOUNT', 'BUSINESS_ACCOUNT'].flatMap((scope) => [
+  { scope },
+  { scope, event_stream: 'AUTHORIZATION' },
+  { scope, event_stream: 'THREE_DS_AUTHENTICATION' },
+]);
+
 const DELETED = ruleToken(RULES + 1);
 /** A cursor in the middle of the program's rules (not one of the filtered rules), and one naming a deleted rule. */
 const pageShapes: Array<{ name: string; page: PageParams }> = [
@@ -74,7 +76,7 @@ const pageShapes: Array<{ name: string; page: PageParams }> = [
   { name: 'before a deleted rule', page: { page_size: 5, ending_before: DELETED } },
 ];
 
-describeWithDb('auth rule list plans: rules bound to a card or account', () => {
+describeWithDb('auth rule list plans', () => {
   const storage = useMigratedDb();
   const rules = Array.from({ length: RULES }, (_, i) => rule(i));
 
@@ -121,26 +123,59 @@ describeWithDb('auth rule list plans: rules bound to a card or account', () => {
     return first(newestFirst);
   }
 
-  it('starts from auth_rule_targets_by_target, never a walk of the program’s rules, with the rows the filters name, on every page shape', async () => {
+  /**
+   * Lists each of `cases` on every page shape: the rows and has_more must be `expectedPage`'s, and
+   * the page never a walk of `auth_rules_by_created`; then `check` reads the page's plan.
+   */
+  async function onEveryPage(cases: ListFilters[], check: (filters: ListFilters, plan: string[], label: string) => void): Promise<void> {
     const { kysely } = storage.db;
-    for (const filters of filterCases) {
+    for (const filters of cases) {
       for (const shape of pageShapes) {
         const label = `${JSON.stringify(filters)} ${shape.name}`;
         const listed = await listRules(kysely, PROGRAM, filters, shape.page);
         expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(filters, shape.page));
         const plan = await pagePlan(kysely, (watched) => listRules(watched, PROGRAM, filters, shape.page));
-        const text = plan.join('\n');
-        expect(text, label).not.toMatch(/auth_rules_by_created/);
-        if (engine === 'sqlite') {
-          // The card's (or account's) targets first: their rules, or, with a second binding, the other binding's targets of each.
-          expect(plan[0], label).toMatch(/^SEARCH \w+ USING COVERING INDEX auth_rule_targets_by_target \(program_id=\? AND target_token=\? AND kind=\?( AND rule_token=\?)?\)$/);
-          for (const step of plan.filter((detail) => / auth_rules /.test(`${detail} `))) expect(step, label).toBe('SEARCH auth_rules USING PRIMARY KEY (program_id=? AND token=?)');
-          expect(text, label).not.toMatch(/SCAN/);
-        } else {
-          expect(text, label).toMatch(/Index Only Scan (Backward )?using auth_rule_targets_by_target/);
-          expect(text, label).not.toMatch(/Seq Scan/);
-        }
+        expect(plan.join('\n'), label).not.toMatch(/auth_rules_by_created/);
+        check(filters, plan, label);
       }
     }
+  }
+
+  it('starts from auth_rule_targets_by_target, never a walk of the program’s rules, with the rows the filters name, on every page shape', async () => {
+    await onEveryPage(filterCases, (_filters, plan, label) => {
+      const text = plan.join('\n');
+      if (engine === 'sqlite') {
+        // The card's (or account's) targets first: their rules, or, with a second binding, the other binding's targets of each.
+        expect(plan[0], label).toMatch(/^SEARCH \w+ USING COVERING INDEX auth_rule_targets_by_target \(program_id=\? AND target_token=\? AND kind=\?( AND rule_token=\?)?\)$/);
+        for (const step of plan.filter((detail) => / auth_rules /.test(`${detail} `))) expect(step, label).toBe('SEARCH auth_rules USING PRIMARY KEY (program_id=? AND token=?)');
+        expect(text, label).not.toMatch(/SCAN/);
+      } else {
+        expect(text, label).toMatch(/Index Only Scan (Backward )?using auth_rule_targets_by_target/);
+        expect(text, label).not.toMatch(/Seq Scan/);
+      }
+    });
+  });
+
+  it('starts a scope from auth_rules_by_scope (with a stream, from auth_rules_applying, a range per state), never a walk of the program’s rules, with the rows the filters name, on every page shape', async () => {
+    await onEveryPage(scopeCases, (filters, plan, label) => {
+      const text = plan.join('\n');
+      const byStream = filters.event_stream !== undefined;
+      if (engine === 'sqlite') {
+        const reads = plan.filter((step) => /^(SEARCH|SCAN) auth_rules /.test(step));
+        expect(reads, label).toHaveLength(byStream ? 2 : 1);
+        const index = byStream ? 'auth_rules_applying \\(program_id=\\? AND event_stream=\\? AND state=\\? AND scope=\\?' : 'auth_rules_by_scope \\(program_id=\\? AND scope=\\?';
+        for (const read of reads) expect(read, label).toMatch(new RegExp(`^SEARCH auth_rules USING INDEX ${index}( AND created_ms[<>]\\?)?\\)$`));
+        for (const step of plan.filter((detail) => / t /.test(`${detail} `))) expect(step, label).toMatch(/^SEARCH t (EXISTS )?USING PRIMARY KEY \(program_id=\? AND rule_token=\? AND kind=\?\)$/);
+        // Only the merge of the per-state pages reads its pages again and sorts them, each a page long.
+        plan.forEach((step, i) => {
+          if (/^SCAN/.test(step)) expect(step, label).toMatch(/^SCAN page_\d+$/);
+          if (/TEMP B-TREE/.test(step)) expect(plan[i - 1], label).toMatch(/^SCAN page_\d+$/);
+        });
+      } else {
+        // BUSINESS_ACCOUNT: with this program's few business targets, PostgreSQL may rather read those and sort their rules.
+        if (filters.scope !== 'BUSINESS_ACCOUNT') expect(text, label).toMatch(byStream ? /using auth_rules_applying on auth_rules/ : /Index Scan (Backward )?using auth_rules_by_scope on auth_rules/);
+        expect(text, label).not.toMatch(/Seq Scan on auth_rules\s/);
+      }
+    });
   });
 });

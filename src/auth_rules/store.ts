@@ -2,7 +2,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import { keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
+import { anyOf, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import { EVENT_STREAMS } from './attributes.js';
 import type {
@@ -115,25 +115,39 @@ function rulesOf(exec: Executor, programId: string, driver: [TargetKind, string]
   return bound as unknown as typeof rules;
 }
 
+/** Every state a rule can be in: the rules of a stream and scope are one range of `auth_rules_applying` per state. */
+const RULE_STATES: ReadonlyArray<RuleRow['state']> = ['ACTIVE', 'INACTIVE'];
+
+/** The `scope` column of the rules a list's `scope` names (undefined: any): business-bound rules are account-level. */
+function scopeColumnOf(scope: string | undefined): RuleRow['scope'] | undefined {
+  if (scope === undefined || scope === 'ANY') return undefined;
+  return scope === 'BUSINESS_ACCOUNT' ? 'ACCOUNT' : (scope as RuleRow['scope']);
+}
+
 /**
  * `scope` is the binding the SDK documents ("bound to the provided scope"): BUSINESS_ACCOUNT, rules
- * with business_account_tokens; ACCOUNT, account-level rules but those bound only to business
- * accounts (a rule with both lists is under both; one whose lists were emptied stays ACCOUNT, as an
- * emptied card-level rule stays CARD). The first binding filter given drives the query (`rulesOf`);
- * any other is a condition on its rules.
+ * with business_account_tokens (only account-level rules have them); ACCOUNT, account-level rules
+ * but those bound only to business accounts (a rule with both lists is under both; one whose lists
+ * were emptied stays ACCOUNT, as an emptied card-level rule stays CARD). The first binding filter
+ * given drives the query (`rulesOf`); any other is a condition on its rules. Without one, a scope
+ * is one range of `auth_rules_by_scope` (migration 0034), or, with a stream, one range of
+ * `auth_rules_applying` per state (`anyOf`), in list order: it reads only the scope's (and
+ * stream's) rules, never the program's others. ACCOUNT and BUSINESS_ACCOUNT then ask each
+ * account-level rule read for its targets (a seek into their primary key): a page of
+ * BUSINESS_ACCOUNT reads account-level rules, newest first, until it has a page of business-bound
+ * ones.
  */
 export function listRules(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   const [driver, ...others] = bindingsOf(filters);
   let query = rulesOf(exec, programId, driver);
   if (filters.event_stream !== undefined) query = query.where('auth_rules.event_stream', '=', filters.event_stream);
-  if (filters.scope === 'BUSINESS_ACCOUNT') {
-    query = query.where((eb) => hasTarget(eb, programId, 'BUSINESS_ACCOUNT'));
-  } else if (filters.scope !== undefined && filters.scope !== 'ANY') {
-    query = query.where('auth_rules.scope', '=', filters.scope as RuleRow['scope']);
-    if (filters.scope === 'ACCOUNT') query = query.where((eb) => eb.or([hasTarget(eb, programId, 'ACCOUNT'), eb.not(hasTarget(eb, programId, 'BUSINESS_ACCOUNT'))]));
-  }
+  const scope = scopeColumnOf(filters.scope);
+  if (scope !== undefined) query = query.where('auth_rules.scope', '=', scope);
+  if (filters.scope === 'BUSINESS_ACCOUNT') query = query.where((eb) => hasTarget(eb, programId, 'BUSINESS_ACCOUNT'));
+  if (filters.scope === 'ACCOUNT') query = query.where((eb) => eb.or([hasTarget(eb, programId, 'ACCOUNT'), eb.not(hasTarget(eb, programId, 'BUSINESS_ACCOUNT'))]));
   for (const [kind, token] of others) query = query.where('auth_rules.token', 'in', boundTo(exec, programId, kind, token));
-  return keysetPage(exec, query, 'auth_rules', programId, page);
+  const byState = driver === undefined && scope !== undefined && filters.event_stream !== undefined;
+  return keysetPage(exec, byState ? anyOf(query, ['auth_rules.state'], RULE_STATES) : query, 'auth_rules', programId, page);
 }
 
 // ---- versions -----------------------------------------------------------------------------------
