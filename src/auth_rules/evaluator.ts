@@ -9,15 +9,18 @@
  * compiled once and kept (versions are immutable, so the cache can never be stale). Every current
  * version is evaluated and enforced, every draft version evaluated in shadow; then the event's
  * verdicts, as one *outcome*, add one to that outcome's counter for the day (the per-day aggregate
- * the report reads; see tables.ts). History (velocity sums, transaction counts) is read only
- * through the engine's indexed `AuthorizationHistory`, each distinct query at most once per event.
+ * the report reads; see tables.ts), as the transaction's last write: the verdicts are answered at
+ * once, the counter is upserted just before the commit, after every lock the caller takes (the
+ * lock order, docs/architecture.md; `recordOutcomeLast`). History (velocity sums, transaction
+ * counts) is read only through the engine's indexed `AuthorizationHistory`, each distinct query at
+ * most once per event.
  * So an event costs 2 statements plus its distinct history queries: neither grows with past
  * transactions, and the writes do not grow with the number of rules.
  */
 import crypto from 'node:crypto';
 import { isoDate, isoTimestamp } from '../clock.js';
 import { GenerationalMap } from '../generational-map.js';
-import { afterCommitOf, type Executor, type Tx } from '../db/database.js';
+import { afterCommitOf, beforeCommitOf, type Executor, type Tx } from '../db/database.js';
 import type { AuthorizationFacts, AuthorizationHistory, AuthRulesEvaluator, RuleResult } from '../engine/rules-seam.js';
 import { TRANSACTION_COUNT_WINDOWS_MS, type AuthRuleType, type EventStream } from './attributes.js';
 import type { AttributeValue } from './conditions.js';
@@ -121,6 +124,20 @@ export function shardOf(eventToken: string): number {
   return hash % STAT_SHARDS;
 }
 
+/**
+ * Adds the event's verdicts, as one outcome, to the per-day aggregate, as the last write of the
+ * event's transaction (`beforeCommitOf`, once its work is done): the day counter's upsert locks a
+ * row shared by every event of that outcome, shard and day, on any card or account, so it is taken
+ * after every row, balance and spend bucket the write locks (the documented lock order). Counted
+ * earlier, an authorization that expired another account's hold, holding that balance, would wait
+ * for the counter held by an authorization on that account which then needs its own balance.
+ * At once when `exec` is not a transaction `Db.transaction` opened.
+ */
+async function recordOutcomeLast(exec: Executor, event: StreamEvent, applicable: ApplicableRuns, evaluations: readonly RuleEvaluation[]): Promise<void> {
+  const record = () => recordOutcome(exec, event, applicable, evaluations);
+  if (!beforeCommitOf(exec as Tx, record)) await record();
+}
+
 /** Adds the event's verdicts, as one outcome, to the per-day aggregate. */
 async function recordOutcome(exec: Executor, event: StreamEvent, applicable: ApplicableRuns, evaluations: readonly RuleEvaluation[]): Promise<void> {
   if (evaluations.length === 0) return;
@@ -194,7 +211,7 @@ export class RuleEngine {
     for (const { rule_token, name, role, version, rule } of applicable.runs) {
       evaluations.push({ rule_token, name, role, version, verdict: await rule(event.input) });
     }
-    await recordOutcome(exec, event, applicable, evaluations);
+    await recordOutcomeLast(exec, event, applicable, evaluations);
     return evaluations;
   }
 

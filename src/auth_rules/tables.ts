@@ -17,7 +17,8 @@
  *   `auth_rule_outcome_rules` saying which rules took part); each evaluated event adds one to its
  *   outcome's counter for the day in `auth_rule_outcome_days`, whatever the number of rules. Day
  *   rows are split into a few shards so that concurrent events of one outcome do not all wait on
- *   one row.
+ *   one row; an event's write locks its row last, just before it commits (the lock order:
+ *   evaluator.ts `recordOutcomeLast`).
  */
 export type AuthRuleScope = 'PROGRAM' | 'ACCOUNT' | 'CARD' | 'NONE';
 export type TargetKind = 'ACCOUNT' | 'BUSINESS_ACCOUNT' | 'CARD' | 'EXCLUDED_CARD';

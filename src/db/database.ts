@@ -68,8 +68,9 @@ const commitSteps = new WeakMap<Tx, Array<() => Promise<void>>>();
 
 /**
  * Runs `step` in `tx` once its work is done, just before it commits (a write gathered during the
- * work and made in one statement, e.g. the events of a request: events/emit.ts). Returns false,
- * and never runs it, when `tx` is not a transaction `Db.transaction` opened.
+ * work and made in one statement, e.g. the events of a request: events/emit.ts; or a row lock that
+ * must come after all the work's, e.g. an Auth Rules outcome's day counter: auth_rules/evaluator.ts).
+ * Returns false, and never runs it, when `tx` is not a transaction `Db.transaction` opened.
  */
 export function beforeCommitOf(tx: Tx, step: () => Promise<void>): boolean {
   const steps = commitSteps.get(tx);

@@ -10,7 +10,9 @@
  *  - evaluates each rule's current version (enforced) and its draft version, if any (shadow: its
  *    verdict is recorded, never returned as a decline);
  *  - records the event's verdicts (enforced and shadow) as one outcome, counted per day, in the same
- *    database transaction, for the performance report;
+ *    database transaction, for the performance report: as its last write, just before it commits,
+ *    after every lock the engine and its caller take (the counter row is shared by all the events
+ *    of that outcome, day and shard: see the lock order in docs/architecture.md);
  *  - reads history only through `AuthorizationHistory` (indexed sums over the transactions table,
  *    provided by the engine), never by loading past transactions.
  *
@@ -93,7 +95,8 @@ export interface AuthorizationHistory {
 export interface AuthRulesEvaluator {
   /**
    * Evaluates the rules that apply to this authorization, records every evaluation (enforced and
-   * shadow) in `tx`, and returns the enforced declines in evaluation order (empty: rules approve).
+   * shadow) in `tx` (just before it commits), and returns the enforced declines in evaluation
+   * order (empty: rules approve).
    */
   evaluateAuthorization(input: {
     db: Db;

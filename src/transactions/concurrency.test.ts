@@ -5,12 +5,18 @@
  * pool of connections); on SQLite they go through its single writer. Messages on one transaction
  * serialize on its row: of concurrent clearings exactly one settles it.
  */
+import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import * as accountStore from '../accounts/store.js';
+import { STAT_SHARDS } from '../auth_rules/evaluator.js';
+import { exampleLine } from '../auth_rules/report.js';
+import * as authRuleStore from '../auth_rules/store.js';
+import { isoDate, isoTimestamp } from '../clock.js';
 import type { Tx } from '../db/database.js';
 import { lockBalances, verifyProgramLedger } from '../ledger/ledger.js';
 import * as operationStore from '../management_operations/store.js';
+import { conditionalBlock, enforcedRule } from '../testing/auth_rules.js';
 import { describeWithDb, engine, useTestServer, type TestProgram } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
 import { bookTransfer, fund } from '../testing/money.js';
@@ -185,6 +191,31 @@ describeWithDb('authorizations under concurrency', () => {
     await expectLedgerConsistent(program.programId);
   });
 
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('an authorization counts its Auth Rules outcome only once it holds its balance (the counter is locked last)', async () => {
+    const program = await context.server.newProgram('auth rules outcome order');
+    const { client } = program;
+    const rule = await enforcedRule(client, conditionalBlock([{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }]));
+    const card = await cardOnOwnAccount(client);
+    const earlier = await authorize(client, card, 300);
+    const today = isoDate(wall.nowMs());
+    // Stands for an authorization on another account that found `card`'s hold due and expired it,
+    // approved by the rule as `earlier` was: it holds this balance and then counts its outcome (each
+    // shard of today's counter, so the one the request's event goes to as well).
+    const authorization = await withoutDeadlock(
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+      () => authorize(client, card, 10),
+      (tx) => countOutcomeOnEachShard(tx, program.programId, rule.token, today),
+    );
+    expect((await client.transactions.retrieve(authorization)).status).toBe('PENDING');
+    // `earlier`, the stand-in's events and the request's, each counted once (shown the next day).
+    advance(86_400_000);
+    const report = await client.authRules.v2.retrieveReport(rule.token, { begin: today, end: today });
+    expect(report.daily_statistics[0]?.current_version_statistics).toMatchObject({ approved: 1 + STAT_SHARDS + 1, challenged: 0, declined: 0 });
+    expect((await client.transactions.retrieve(earlier)).status).toBe('PENDING');
+    await expectLedgerConsistent(program.programId);
+  });
+
   it('concurrent clearings, voids and returns on one card while its holds fall due all succeed, each hold expires once, and the ledger adds up', async () => {
     const program = await context.server.newProgram('expiry race, messages');
     const { client } = program;
@@ -230,6 +261,21 @@ describeWithDb('authorizations under concurrency', () => {
     return client.managementOperations.create({
       amount: 50, category: 'MANAGEMENT_ADJUSTMENT', direction: 'CREDIT', event_type: 'PROVISIONAL_CREDIT', effective_date: tomorrow, financial_account_token: financialAccountToken,
     });
+  }
+
+  /**
+   * Adds one event to each shard of the day counter of the rule's only outcome on `day`, as
+   * authorizations with that outcome would: the rows stay locked until `tx` ends.
+   */
+  async function countOutcomeOnEachShard(tx: Tx, programId: string, ruleToken: string, day: string): Promise<void> {
+    const [counted] = await authRuleStore.outcomeDaysOfRule(tx, programId, ruleToken, day, day);
+    const hash = counted?.hash as string;
+    const verdicts = (await authRuleStore.outcomeVerdicts(tx, programId, [hash])).get(hash) as string;
+    const nowMs = wall.nowMs();
+    for (let shard = 0; shard < STAT_SHARDS; shard++) {
+      const example = exampleLine({ event_token: crypto.randomUUID(), timestamp: isoTimestamp(nowMs) });
+      await authRuleStore.addOutcomeEvent(tx, { programId, hash, verdicts, ruleTokens: [ruleToken], day, shard, example, nowMs });
+    }
   }
 
   /** Two cards on their own accounts, by financial account token. */

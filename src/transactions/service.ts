@@ -19,11 +19,13 @@
  *
  * Locks (PostgreSQL; SQLite serializes write transactions anyway), always in this order so that no
  * two requests wait on each other in a cycle: account → card → transaction → balance → spend
- * buckets (card, then account). An authorization locks its card's account and then the card
- * (cards/spend.ts) before it sums spend, so authorizations of one account decide one at a time and
- * can never together exceed a limit; then the holds that have fallen due (and, when it decides on
- * funds, the due management operations), then their balances with its own in one sorted set, before
- * they expire (`applyDueBeforeDeciding`). Messages on an existing transaction lock the transaction row
+ * buckets (card, then account) → the Auth Rules outcome's day counter, which the evaluator upserts
+ * just before the commit (auth_rules/evaluator.ts), though the rules decide at their step. An
+ * authorization locks its card's account and then the card (cards/spend.ts) before it sums spend,
+ * so authorizations of one account decide one at a time and can never together exceed a limit;
+ * then the holds that have fallen due (and, when it decides on funds, the due management
+ * operations), then their balances with its own in one sorted set, before they expire
+ * (`applyDueBeforeDeciding`). Messages on an existing transaction lock the transaction row
  * (with the holds that have fallen due, in one sorted set, before any balance: `recordNetworkMessage`).
  *
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
