@@ -7,7 +7,8 @@
  * - the rules of one card, account or business account start from `auth_rule_targets_by_target`
  *   (that card's few rules, then each rule by primary key);
  * - a scope alone is one range of `auth_rules_by_scope` (migration 0034), a scope and a stream one
- *   range of `auth_rules_applying` per state, in list order; the ACCOUNT and BUSINESS_ACCOUNT
+ *   range of `auth_rules_applying` per state, a stream alone (or with scope ANY) one range of it per
+ *   state and scope, in list order; the ACCOUNT and BUSINESS_ACCOUNT
  *   conditions, which ask whether a rule has targets of a kind, are seeks into the targets' primary
  *   key per rule on SQLite (PostgreSQL picks those by cost).
  */
@@ -27,11 +28,12 @@ const ruleToken = (i: number) => `r-${String(i).padStart(5, '0')}`;
  * Rule `i`, two a millisecond: an even one is card-level, bound to a card of its own; an odd one
  * account-level, bound to an account of its own. One in 250 of each is bound to `c-1` (card) or
  * `a-1` (account), and one in 500 of the odd ones to the business account `b-1` too. A few are
- * program-level (one in 1,000, excluding a card), account-level bound only to the business account
- * `b-2` (one in 500), or account-level with their lists emptied (one in 500); one in 7 is INACTIVE.
+ * program-level (one in 1,000, excluding a card), detached (scope NONE, one in 1,000), account-level
+ * bound only to the business account `b-2` (one in 500), or account-level with their lists emptied
+ * (one in 500); one in 7 is INACTIVE.
  */
 function rule(i: number): { row: RuleRow; targets: TargetRow[] } {
-  const scope = i % 1_000 === 10 ? 'PROGRAM' : i % 2 === 0 ? 'CARD' : 'ACCOUNT';
+  const scope = i % 1_000 === 10 ? 'PROGRAM' : i % 1_000 === 20 ? 'NONE' : i % 2 === 0 ? 'CARD' : 'ACCOUNT';
   const row: RuleRow = {
     program_id: PROGRAM, token: ruleToken(i), type: 'CONDITIONAL_BLOCK', event_stream: i % 3 === 0 ? 'THREE_DS_AUTHENTICATION' : 'AUTHORIZATION', name: null,
     state: i % 7 === 0 ? 'INACTIVE' : 'ACTIVE', scope, current_version: 1, draft_version: null, latest_version: 1, created_ms: BASE_MS + Math.floor(i / 2), updated_ms: BASE_MS,
@@ -39,6 +41,7 @@ function rule(i: number): { row: RuleRow; targets: TargetRow[] } {
   const target = (kind: TargetRow['kind'], target_token: string): TargetRow => ({ program_id: PROGRAM, rule_token: row.token, kind, target_token, position: 0 });
   const shared = i % 250 < 2;
   if (scope === 'PROGRAM') return { row, targets: [target('EXCLUDED_CARD', `card-${i}`)] };
+  if (scope === 'NONE') return { row, targets: [] };
   if (scope === 'CARD') return { row, targets: [target('CARD', shared ? 'c-1' : `card-${i}`)] };
   if (i % 500 === 3) return { row, targets: [target('BUSINESS_ACCOUNT', 'b-2')] };
   if (i % 500 === 5) return { row, targets: [] };
@@ -66,6 +69,9 @@ const scopeCases: ListFilters[] = ['PROGRAM', 'CARD', 'ACCOUNT', 'BUSINESS_ACCOU
   { scope, event_stream: 'THREE_DS_AUTHENTICATION' },
 ]);
 
+/** Each stream alone and with scope ANY (every rule of the stream, detached ones too), without a binding filter. */
+const streamCases: ListFilters[] = ['AUTHORIZATION', 'THREE_DS_AUTHENTICATION'].flatMap((event_stream) => [{ event_stream }, { event_stream, scope: 'ANY' }]);
+
 const DELETED = ruleToken(RULES + 1);
 /** A cursor in the middle of the program's rules (not one of the filtered rules), and one naming a deleted rule. */
 const pageShapes: Array<{ name: string; page: PageParams }> = [
@@ -75,6 +81,14 @@ const pageShapes: Array<{ name: string; page: PageParams }> = [
   { name: 'after a deleted rule', page: { page_size: 5, starting_after: DELETED } },
   { name: 'before a deleted rule', page: { page_size: 5, ending_before: DELETED } },
 ];
+
+/** SQLite: only the merge of the ranges' pages reads its pages again and sorts them, each a page long. */
+function expectOnlyTheMergeScans(plan: string[], label: string): void {
+  plan.forEach((step, i) => {
+    if (/^SCAN/.test(step)) expect(step, label).toMatch(/^SCAN page_\d+$/);
+    if (/TEMP B-TREE/.test(step)) expect(plan[i - 1], label).toMatch(/^SCAN page_\d+$/);
+  });
+}
 
 describeWithDb('auth rule list plans', () => {
   const storage = useMigratedDb();
@@ -104,6 +118,7 @@ describeWithDb('auth rule list plans', () => {
         bound(r, 'BUSINESS_ACCOUNT', filters.business_account_token) &&
         (filters.event_stream === undefined || r.row.event_stream === filters.event_stream) &&
         (filters.scope === undefined ||
+          filters.scope === 'ANY' ||
           (filters.scope === 'BUSINESS_ACCOUNT' ? hasKind(r, 'BUSINESS_ACCOUNT') : r.row.scope === filters.scope && (filters.scope !== 'ACCOUNT' || hasKind(r, 'ACCOUNT') || !hasKind(r, 'BUSINESS_ACCOUNT')))),
     );
     const newestFirst = matching.map((r) => r.row).sort((a, b) => b.created_ms - a.created_ms || (a.token < b.token ? 1 : -1));
@@ -166,14 +181,27 @@ describeWithDb('auth rule list plans', () => {
         const index = byStream ? 'auth_rules_applying \\(program_id=\\? AND event_stream=\\? AND state=\\? AND scope=\\?' : 'auth_rules_by_scope \\(program_id=\\? AND scope=\\?';
         for (const read of reads) expect(read, label).toMatch(new RegExp(`^SEARCH auth_rules USING INDEX ${index}( AND created_ms[<>]\\?)?\\)$`));
         for (const step of plan.filter((detail) => / t /.test(`${detail} `))) expect(step, label).toMatch(/^SEARCH t (EXISTS )?USING PRIMARY KEY \(program_id=\? AND rule_token=\? AND kind=\?\)$/);
-        // Only the merge of the per-state pages reads its pages again and sorts them, each a page long.
-        plan.forEach((step, i) => {
-          if (/^SCAN/.test(step)) expect(step, label).toMatch(/^SCAN page_\d+$/);
-          if (/TEMP B-TREE/.test(step)) expect(plan[i - 1], label).toMatch(/^SCAN page_\d+$/);
-        });
+        expectOnlyTheMergeScans(plan, label);
       } else {
         // BUSINESS_ACCOUNT: with this program's few business targets, PostgreSQL may rather read those and sort their rules.
         if (filters.scope !== 'BUSINESS_ACCOUNT') expect(text, label).toMatch(byStream ? /using auth_rules_applying on auth_rules/ : /Index Scan (Backward )?using auth_rules_by_scope on auth_rules/);
+        expect(text, label).not.toMatch(/Seq Scan on auth_rules\s/);
+      }
+    });
+  });
+
+  it('starts a stream alone (or with scope ANY) from auth_rules_applying, a range per state and scope, never a walk of the program’s rules, with the rows the filters name, on every page shape', async () => {
+    await onEveryPage(streamCases, (_filters, plan, label) => {
+      const text = plan.join('\n');
+      if (engine === 'sqlite') {
+        // Two states by four scopes (PROGRAM, CARD, ACCOUNT, NONE): eight ranges, merged.
+        const reads = plan.filter((step) => /^(SEARCH|SCAN) auth_rules /.test(step));
+        expect(reads, label).toHaveLength(8);
+        for (const read of reads) expect(read, label).toMatch(/^SEARCH auth_rules USING INDEX auth_rules_applying \(program_id=\? AND event_stream=\? AND state=\? AND scope=\?( AND created_ms[<>]\?)?\)$/);
+        expectOnlyTheMergeScans(plan, label);
+      } else {
+        // PostgreSQL may read a dense range (the ACTIVE card-level rules) from auth_rules_by_scope, filtered by stream and state, by cost: still a page.
+        expect(text, label).toMatch(/using auth_rules_applying on auth_rules/);
         expect(text, label).not.toMatch(/Seq Scan on auth_rules\s/);
       }
     });
