@@ -118,23 +118,6 @@ function rulesOf(exec: Executor, programId: string, driver: [TargetKind, string]
 /** Every state a rule can be in: the rules of a stream and scope are one range of `auth_rules_applying` per state. */
 const RULE_STATES: ReadonlyArray<RuleRow['state']> = ['ACTIVE', 'INACTIVE'];
 
-/** Every value of the `scope` column (a record, so a new one cannot be left out): a stream's rules are one range of `auth_rules_applying` per state and scope. */
-const RULE_SCOPES = Object.keys({ PROGRAM: null, ACCOUNT: null, CARD: null, NONE: null } satisfies Record<RuleRow['scope'], null>) as ReadonlyArray<RuleRow['scope']>;
-
-/**
- * The rules of a stream as ranges of `auth_rules_applying` (program_id, event_stream, state, scope,
- * created_ms, token) for `keysetPage` to merge: the columns between the stream and list order take
- * one alternative per value (`anyOf`), per state, and per scope unless `scope` is given (the query
- * then has it). Each range reads at most a page, so a page costs at most eight pages, never a walk
- * of the program's rules of other streams: a walk of `auth_rules_by_created` is cheaper for the
- * stream most rules belong to (it reads little more than a page) but grows with the rules of the
- * others, and a keyset page's cost must not grow with the table.
- */
-function streamRanges(query: ReturnType<typeof rulesOf>, scope: RuleRow['scope'] | undefined) {
-  const byState = anyOf(query, ['auth_rules.state'], RULE_STATES);
-  return scope !== undefined ? byState : byState.flatMap((range) => anyOf(range, ['auth_rules.scope'], RULE_SCOPES));
-}
-
 /** The `scope` column of the rules a list's `scope` names (undefined: any): business-bound rules are account-level. */
 function scopeColumnOf(scope: string | undefined): RuleRow['scope'] | undefined {
   if (scope === undefined || scope === 'ANY') return undefined;
@@ -147,9 +130,9 @@ function scopeColumnOf(scope: string | undefined): RuleRow['scope'] | undefined 
  * but those bound only to business accounts (a rule with both lists is under both; one whose lists
  * were emptied stays ACCOUNT, as an emptied card-level rule stays CARD). The first binding filter
  * given drives the query (`rulesOf`); any other is a condition on its rules. Without one, a scope
- * is one range of `auth_rules_by_scope` (migration 0034), and a stream ranges of
- * `auth_rules_applying` (`streamRanges`), in list order: it reads only the scope's (and
- * stream's) rules, never the program's others. ACCOUNT and BUSINESS_ACCOUNT then ask each
+ * is one range of `auth_rules_by_scope`, a stream one range of `auth_rules_by_stream` (migration
+ * 0034), and both one range of `auth_rules_applying` per state (`anyOf`), in list order: it reads
+ * only the scope's (and stream's) rules, never the program's others. ACCOUNT and BUSINESS_ACCOUNT then ask each
  * account-level rule read for its targets (a seek into their primary key): a page of
  * BUSINESS_ACCOUNT reads account-level rules, newest first, until it has a page of business-bound
  * ones.
@@ -163,8 +146,8 @@ export function listRules(exec: Executor, programId: string, filters: ListFilter
   if (filters.scope === 'BUSINESS_ACCOUNT') query = query.where((eb) => hasTarget(eb, programId, 'BUSINESS_ACCOUNT'));
   if (filters.scope === 'ACCOUNT') query = query.where((eb) => eb.or([hasTarget(eb, programId, 'ACCOUNT'), eb.not(hasTarget(eb, programId, 'BUSINESS_ACCOUNT'))]));
   for (const [kind, token] of others) query = query.where('auth_rules.token', 'in', boundTo(exec, programId, kind, token));
-  const byStream = driver === undefined && filters.event_stream !== undefined;
-  return keysetPage(exec, byStream ? streamRanges(query, scope) : query, 'auth_rules', programId, page);
+  const byState = driver === undefined && scope !== undefined && filters.event_stream !== undefined;
+  return keysetPage(exec, byState ? anyOf(query, ['auth_rules.state'], RULE_STATES) : query, 'auth_rules', programId, page);
 }
 
 // ---- versions -----------------------------------------------------------------------------------
