@@ -10,15 +10,15 @@
  * however long ago that was. A resource that needs one adds it to the list below. At one instant,
  * holds expire before management operations are decided on their funds.
  */
-import { dueFulfilment, fulfilmentInstantsThrough, fulfilPhysicalCards } from './cards/jobs.js';
+import { dueFulfilment, fulfilmentInstantsThrough, fulfilPhysicalCards, lockDueFulfilment } from './cards/jobs.js';
 import { programNowMs, type WallClock } from './clock.js';
 import type { Db, Executor, Tx } from './db/database.js';
 import { REQUEST_CLOCK_MARGIN_MS } from './db/horizons.js';
-import { applyDuePrenotes, duePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
+import { applyDuePrenotes, duePrenotes, lockDuePrenotes, prenoteInstantsThrough } from './external_bank_accounts/service.js';
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
-import { dueChallengeTimeouts, timeOutChallenges } from './three_ds/service.js';
+import { dueChallengeTimeouts, lockDueChallenges, timeOutChallenges } from './three_ds/service.js';
 import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
@@ -59,8 +59,9 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
  * before the operation is decided on its funds (and one that expires after it is not), a card
  * shipped at midnight is announced after a hold that expired the evening before, whether the clock
  * jumps a year or steps an hour. Each job dates what it does at the instant it fell due (see
- * `applyDueOperations`). Before the first stop, what is due by now and moves money is locked, then
- * its balances (`lockDueMoney`): no stop locks a hold or an operation while holding a balance.
+ * `applyDueOperations`). Before the first stop, what is due by now and moves money is locked (with
+ * the rows of the other jobs), then its balances (`lockDueMoney`): no stop locks a due row while
+ * holding a balance.
  */
 export async function runClockJobsAcross(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   await lockDueMoney(db, tx, scope, []);
@@ -163,15 +164,29 @@ export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, account
  * in sorted order too, waits for this one whole instead of holding one balance this one needs while
  * needing another it holds; a message on a due hold, which holds it and then needs its balance, is
  * not kept waiting by jobs that posted an operation or an earlier batch of holds on that balance.
- * Answers whether anything was due (if not, nothing is locked).
+ * Before the holds, the rows every other job will take by now (`lockDueRowsOfOtherJobs`). Answers
+ * whether anything was due (if not, nothing is locked, and the jobs, if they run, hold no balance).
  */
 async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<boolean> {
   const holdsDue = await isDueWithin(db, tx, dueExpiries, scope);
   if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return false;
+  for (const lockDueRows of lockDueRowsOfOtherJobs()) await lockDueRows(db, tx, scope);
   const held = holdsDue ? await lockDueHolds(db, tx, scope) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
   return true;
+}
+
+/**
+ * For the jobs that move no money, in this order, the lock of the rows each would take by now: they
+ * are locked before the balances too, as a write may hold one of them before it needs a balance (a
+ * retry_micro_deposits the prenotes it enabled, then its funding balance; a card's reissue or
+ * authorization the card, then its account's balance). Bank accounts before cards: a micro-deposit
+ * retry holds the former when its money write would lock the latter. Challenges: no write holds one
+ * before anything else today; locked here too, so that every job's rows precede the balances.
+ */
+function lockDueRowsOfOtherJobs(): readonly ClockJob[] {
+  return [lockDuePrenotes, lockDueFulfilment, lockDueChallenges];
 }
 
 /**

@@ -19,8 +19,9 @@
  */
 import type { ClockJob, DueWork } from '../clock-jobs.js';
 import { isoDate, MS_PER_DAY, utcDayStartMs } from '../clock.js';
-import type { Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
+import type { ProgramScope } from '../programs/scope.js';
 import type { SHIPPING_METHODS } from './schemas.js';
 import * as store from './store.js';
 import { FULFILMENT } from './state.js';
@@ -62,6 +63,11 @@ export const fulfilPhysicalCards: ClockJob = async (_db, tx, scope) => {
     }
   }
 };
+
+/** Locks the cards `fulfilPhysicalCards` would send now, before a write locks balances (clock-jobs.ts `lockDueMoney`). */
+export async function lockDueFulfilment(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  await store.lockAwaitingFulfilment(db, tx, scope.programId, utcDayStartMs(isoDate(scope.nowMs)));
+}
 
 /**
  * Fulfilment as work card reads catch up on. Nothing waiting from before today means nothing can

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { MS_PER_DAY } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import { keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { CardProgramsTable, CardsTable } from './tables.js';
@@ -142,6 +142,11 @@ function toShip(exec: Executor, programId: string, createdBeforeMs: number) {
     .where('shipped_ms', 'is', null)
     .where('state', '<>', sql.lit('CLOSED'))
     .where('created_ms', '<', createdBeforeMs);
+}
+
+/** Locks the cards `awaitingFulfilment` lists, in that order, for the rest of the transaction. */
+export async function lockAwaitingFulfilment(db: Db, tx: Tx, programId: string, createdBeforeMs: number): Promise<void> {
+  await db.forUpdate(toShip(tx, programId, createdBeforeMs).select('token').orderBy('created_ms').orderBy('token')).execute();
 }
 
 /** Whether the fulfilment batch has a card to send (see `toShip`). */

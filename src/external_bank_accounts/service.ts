@@ -450,6 +450,11 @@ export async function applyDuePrenotes(_db: Db, tx: Tx, scope: ProgramScope): Pr
   }
 }
 
+/** Locks the prenotes `applyDuePrenotes` would enable now, before a write locks balances (clock-jobs.ts `lockDueMoney`). */
+export async function lockDuePrenotes(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  await store.lockDuePrenotes(db, tx, scope.programId, scope.nowMs);
+}
+
 /** The instants through program time `throughMs` at which a prenote falls due, earliest first. */
 export function prenoteInstantsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
   return store.prenoteDueInstantsThrough(exec, programId, throughMs);

@@ -85,16 +85,24 @@ export async function duePrenotes(
   nowMs: number,
   limit?: number,
 ): Promise<Array<{ token: string; prenote_due_ms: number; updated_ms: number }>> {
-  let query = exec
+  let query = duePrenotesInOrder(exec, programId, nowMs).select(['token', 'prenote_due_ms', 'updated_ms']);
+  if (limit !== undefined) query = query.limit(limit);
+  return (await query.execute()).map((row) => ({ token: row.token, prenote_due_ms: Number(row.prenote_due_ms), updated_ms: Number(row.updated_ms) }));
+}
+
+/** Locks the prenotes `duePrenotes` lists, in that order, for the rest of the transaction. */
+export async function lockDuePrenotes(db: Db, tx: Tx, programId: string, nowMs: number): Promise<void> {
+  await db.forUpdate(duePrenotesInOrder(tx, programId, nowMs).select('token')).execute();
+}
+
+function duePrenotesInOrder(exec: Executor, programId: string, nowMs: number) {
+  return exec
     .selectFrom('external_bank_accounts')
-    .select(['token', 'prenote_due_ms', 'updated_ms'])
     .where('program_id', '=', programId)
     .where('verification_state', '=', 'PENDING')
     .where('prenote_due_ms', '<=', nowMs)
     .orderBy('prenote_due_ms')
     .orderBy('token');
-  if (limit !== undefined) query = query.limit(limit);
-  return (await query.execute()).map((row) => ({ token: row.token, prenote_due_ms: Number(row.prenote_due_ms), updated_ms: Number(row.updated_ms) }));
 }
 
 export interface ListFilters {

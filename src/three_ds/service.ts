@@ -229,6 +229,11 @@ export const timeOutChallenges: ClockJob = async (db, tx, scope) => {
   }
 };
 
+/** Locks the challenges `timeOutChallenges` would time out now, before a write locks balances (clock-jobs.ts `lockDueMoney`). */
+export async function lockDueChallenges(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  await store.lockPendingChallengesIssuedThrough(db, tx, scope.programId, scope.nowMs - CHALLENGE_TTL_MS);
+}
+
 /** Due when the oldest pending challenge has reached its TTL (`dueAfterLifetime`). */
 async function checkDueTimeouts(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
   return dueAfterLifetime(await store.oldestPendingChallengeMs(exec, scope.programId), CHALLENGE_TTL_MS, scope.nowMs);

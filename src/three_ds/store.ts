@@ -38,8 +38,16 @@ export async function oldestPendingChallengeMs(exec: Executor, programId: string
   return row === undefined ? undefined : Number(row.created_ms);
 }
 
+function issuedThrough(exec: Executor, programId: string, issuedThroughMs: number) {
+  return pendingChallenges(exec, programId).select('token').where('created_ms', '<=', issuedThroughMs).orderBy('created_ms').orderBy('token');
+}
+
 /** The pending challenges issued at or before `issuedThroughMs`, oldest first. */
 export async function pendingChallengesIssuedThrough(exec: Executor, programId: string, issuedThroughMs: number): Promise<string[]> {
-  const rows = await pendingChallenges(exec, programId).select('token').where('created_ms', '<=', issuedThroughMs).orderBy('created_ms').orderBy('token').execute();
-  return rows.map((row) => row.token);
+  return (await issuedThrough(exec, programId, issuedThroughMs).execute()).map((row) => row.token);
+}
+
+/** Locks those challenges, in that order, for the rest of the transaction. */
+export async function lockPendingChallengesIssuedThrough(db: Db, tx: Tx, programId: string, issuedThroughMs: number): Promise<void> {
+  await db.forUpdate(issuedThrough(tx, programId, issuedThroughMs)).execute();
 }

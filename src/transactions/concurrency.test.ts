@@ -9,6 +9,8 @@ import crypto from 'node:crypto';
 import Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import * as accountStore from '../accounts/store.js';
+import * as cardStore from '../cards/store.js';
+import * as bankAccountStore from '../external_bank_accounts/store.js';
 import { STAT_SHARDS } from '../auth_rules/evaluator.js';
 import { exampleLine } from '../auth_rules/report.js';
 import * as authRuleStore from '../auth_rules/store.js';
@@ -19,11 +21,13 @@ import * as operationStore from '../management_operations/store.js';
 import { conditionalBlock, enforcedRule } from '../testing/auth_rules.js';
 import { describeWithDb, engine, useTestServer, type TestProgram } from '../testing/harness.js';
 import { movableWallClock } from '../testing/clock.js';
-import { bookTransfer, fund } from '../testing/money.js';
+import { bookTransfer, fund, manualBankAccount, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, issuingBalance, setRequireFunds, type Card } from '../testing/transactions.js';
+import * as threeDsStore from '../three_ds/store.js';
 import * as transactionStore from './store.js';
 
 const CONCURRENT = 50;
+const SHIPPING_ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', address1: '1 Main St', city: 'New York', state: 'NY', postal_code: '10001', country: 'USA' };
 const { wall, advance } = movableWallClock('2032-05-04T10:00:00.000Z');
 
 describeWithDb('authorizations under concurrency', () => {
@@ -395,6 +399,75 @@ describeWithDb('authorizations under concurrency', () => {
     expect((await client.managementOperations.retrieve(operation.token)).status).toBe('SETTLED');
     expect(await issuingBalance(client, card)).toEqual({ available: 50, pending: 0, total: 50 });
     await expectLedgerConsistent(program.programId);
+  });
+
+  /**
+   * Three cards as `threeFundedInOrder`, what `setUp` makes for a clock job other than the expiry,
+   * and a hold of 300 on `middle`, now due.
+   */
+  async function besideHoldDue<T>(name: string, setUp: (client: Lithic, low: Card) => Promise<T>) {
+    const program = await context.server.newProgram(name);
+    const [low, middle, high] = await threeFundedInOrder(program.client);
+    const made = await setUp(program.client, low);
+    const due = await authorize(program.client, middle, 300);
+    advance(7 * 86_400_000 + 1_000);
+    return { program, client: program.client, db: context.server.server.db, low, high, made, due };
+  }
+
+  /**
+   * A transfer of 100 from `low` to `to` that finds the hold due, while the test stands for a write
+   * that holds a row the other job takes (locked by `held`) and then needs the balance of `needs`
+   * (one of the transfer's two). The hold expires, the ledger adds up.
+   */
+  async function transferBesideDueRow(setting: Awaited<ReturnType<typeof besideHoldDue>>, to: string, held: (tx: Tx) => Promise<unknown>, needs = setting.low.funding.token) {
+    const { program, low, due } = setting;
+    const transfer = await withoutDeadlock(
+      held,
+      () => bookTransfer(program.client, low.funding.token, to, 100),
+      (tx) => lockBalances(tx, program.programId, [needs]),
+      300,
+    );
+    expect(transfer.status).toBe('SETTLED');
+    expect((await program.client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    await expectLedgerConsistent(program.programId);
+  }
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks a card due for fulfilment before any balance', async () => {
+    const setting = await besideHoldDue('job order, fulfilment', (client, low) =>
+      client.cards.create({ type: 'PHYSICAL', account_token: low.account_token, shipping_address: SHIPPING_ADDRESS }),
+    );
+    const { client, db, program, made: physical } = setting;
+    // Stands for a reissue of the physical card (POST /v1/cards replacement_for): it holds the card
+    // and then needs its account's balance (an authorization on it holds the card the same way).
+    await transferBesideDueRow(setting, setting.high.funding.token, async (tx) => expect(await cardStore.lockCard(db, tx, program.programId, physical.token)).toBeDefined());
+    expect((await client.cards.retrieve(physical.token)).state).toBe('PENDING_ACTIVATION');
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks a prenote that fell due before any balance', async () => {
+    const setting = await besideHoldDue('job order, prenote', async (client) => {
+      const operating = await newAccount(client);
+      return { operating, prenote: await client.externalBankAccounts.create({ ...manualBankAccount(operating), verification_method: 'PRENOTE' }) };
+    });
+    const { client, db, program, made: { operating, prenote } } = setting;
+    // Stands for a retry_micro_deposits that found the prenote due and enabled it: it holds that
+    // bank account and then needs the balance it sends the micro-deposits from (the transfer's own).
+    await transferBesideDueRow(setting, operating, async (tx) => expect(await bankAccountStore.lock(db, tx, program.programId, prenote.token)).toBeDefined(), operating);
+    expect((await client.externalBankAccounts.retrieve(prenote.token)).verification_state).toBe('ENABLED');
+  });
+
+  // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks a 3-D Secure challenge that timed out before any balance', async () => {
+    const setting = await besideHoldDue('job order, challenge', async (client, low) => {
+      const merchant = { id: 'M-1', country: 'USA', mcc: '5411', name: 'SHOP CHALLENGE' };
+      return (await client.threeDS.authentication.simulate({ pan: low.pan, merchant, transaction: { amount: 2_500, currency: 'USD' } })).token as string;
+    });
+    const { client, db, program, made: challenge } = setting;
+    // Stands for a write on the challenge that would then need a balance (none does today: resolving
+    // one takes no other lock): the order holds for every clock job's rows all the same.
+    await transferBesideDueRow(setting, setting.high.funding.token, async (tx) => expect(await threeDsStore.lock(db, tx, program.programId, challenge)).toBeDefined());
+    expect((await client.threeDS.authentication.retrieve(challenge)).challenge_metadata?.status).toBe('CARDHOLDER_TIMEOUT');
   });
 
   it('concurrent requests that all find the same hold due expire it once, and none fails', async () => {
