@@ -72,9 +72,10 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: Deps, options: AppOptions): Promise<FastifyInstance> {
+  const logController = new RequestLogController({ disableRequestLogging: !options.logRequests });
   const app = Fastify({
     logger: options.logger,
-    logController: new RequestLogController({ disableRequestLogging: !options.logRequests }),
+    logController,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -84,7 +85,10 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     // Longer than any request line Node reads (its header limit), so that a path parameter of any
     // length reaches its schema, whose 400 names it, instead of the router's own 414.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    frameworkErrors: answerUnroutablePath,
+    frameworkErrors: (error, request, reply) => {
+      logController.completeOnFinish(request, reply);
+      return answerUnroutablePath(error, request, reply);
+    },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -85,6 +85,15 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
+
+  /**
+   * Fastify answers a path its router cannot decode (`frameworkErrors`) without the listeners that
+   * log a completion, so this logs it once the answer is sent (its `responseTime` reads 0: Fastify
+   * started no timer for it, and it is answered at once).
+   */
+  completeOnFinish(request: FastifyRequest, reply: FastifyReply): void {
+    reply.raw.once('finish', () => this.requestCompleted(null, request, reply));
+  }
 }
 
 /** Whether request logs (written at `info`) can print at this level. */

@@ -250,6 +250,15 @@ describeWithDb('HTTP layer', () => {
     expect(completed?.responseTime).toEqual(expect.any(Number));
   });
 
+  it('logs a completion line for a path it cannot decode too', async () => {
+    const response = await context.server.request('GET', '/v1/%E0%A4%A', { apiKey: context.program.apiKey });
+    expect(response.status).toBe(400);
+    const id = response.headers.get('x-request-id');
+    const lines = context.server.logs().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const completed = lines.find((line) => line.reqId === id && line.msg === 'request completed');
+    expect(completed).toMatchObject({ req: { method: 'GET', url: '/v1/%E0%A4%A' }, res: { statusCode: 400 } });
+  });
+
   it('serves a valid OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
     const response = await context.server.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
