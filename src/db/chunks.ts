@@ -44,7 +44,7 @@ export function eventsOfTransactions<T extends EventTable>(
   );
 }
 
-/** Events by their transaction's token, each transaction's in the order given. */
+/** Rows (events, journals) by their transaction's token, each transaction's in the order given. */
 export function groupedByTransaction<T extends { transaction_token: string }>(events: readonly T[]): Map<string, T[]> {
   const byTransaction = new Map<string, T[]>();
   for (const event of events) {

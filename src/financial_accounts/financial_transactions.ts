@@ -167,13 +167,7 @@ export function deriveTransactions(
   eventTypes: EventTypes,
   cards: ReadonlyMap<string, CardFacts> = new Map(),
 ): FinancialTransaction[] {
-  const byTransaction = new Map<string, ShownJournal[]>();
-  for (const journal of journals) {
-    const group = byTransaction.get(journal.transaction_token) ?? [];
-    group.push(journal);
-    byTransaction.set(journal.transaction_token, group);
-  }
-  const transactions = [...byTransaction.entries()].map(([token, group]) => {
+  const transactions = [...groupedByTransaction(journals).entries()].map(([token, group]) => {
     const typeOf = (journal: AccountJournal) => eventTypes.get(journal.event_token) ?? journal.kind;
     const first = group[0] as AccountJournal;
     const last = group[group.length - 1] as AccountJournal;
