@@ -72,7 +72,7 @@ function ownVariantOf(holder: HolderKind): PatchVariant {
 }
 
 /** A body of legacy fields only is the legacy patch, whatever the holder; any other the holder's own variant. */
-export function patchVariantOf(holder: HolderKind, body: object): PatchVariant {
+function patchVariantOf(holder: HolderKind, body: object): PatchVariant {
   const fields = Object.keys(body);
   const legacyOnly = fields.length > 0 && fields.every((field) => (LEGACY_PATCH_FIELDS as readonly string[]).includes(field));
   return legacyOnly ? 'LEGACY' : ownVariantOf(holder);
