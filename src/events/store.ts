@@ -1,7 +1,7 @@
 /** SQL for events (reads; the one write is `emitEvent` in emit.ts). */
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOf, keysetPage, type PageParams } from '../db/pagination.js';
 import type { EventsTable } from './tables.js';
 
 export type EventRow = EventsTable;
@@ -17,14 +17,16 @@ export function find(exec: Executor, programId: string, token: string): Promise<
 }
 
 /**
- * A page of events, newest first: on `events_by_created`, or `events_by_type` when filtered by type.
- * Without `withContent` the payloads are not read (each row's `payload` is '').
+ * A page of events, newest first: a range of `events_by_created`, or, filtered by types, one range
+ * of `events_by_type` per type (`anyOf`; at most MAX_EVENT_TYPE_FILTERS pages merged): with one
+ * `in` condition, SQLite walked every event of the program for those of the types, and PostgreSQL
+ * sorted every event of the types. Without `withContent` the payloads are not read (each row's `payload` is '').
  */
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams, withContent: boolean) {
   let query = exec
     .selectFrom('events')
     .select(['program_id', 'token', 'event_type', 'created_ms', withContent ? 'payload' : sql<string>`''`.as('payload')])
     .where('program_id', '=', programId);
-  if (filters.event_types !== undefined && filters.event_types.length > 0) query = query.where('event_type', 'in', [...filters.event_types]);
-  return keysetPage(exec, query, 'events', programId, page, filters);
+  const types = filters.event_types ?? [];
+  return keysetPage(exec, types.length > 0 ? anyOf(query, ['event_type'], types) : query, 'events', programId, page, filters);
 }

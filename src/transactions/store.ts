@@ -6,7 +6,7 @@
 import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { inListOrder, keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOf, anyOfUnindexed, inListOrder, keysetPage, type PageParams } from '../db/pagination.js';
 import { INSERT_PARAMETERS_MAX, insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
@@ -265,11 +265,22 @@ export interface ListFilters {
   end?: string | undefined;
 }
 
+/**
+ * A page of the program's card transactions, newest first, one range of one list index: the card's
+ * (`card_transactions_by_card`), else the account's, else one range of `card_transactions_by_status`
+ * per status (`anyOf`: result=APPROVED is four), else the program's. The other filters are
+ * conditions on the rows that range finds (`anyOfUnindexed`: SQLite, without statistics, would
+ * take the status index created last and walk every transaction of the program in that status for
+ * the card's few). A card's or account's page with a status thus reads that card's or account's
+ * transactions until the page is full: bounded by its own history, not the program's.
+ */
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId);
-  if (filters.card_token !== undefined) query = query.where('card_token', '=', filters.card_token);
-  if (filters.account_token !== undefined) query = query.where('account_token', '=', filters.account_token);
-  if (filters.statuses !== undefined) query = query.where('status', 'in', filters.statuses as TransactionRow['status'][]);
+  const { card_token, account_token, statuses } = filters;
+  if (card_token !== undefined) query = query.where('card_token', '=', card_token);
+  if (account_token !== undefined) query = query.where(card_token === undefined ? sql<boolean>`account_token = ${account_token}` : anyOfUnindexed(exec, 'account_token', [account_token]));
+  if (card_token === undefined && account_token === undefined && statuses !== undefined) return keysetPage(exec, anyOf(query, ['status'], statuses), 'card_transactions', programId, page, filters);
+  if (statuses !== undefined) query = query.where(anyOfUnindexed(exec, 'status', statuses));
   return keysetPage(exec, query, 'card_transactions', programId, page, filters);
 }
 

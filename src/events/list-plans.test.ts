@@ -1,0 +1,69 @@
+/**
+ * The event list (GET /v1/events) is a range of `events_by_created` (no type filter, or
+ * begin/end alone) or one range of `events_by_type` per type asked for (`anyOf`, at most
+ * MAX_EVENT_TYPE_FILTERS pages merged), in list order, on every page shape: never a walk of the
+ * program's events for those of the types, nor a sort of every event of the types. Its rows are
+ * those the filters name, checked against the filters applied here to every event.
+ */
+import { sql } from 'kysely';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { expectedPage, expectPostgresRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
+import { list, type ListFilters } from './store.js';
+import type { EventsTable } from './tables.js';
+
+const PROGRAM = 'p-events';
+const EVENTS = 6_000;
+const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
+const token = (program: string, i: number) => `${program}-e-${String(i).padStart(5, '0')}`;
+
+/** Event `i`, two a millisecond: mostly balance.updated and card_transaction.updated, one in 50 card.created, one in 500 dispute.updated. */
+function event(program: string, i: number): EventsTable {
+  const type = i % 500 === 3 ? 'dispute.updated' : i % 50 === 1 ? 'card.created' : i % 2 === 0 ? 'balance.updated' : 'card_transaction.updated';
+  return { program_id: program, token: token(program, i), event_type: type, payload: '{}', created_ms: BASE_MS + Math.floor(i / 2) };
+}
+
+const at = (i: number) => new Date(BASE_MS + i).toISOString();
+const selections: ListFilters[] = [
+  {},
+  { event_types: ['dispute.updated'] },
+  { event_types: ['card.created'] },
+  { event_types: ['balance.updated'] },
+  { event_types: ['card.created', 'dispute.updated'] },
+  { event_types: ['card.created', 'dispute.updated', 'balance.updated', 'account_holder.created'] },
+];
+const cases: ListFilters[] = [{}, { begin: at(500), end: at(2_500) }, { begin: at(2_000) }].flatMap((range) => selections.map((selection) => ({ ...selection, ...range })));
+
+describeWithDb('event list plans', () => {
+  const storage = useMigratedDb();
+  const rows = Array.from({ length: EVENTS }, (_, i) => event(PROGRAM, i));
+
+  beforeAll(async () => {
+    const { kysely } = storage.db;
+    const all = [...rows, ...['p-other-1', 'p-other-2'].flatMap((program) => Array.from({ length: 2_000 }, (_, i) => event(program, i)))];
+    for (let start = 0; start < all.length; start += 500) await kysely.insertInto('events').values(all.slice(start, start + 500)).execute();
+    if (engine === 'postgres') await sql`analyze events`.execute(kysely);
+  }, 60_000);
+
+  function keeps(filters: ListFilters) {
+    const from = filters.begin === undefined ? -Infinity : Date.parse(filters.begin);
+    const until = filters.end === undefined ? Infinity : Date.parse(filters.end);
+    return (row: EventsTable) => (filters.event_types === undefined || filters.event_types.includes(row.event_type)) && row.created_ms > from && row.created_ms < until;
+  }
+
+  it('ranges over events_by_created, or events_by_type per type, with the rows the filters name, on every filter combination and page shape', async () => {
+    const { kysely } = storage.db;
+    for (const filters of cases) {
+      for (const shape of pageShapes(token(PROGRAM, 3_001))) {
+        const label = `${JSON.stringify(filters)} ${shape.name}`;
+        for (const withContent of [false, true]) {
+          const listed = await list(kysely, PROGRAM, filters, shape.page, withContent);
+          expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(rows, keeps(filters), shape.page));
+          const plan = await pagePlan(kysely, (watched) => list(watched, PROGRAM, filters, shape.page, withContent));
+          if (engine === 'sqlite') expectSqliteRange(plan, 'events', filters.event_types === undefined ? /events_by_created/ : /events_by_type/, label);
+          else expectPostgresRange(plan, 'events', label);
+        }
+      }
+    }
+  });
+});
