@@ -5,7 +5,7 @@
  */
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { chunkAfter, createdBetween, createdBetweenCondition, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
+import { anyOfUnindexed, chunkAfter, createdBetween, createdBetweenCondition, keysetPage, rememberDeleted, type PageParams, type RowKey } from '../db/pagination.js';
 import type { Database } from '../db/schema.js';
 import { insertRows, prepared, preparedWrite } from '../db/prepared.js';
 import type { EventAttemptsTable, EventsTable, EventSubscriptionsTable } from '../events/tables.js';
@@ -159,7 +159,9 @@ function createdIn<O>(query: SelectQueryBuilder<Database, never, O>, range: Requ
  * failed messages, "entries created after `begin`"), not the attempts': an event created before
  * `begin` is left alone though its retries failed after it, and one created before `end` is
  * recovered though they failed after it. No attempt is made before its event was created, so the
- * walk starts at `begin`.
+ * walk starts at `begin`. The event's other attempts are a seek into `event_attempts_by_event` (its
+ * few), the subscription a condition on them (`anyOfUnindexed`: SQLite took
+ * `event_attempts_by_subscription` and read the subscription's whole history for each attempt).
  */
 export function attemptsToRecover(exec: Executor, programId: string, subscriptionToken: string, range: RequeueRange, after: RowKey | null, limit: number) {
   const eventCreatedIn = createdBetweenCondition('created.created_ms', range);
@@ -177,7 +179,7 @@ export function attemptsToRecover(exec: Executor, programId: string, subscriptio
                 .select(sql`1`.as('one'))
                 .where('other.program_id', '=', programId)
                 .whereRef('other.event_token', '=', 'attempt.event_token')
-                .where('other.subscription_token', '=', subscriptionToken)
+                .where(anyOfUnindexed(exec, 'other.subscription_token', [subscriptionToken]))
                 .where('other.status', '<>', 'FAILED'),
             ),
           ),

@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
-import { expectedPage, expectPostgresRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
+import { expectedPage, expectPostgresRange, inCreatedRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
 import { list, type ListFilters } from './store.js';
 import type { EventsTable } from './tables.js';
 
@@ -46,9 +46,8 @@ describeWithDb('event list plans', () => {
   }, 60_000);
 
   function keeps(filters: ListFilters) {
-    const from = filters.begin === undefined ? -Infinity : Date.parse(filters.begin);
-    const until = filters.end === undefined ? Infinity : Date.parse(filters.end);
-    return (row: EventsTable) => (filters.event_types === undefined || filters.event_types.includes(row.event_type)) && row.created_ms > from && row.created_ms < until;
+    const inRange = inCreatedRange(filters);
+    return (row: EventsTable) => (filters.event_types === undefined || filters.event_types.includes(row.event_type)) && inRange(row);
   }
 
   it('ranges over events_by_created, or events_by_type per type, with the rows the filters name, on every filter combination and page shape', async () => {

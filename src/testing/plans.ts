@@ -103,3 +103,10 @@ export function expectPostgresRange(plan: string[], table: string, label: string
     if (/^(Sort|Incremental Sort) /.test(node)) expect(nodes[i + 1], label).toMatch(/^(HashAggregate|Unique|Append|Merge Append|Subquery Scan) /);
   });
 }
+
+/** A list's `begin`/`end` (exclusive) applied to a row, as the test states them. */
+export function inCreatedRange(range: { begin?: string | undefined; end?: string | undefined }): (row: ListedRow) => boolean {
+  const from = range.begin === undefined ? -Infinity : Date.parse(range.begin);
+  const until = range.end === undefined ? Infinity : Date.parse(range.end);
+  return (row) => row.created_ms > from && row.created_ms < until;
+}

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
-import { expectedPage, expectPostgresRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
+import { expectedPage, expectPostgresRange, inCreatedRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
 import { statusesFor } from './service.js';
 import { list } from './store.js';
 import type { CardTransactionsTable, TransactionStatus } from './tables.js';
@@ -77,15 +77,13 @@ describeWithDb('card transaction list plans', () => {
   }, 60_000);
 
   function keeps(filters: Filters) {
-    const from = filters.begin === undefined ? -Infinity : Date.parse(filters.begin);
-    const until = filters.end === undefined ? Infinity : Date.parse(filters.end);
+    const inRange = inCreatedRange(filters);
     return (row: CardTransactionsTable) =>
       (filters.card_token === undefined || row.card_token === filters.card_token) &&
       (filters.account_token === undefined || row.account_token === filters.account_token) &&
       (filters.status === undefined || row.status === filters.status) &&
       (filters.result === undefined || (filters.result === 'APPROVED') === (row.result === 'APPROVED')) &&
-      row.created_ms > from &&
-      row.created_ms < until;
+      inRange(row);
   }
 
   /** The index the page must range over: the card's, else the account's, else the status's, else the program's. */
