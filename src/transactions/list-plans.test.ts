@@ -2,7 +2,18 @@
  * The card transaction list (GET /v1/transactions) is a range of one list index in list order,
  * newest first, on every filter combination and page shape, never a walk of the program's
  * transactions for those a filter keeps, nor a sort of every transaction the filters keep; its rows
- * are those the filters name, checked against the filters applied here to every transaction.
+ * are those the filters name, checked against the filters applied here to every transaction:
+ *
+ * - a card's transactions are a range of `card_transactions_by_card`, an account's (without a card)
+ *   of `card_transactions_by_account`; a status, result or account beside them is a condition on
+ *   that range (`anyOfUnindexed`). Such a page reads the card's (account's) transactions until it
+ *   is full, a bound of that card's or account's own history, never the program's: judged
+ *   acceptable against another index on card_transactions, written by every authorization;
+ * - a status alone, or result=DECLINED (status DECLINED), is a range of `card_transactions_by_status`,
+ *   result=APPROVED one range per approved status (PENDING, SETTLED, VOIDED, EXPIRED), their pages
+ *   merged (`anyOf`); PostgreSQL, by cost, may walk `card_transactions_by_created` for the status of
+ *   most transactions (SETTLED), reading little more than a page;
+ * - no filter, or begin/end alone, is a range of `card_transactions_by_created`.
  */
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
