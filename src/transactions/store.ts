@@ -278,7 +278,9 @@ export function list(exec: Executor, programId: string, filters: ListFilters, pa
   let query = exec.selectFrom('card_transactions').selectAll().where('program_id', '=', programId);
   const { card_token, account_token, statuses } = filters;
   if (card_token !== undefined) query = query.where('card_token', '=', card_token);
-  if (account_token !== undefined) query = query.where(card_token === undefined ? sql<boolean>`account_token = ${account_token}` : anyOfUnindexed(exec, 'account_token', [account_token]));
+  if (account_token !== undefined) {
+    query = card_token === undefined ? query.where('account_token', '=', account_token) : query.where(anyOfUnindexed(exec, 'account_token', [account_token]));
+  }
   if (card_token === undefined && account_token === undefined && statuses !== undefined) return keysetPage(exec, anyOf(query, ['status'], statuses), 'card_transactions', programId, page, filters);
   if (statuses !== undefined) query = query.where(anyOfUnindexed(exec, 'status', statuses));
   return keysetPage(exec, query, 'card_transactions', programId, page, filters);
