@@ -3,6 +3,7 @@ import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
 import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
+import { BOOK_TRANSFER_STATUSES } from './schemas.js';
 import type { BookTransfersTable } from './tables.js';
 
 export type BookTransferRow = BookTransfersTable;
@@ -59,5 +60,5 @@ export interface ListFilters {
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   const query = exec.selectFrom('book_transfers').selectAll().where('program_id', '=', programId);
   // From or to the accounts named: a page of each side and account on its own index, merged.
-  return keysetPageOfFinancialAccounts(exec, query, ['from_financial_account_token', 'to_financial_account_token'], filters, 'book_transfers', programId, page);
+  return keysetPageOfFinancialAccounts(exec, query, ['from_financial_account_token', 'to_financial_account_token'], BOOK_TRANSFER_STATUSES, filters, 'book_transfers', programId, page);
 }

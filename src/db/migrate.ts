@@ -42,6 +42,7 @@ import * as m0032 from './migrations/0032_three_ds_challenge_timeout.js';
 import * as m0033 from './migrations/0033_declined_card_transactions_by_financial_account.js';
 import * as m0034 from './migrations/0034_auth_rules_by_scope.js';
 import * as m0035 from './migrations/0035_event_attempts_by_subscription_status.js';
+import * as m0036 from './migrations/0036_movements_by_category_and_status.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '0033_declined_card_transactions_by_financial_account': m0033,
   '0034_auth_rules_by_scope': m0034,
   '0035_event_attempts_by_subscription_status': m0035,
+  '0036_movements_by_category_and_status': m0036,
 };
 
 /**

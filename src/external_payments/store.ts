@@ -3,6 +3,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
 import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
+import { EXTERNAL_PAYMENT_STATUSES } from './schemas.js';
 import type { ExternalPaymentsTable } from './tables.js';
 
 export type ExternalPaymentRow = ExternalPaymentsTable;
@@ -66,5 +67,5 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   const query = exec.selectFrom('external_payments').selectAll().where('program_id', '=', programId);
-  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'external_payments', programId, page);
+  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], EXTERNAL_PAYMENT_STATUSES, filters, 'external_payments', programId, page);
 }

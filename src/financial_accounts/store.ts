@@ -70,32 +70,33 @@ export interface MovementFilters {
 }
 
 /**
- * The column conditions of `filters`. A movement is result DECLINED exactly when it is status
- * DECLINED (a decline is stored so, and is final), so that result is asked of the status, whose
- * index serves it (migration 0026).
+ * The statuses `filters` allow, or undefined for any. A movement is result DECLINED exactly when it
+ * is status DECLINED (a decline is stored so, and is final), so a result is a set of statuses,
+ * which the status indexes serve (migrations 0026, 0036): DECLINED, or every other status.
  */
-function movementConditions(filters: MovementFilters): Array<[column: string, value: string]> {
-  const conditions: Array<[string, string | undefined]> = [
-    ['category', filters.category],
-    ['status', filters.status],
-    filters.result === 'DECLINED' ? ['status', 'DECLINED'] : ['result', filters.result],
-  ];
-  return conditions.filter((condition): condition is [string, string] => condition[1] !== undefined);
+function statusesAllowed(filters: MovementFilters, statuses: readonly string[]): readonly string[] | undefined {
+  const byResult = filters.result === undefined ? undefined : statuses.filter((status) => (status === 'DECLINED') === (filters.result === 'DECLINED'));
+  if (filters.status === undefined) return byResult;
+  return byResult === undefined || byResult.includes(filters.status) ? [filters.status] : [];
 }
 
 /**
  * One page of a movement list whose rows name financial accounts in `columns` (a transfer's from
  * and to), filtered to those `filters` name: the first filter given (the single account first) is
  * paged as alternatives, one per column and financial account (`anyOf`), each on its own index;
- * any other is a condition on them. The movement's own filters (`MovementFilters`) range over their
- * index when no account is named; beside one they are conditions on the account's rows
- * (`anyOfUnindexed`: SQLite would otherwise prefer the newer status or category index, and walk
- * every SETTLED transfer of the program for one account's).
+ * any other is a condition on them. Beside an account, the movement's own filters
+ * (`MovementFilters`) are conditions on the account's rows (`anyOfUnindexed`: SQLite would
+ * otherwise prefer the status or category index, and walk every SETTLED transfer of the program for
+ * one account's). Without one, they range over their indexes: a category over
+ * `*_by_category_status` (migration 0036), one range per status allowed (every one of `statuses`
+ * for a category alone), a status or result alone over `*_by_status`, one range per status it
+ * allows; so a page never walks rows a filter refuses.
  */
 export async function keysetPageOfFinancialAccounts<O>(
   exec: Executor,
   query: SelectQueryBuilder<Database, never, O>,
   columns: readonly string[],
+  statuses: readonly string[],
   filters: FinancialAccountFilters & MovementFilters & CreatedRange,
   table: KeysetTable,
   programId: string,
@@ -107,13 +108,17 @@ export async function keysetPageOfFinancialAccounts<O>(
     if (accountToken !== undefined) sets.push(await tokensOfAccount(exec, programId, accountToken));
   }
   const [first, ...rest] = sets;
-  const byAccount = first !== undefined;
-  const conditioned = movementConditions(filters).reduce(
-    (narrowed, [column, value]) => narrowed.where(byAccount ? anyOfUnindexed(exec, column, [value]) : sql<boolean>`${sql.ref(column)} = ${value}`),
-    query,
-  );
-  const filtered = rest.reduce((narrowed, set) => narrowed.where(anyOfCondition(columns, set)), conditioned);
-  return keysetPage(exec, first === undefined ? filtered : anyOf(filtered, columns, first), table, programId, page, filters);
+  const allowed = statusesAllowed(filters, statuses);
+  if (first !== undefined) {
+    let conditioned = query;
+    if (filters.category !== undefined) conditioned = conditioned.where(anyOfUnindexed(exec, 'category', [filters.category]));
+    if (allowed !== undefined) conditioned = conditioned.where(anyOfUnindexed(exec, 'status', allowed));
+    const filtered = rest.reduce((narrowed, set) => narrowed.where(anyOfCondition(columns, set)), conditioned);
+    return keysetPage(exec, anyOf(filtered, columns, first), table, programId, page, filters);
+  }
+  const ofCategory = filters.category === undefined ? query : query.where(sql<boolean>`${sql.ref('category')} = ${filters.category}`);
+  const byStatus = filters.category === undefined && allowed === undefined ? [ofCategory] : anyOf(ofCategory, ['status'], allowed ?? statuses);
+  return keysetPage(exec, byStatus, table, programId, page, filters);
 }
 
 /** The status of each of the financial accounts that exist among `tokens` (asked by every money movement: prepared). */

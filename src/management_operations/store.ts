@@ -3,6 +3,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
 import { inListOrder, type PageParams } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
+import { MANAGEMENT_OPERATION_STATUSES } from './schemas.js';
 import type { ManagementOperationsTable } from './tables.js';
 
 export type ManagementOperationRow = ManagementOperationsTable;
@@ -125,7 +126,7 @@ export interface ListFilters {
 
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   const query = exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId);
-  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], filters, 'management_operations', programId, page);
+  return keysetPageOfFinancialAccounts(exec, query, ['financial_account_token'], MANAGEMENT_OPERATION_STATUSES, filters, 'management_operations', programId, page);
 }
 
 /** Whether the financial account has an operation still waiting for its effective date. */
