@@ -1,6 +1,7 @@
 /** SQL for account holders. */
+import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOfUnindexed, keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { AccountHoldersTable } from './tables.js';
 
@@ -45,11 +46,25 @@ export interface ListFilters {
 
 const PARTIAL_MATCH_COLUMNS = ['first_name', 'last_name', 'legal_business_name'] as const;
 
+/**
+ * One page of the program's holders matching the filters. The exact-match filters each have their
+ * index (`account_holders_by_external_id`, `_by_email`, `_by_phone`); given together, the first
+ * drives the page in this order (an external id names one holder, a phone number is the most often
+ * shared) and the others are conditions on its rows (`anyOfUnindexed`: SQLite, without statistics,
+ * took the index created last and walked every holder of a shared phone number for one email).
+ * The names, substrings, are conditions on the rows found (alone, they walk the program's holders
+ * in list order: no index serves `%text%`).
+ */
 export function list(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = exec.selectFrom('account_holders').selectAll().where('program_id', '=', programId);
-  if (filters.external_id !== undefined) query = query.where('external_id', '=', filters.external_id);
-  if (filters.email !== undefined) query = query.where('email_lower', '=', filters.email.toLowerCase());
-  if (filters.phone_number !== undefined) query = query.where('phone_number', '=', filters.phone_number);
+  const exact = [
+    { column: 'external_id', value: filters.external_id },
+    { column: 'email_lower', value: filters.email?.toLowerCase() },
+    { column: 'phone_number', value: filters.phone_number },
+  ].flatMap(({ column, value }) => (value === undefined ? [] : [{ column, value }]));
+  exact.forEach(({ column, value }, index) => {
+    query = query.where(index === 0 ? sql<boolean>`${sql.ref(column)} = ${value}` : anyOfUnindexed(exec, column, [value]));
+  });
   for (const column of PARTIAL_MATCH_COLUMNS) {
     const text = filters[column];
     if (text !== undefined) query = query.where(containsIgnoringCase(column, text));

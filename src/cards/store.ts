@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { MS_PER_DAY } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOfUnindexed, keysetPage, type PageParams } from '../db/pagination.js';
 import { containsIgnoringCase } from '../db/text-search.js';
 import type { CardProgramsTable, CardsTable } from './tables.js';
 
@@ -116,10 +116,19 @@ export interface ListFilters {
   end?: string | undefined;
 }
 
+/**
+ * One page of the program's cards matching the filters: an account's are a range of
+ * `cards_by_account`, the state a condition on its few cards (`anyOfUnindexed`: SQLite would rather
+ * walk every card of the program in that state, `cards_by_state`); a state alone a range of
+ * `cards_by_state`. `memo`, a substring, is a condition on the rows either finds (alone, it walks
+ * the program's cards in list order: no index serves `%text%`).
+ */
 export function listWithFunding(exec: Executor, programId: string, filters: ListFilters, page: PageParams) {
   let query = withFunding(exec, programId);
   if (filters.account_token !== undefined) query = query.where('cards.account_token', '=', filters.account_token);
-  if (filters.state !== undefined) query = query.where('cards.state', '=', filters.state);
+  if (filters.state !== undefined) {
+    query = filters.account_token === undefined ? query.where('cards.state', '=', filters.state) : query.where(anyOfUnindexed(exec, 'cards.state', [filters.state]));
+  }
   if (filters.memo !== undefined) query = query.where(containsIgnoringCase('cards.memo', filters.memo));
   return keysetPage(exec, query, 'cards', programId, page, filters);
 }
