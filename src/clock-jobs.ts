@@ -18,18 +18,17 @@ import { applyDuePrenotes, duePrenotes, lockDuePrenotes, prenoteInstantsThrough 
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
-import { dueChallengeTimeouts, lockDueChallenges, timeOutChallenges } from './three_ds/service.js';
+import { challengeDeadlinesThrough, dueChallengeTimeouts, lockDueChallenges, timeOutChallenges } from './three_ds/service.js';
 import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
 /** `db` is passed for what needs the engine (row locks through `db.forUpdate`, the ledger). */
 export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
 
 /**
- * In the order they run at each stop (see `runClockJobsAcross`): hold expiries and 3DS challenge
- * timeouts first, as they fall due at any instant up to the stop; then what falls due at the stop
- * itself. At one instant, holds expire before management operations are decided on their funds.
- * Between two stops, the holds that expired are announced before the challenges that timed out
- * (each kind in the order it fell due): neither depends on the other.
+ * In the order they run at each stop (see `runClockJobsAcross`): hold expiries first, as they fall
+ * due at any instant up to the stop; then what falls due at the stop itself (a challenge's timeout
+ * is a stop too). At one instant, holds expire before challenges time out and before management
+ * operations are decided on their funds.
  *
  * A function, as `everyDueWork` is, not a list made as this module loads: the resource services
  * import this module too (`catchUp`, `isDueWithin`), so when one of them is the first module a
@@ -49,10 +48,10 @@ export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: re
 }
 
 /**
- * After the program's clock moved to `scope.nowMs`: the jobs run at each instant at which a
- * prenote, a fulfilment batch or a management operation falls due (`dueStopsThrough`), earliest
- * first (also one the clock had already reached before the move: the real-speed clock passed it
- * since the last sweep), then at now. The move then does what passing through those instants
+ * After the program's clock moved to `scope.nowMs`: the jobs run at each instant at which a 3-D
+ * Secure challenge times out, a prenote, a fulfilment batch or a management operation falls due
+ * (`dueStopsThrough`), earliest first (also one the clock had already reached before the move: the
+ * real-speed clock passed it since the last sweep), then at now. The move then does what passing through those instants
  * would have done, and records it in that order (the order its events are sent in): at each stop,
  * the holds that expired since the last stop are released first, in the order they expired; then
  * what falls due at the stop itself. So a hold that expired before an operation's date is released
@@ -75,13 +74,14 @@ async function runAtEachStop(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly
 }
 
 /**
- * The instants through `throughMs` at which something other than a hold expiry or a challenge
- * timeout falls due, earliest first: those need no stop of their own, as each run of their job
- * takes them in order.
+ * The instants through `throughMs` at which something other than a hold expiry falls due, earliest
+ * first: holds need no stop of their own, as each run of their job takes them in order, before
+ * what falls due at the stop. A challenge's timeout is a stop, so that a hold that expires after
+ * it is announced after it, however far the clock moved.
  */
 async function dueStopsThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
   const stops = new Set<number>();
-  for (const instantsThrough of [prenoteInstantsThrough, fulfilmentInstantsThrough, dueDayStartsThrough]) {
+  for (const instantsThrough of [challengeDeadlinesThrough, prenoteInstantsThrough, fulfilmentInstantsThrough, dueDayStartsThrough]) {
     for (const instantMs of await instantsThrough(exec, programId, throughMs)) stops.add(instantMs);
   }
   return [...stops].sort((a, b) => a - b);

@@ -10,7 +10,7 @@ import { frozenWallClock } from './testing/clock.js';
 import { describeWithDb, useTestServer } from './testing/harness.js';
 import { bookTransfer, manualBankAccount, newAccount } from './testing/money.js';
 import { enforcedRule, velocityLimit } from './testing/auth_rules.js';
-import { authorize, cardOnOwnAccount, moveClock } from './testing/transactions.js';
+import { authorize, cardOnOwnAccount, moveClock, simulateChallenge } from './testing/transactions.js';
 
 const START = '2030-01-10T12:00:00.000Z';
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -115,6 +115,26 @@ describeWithDb('clock moves: dating and order', () => {
       ['balance.updated', '2030-01-19T00:00:00.000Z'],
       ['management_operation.updated', '2030-01-19T00:00:00.000Z'],
     ]);
+  });
+
+  it('a 3-D Secure challenge that timed out before a hold expired is announced before it, and one after it after it, in one move', async () => {
+    const { client } = await context.server.newProgram();
+    const card = await cardOnOwnAccount(client);
+    await authorize(client, card, 800); // expires 2030-01-17T12:00
+    await moveClock(client, '2030-01-17T11:44:00.000Z');
+    const token = await simulateChallenge(client, card); // times out 2030-01-17T11:54
+    await simulateChallenge(client, card); // times out 2030-01-17T11:54 as well
+    await moveClock(client, '2030-01-17T11:52:00.000Z');
+    await simulateChallenge(client, card); // times out 2030-01-17T12:02
+    await moveClock(client, '2030-01-17T12:10:00.000Z');
+    expect((await clockTimeline(client)).filter(([, created]) => (created ?? '') > '2030-01-17T11:52:00.000Z')).toEqual([
+      ['three_ds_authentication.updated', '2030-01-17T11:54:00.000Z'],
+      ['three_ds_authentication.updated', '2030-01-17T11:54:00.000Z'],
+      ['balance.updated', '2030-01-17T12:00:00.000Z'],
+      ['card_transaction.updated', '2030-01-17T12:00:00.000Z'],
+      ['three_ds_authentication.updated', '2030-01-17T12:02:00.000Z'],
+    ]);
+    expect((await client.threeDS.authentication.retrieve(token)).challenge_metadata?.status).toBe('CARDHOLDER_TIMEOUT');
   });
 
   it('two clock moves at once: each effect once (PostgreSQL runs them side by side)', async () => {

@@ -26,6 +26,14 @@ export async function authorize(client: Lithic, card: Pick<Card, 'pan'>, amount:
   return response.token as string;
 }
 
+/** A 3-D Secure authentication whose merchant asks for a challenge: PENDING_CHALLENGE until answered or timed out. */
+export async function simulateChallenge(client: Lithic, card: Pick<Card, 'pan'>): Promise<string> {
+  const { token } = await client.threeDS.authentication.simulate({
+    pan: card.pan, merchant: { id: 'M-1', country: 'USA', mcc: '5411', name: 'SHOP CHALLENGE' }, transaction: { amount: 2_500, currency: 'USD' },
+  });
+  return token as string;
+}
+
 /** Authorizes and returns the stored transaction. */
 export async function authorized(client: Lithic, card: Pick<Card, 'pan'>, amount: number, extra: Partial<Lithic.TransactionSimulateAuthorizationParams> = {}): Promise<Transaction> {
   return client.transactions.retrieve(await authorize(client, card, amount, extra));

@@ -234,6 +234,15 @@ export async function lockDueChallenges(db: Db, tx: Tx, scope: ProgramScope): Pr
   await store.lockPendingChallengesIssuedThrough(db, tx, scope.programId, scope.nowMs - CHALLENGE_TTL_MS);
 }
 
+/**
+ * The instants through program time `throughMs` at which a pending challenge times out, earliest
+ * first: a clock move stops at each (clock-jobs.ts `runClockJobsAcross`), so that the holds that
+ * expired before it are announced before it, and those that expire after it after it.
+ */
+export async function challengeDeadlinesThrough(exec: Executor, programId: string, throughMs: number): Promise<number[]> {
+  return (await store.pendingChallengeIssueInstantsThrough(exec, programId, throughMs - CHALLENGE_TTL_MS)).map((issuedMs) => challengeDeadlineMs({ created_ms: issuedMs }));
+}
+
 /** Due when the oldest pending challenge has reached its TTL (`dueAfterLifetime`). */
 async function checkDueTimeouts(exec: Executor, scope: ProgramScope): Promise<DueCheck> {
   return dueAfterLifetime(await store.oldestPendingChallengeMs(exec, scope.programId), CHALLENGE_TTL_MS, scope.nowMs);

@@ -47,6 +47,12 @@ export async function pendingChallengesIssuedThrough(exec: Executor, programId: 
   return (await issuedThrough(exec, programId, issuedThroughMs).execute()).map((row) => row.token);
 }
 
+/** The distinct instants at which the pending challenges issued at or before `issuedThroughMs` were issued, earliest first. */
+export async function pendingChallengeIssueInstantsThrough(exec: Executor, programId: string, issuedThroughMs: number): Promise<number[]> {
+  const rows = await pendingChallenges(exec, programId).select('created_ms').where('created_ms', '<=', issuedThroughMs).distinct().orderBy('created_ms').execute();
+  return rows.map((row) => Number(row.created_ms));
+}
+
 /** Locks those challenges, in that order, for the rest of the transaction. */
 export async function lockPendingChallengesIssuedThrough(db: Db, tx: Tx, programId: string, issuedThroughMs: number): Promise<void> {
   await db.forUpdate(issuedThrough(tx, programId, issuedThroughMs)).execute();
