@@ -41,15 +41,17 @@ export const JOURNAL_KIND = 'BOOK_TRANSFER';
 export const REVERSAL_JOURNAL_KIND = 'BOOK_TRANSFER_REVERSAL';
 
 export function toApi(row: store.BookTransferRow, events: readonly MoneyEventsTable[]): BookTransfer {
-  return {
-    ...transactionBase(row),
+  // Object.assign onto the base, not a spread: see transactionBase.
+  return Object.assign(transactionBase(row), {
     category: row.category as BookTransfer['category'],
-    events: events.map((event) => ({
-      ...eventBase(event),
-      detailed_results: eventBase(event).detailed_results as BookTransfer['events'][number]['detailed_results'],
-      subtype: event.subtype ?? row.subtype,
-      type: event.type,
-    })),
+    events: events.map((event) => {
+      const base = eventBase(event);
+      return Object.assign(base, {
+        detailed_results: base.detailed_results as BookTransfer['events'][number]['detailed_results'],
+        subtype: event.subtype ?? row.subtype,
+        type: event.type,
+      });
+    }),
     external_id: row.external_id,
     external_resource: null,
     from_financial_account_token: row.from_financial_account_token,
@@ -57,7 +59,7 @@ export function toApi(row: store.BookTransferRow, events: readonly MoneyEventsTa
     result: row.result,
     status: row.status,
     transaction_series: null,
-  };
+  });
 }
 
 /** from.available −amount, to.available +amount (or the opposite for a reversal); to is suspense when the credit is held there. */

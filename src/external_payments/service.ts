@@ -56,22 +56,23 @@ type ApiEvent = ExternalPayment['events'][number];
 type Bucket = ledger.Bucket | 'banks';
 
 export function toApi(row: Row, events: readonly MoneyEventsTable[]): ExternalPayment {
-  return {
-    ...transactionBase(row),
-    family: 'EXTERNAL_PAYMENT',
+  return Object.assign(transactionBase(row), {
+    family: 'EXTERNAL_PAYMENT' as const,
     category: row.category as ExternalPayment['category'],
-    events: events.map((event) => ({
-      ...eventBase(event),
-      detailed_results: eventBase(event).detailed_results as ApiEvent['detailed_results'],
-      effective_date: event.effective_date ?? '',
-      type: event.type as ApiEvent['type'],
-    })),
+    events: events.map((event) => {
+      const base = eventBase(event);
+      return Object.assign(base, {
+        detailed_results: base.detailed_results as ApiEvent['detailed_results'],
+        effective_date: event.effective_date ?? '',
+        type: event.type as ApiEvent['type'],
+      });
+    }),
     financial_account_token: row.financial_account_token,
     payment_type: row.payment_type,
     result: row.result,
     status: row.status,
     ...(row.user_defined_id === null ? {} : { user_defined_id: row.user_defined_id }),
-  };
+  });
 }
 
 /** Where each step takes the money from and puts it (see the table above). */

@@ -71,25 +71,26 @@ type Row = store.ManagementOperationRow;
 type ApiEvent = ManagementOperation['events'][number];
 
 export function toApi(row: Row, events: readonly MoneyEventsTable[]): ManagementOperation {
-  return {
-    ...transactionBase(row),
-    family: 'MANAGEMENT_OPERATION',
+  return Object.assign(transactionBase(row), {
+    family: 'MANAGEMENT_OPERATION' as const,
     category: row.category as ManagementOperation['category'],
     direction: row.direction,
-    events: events.map((event) => ({
-      ...eventBase(event),
-      detailed_results: eventBase(event).detailed_results as ApiEvent['detailed_results'],
-      effective_date: event.effective_date ?? row.effective_date,
-      type: event.type as ApiEvent['type'],
-      ...(event.subtype === null ? {} : { subtype: event.subtype }),
-    })),
+    events: events.map((event) => {
+      const base = eventBase(event);
+      return Object.assign(base, {
+        detailed_results: base.detailed_results as ApiEvent['detailed_results'],
+        effective_date: event.effective_date ?? row.effective_date,
+        type: event.type as ApiEvent['type'],
+        ...(event.subtype === null ? {} : { subtype: event.subtype }),
+      });
+    }),
     external_resource: null,
     financial_account_token: row.financial_account_token,
     result: row.result,
     status: row.status,
     transaction_series: null,
     ...(row.user_defined_id === null ? {} : { user_defined_id: row.user_defined_id }),
-  };
+  });
 }
 
 /** The event type that reverses `type`: X ↔ X_REVERSAL; LOSS_WRITE_OFF has no partner and repeats. */
