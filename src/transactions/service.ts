@@ -454,7 +454,7 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
 function spendSources(op: Operation, card: FoundCard) {
   const { tx, scope } = op;
   return {
-    accountSpent: () => accountSpent(tx, scope.programId, { ...accountOf(card), token: card.account_token }, scope.nowMs),
+    accountSpent: () => accountSpent(tx, scope.programId, Object.assign(accountOf(card), { token: card.account_token }), scope.nowMs),
     cardWindowSpent: () => cardSpent(tx, scope.programId, card, scope.nowMs),
   };
 }
@@ -494,12 +494,12 @@ async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRu
       funds_required: card.require_funds === 1,
       partial_approval_capable: opening.partial_approval_capable,
     },
-    {
-      ...spendSources(op, card),
+    // Object.assign, not a spread into a literal: see money_events/events.ts transactionBase.
+    Object.assign(spendSources(op, card), {
       authRules: () =>
         deps.evaluator.evaluateAuthorization({ db: op.db, tx: op.tx, scope: op.scope, facts, history: authorizationHistory(op.tx, op.scope.programId, op.scope.nowMs) }),
       availableCents: () => lockedAvailableCents(op, card.issuing_financial_account_token),
-    },
+    }),
   );
 }
 
