@@ -28,7 +28,7 @@
  * would wait for the group it is in. (It already could not: the connection mutex was held by its
  * own transaction before groups existed.)
  */
-import type { ControlledTransaction, Kysely } from 'kysely';
+import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Tx } from './database.js';
 
@@ -143,24 +143,34 @@ export class GroupCommitter {
    * told. Throws (its caller told) when a savepoint statement itself fails: the group is then lost.
    */
   async #runInSavepoint(group: ControlledTransaction<Database>, queued: QueuedWork): Promise<{ value: unknown } | typeof FAILED> {
-    const savepoint = await tellOnFailure(queued, () => group.savepoint('work').execute());
-    const tx = savepoint.withoutPlugins();
+    await tellOnFailure(queued, () => group.executeQuery(SAVEPOINT));
+    const tx = group.withoutPlugins();
     this.#options.bindEffects(tx, queued.effects);
     let value: unknown;
     try {
       value = await queued.work(tx);
     } catch (error) {
       queued.reject(error);
-      await savepoint.rollbackToSavepoint('work').execute();
-      await savepoint.releaseSavepoint('work').execute();
+      await group.executeQuery(ROLLBACK_TO_SAVEPOINT);
+      await group.executeQuery(RELEASE_SAVEPOINT);
       return FAILED;
     }
-    await tellOnFailure(queued, () => savepoint.releaseSavepoint('work').execute());
+    await tellOnFailure(queued, () => group.executeQuery(RELEASE_SAVEPOINT));
     return { value };
   }
 }
 
 const FAILED = Symbol('failed');
+
+/**
+ * A work's savepoint statements, the SQL Kysely's `savepoint('work')`, `rollbackToSavepoint` and
+ * `releaseSavepoint` send, compiled once: those build two ControlledTransactions and compile the
+ * command on every call (~7 µs a work, a few per cent of a book transfer). The group's own
+ * ControlledTransaction runs them instead, on the same connection.
+ */
+const SAVEPOINT = CompiledQuery.raw('savepoint "work"');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to "work"');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release "work"');
 
 /** Runs `step`; if it throws, the work's caller gets the error too (the group then fails as a whole). */
 async function tellOnFailure<T>(queued: QueuedWork, step: () => Promise<T>): Promise<T> {
