@@ -12,10 +12,10 @@
  *   conditions, which ask whether a rule has targets of a kind, are seeks into the targets' primary
  *   key per rule on SQLite (PostgreSQL picks those by cost).
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { rememberDeleted, type PageParams } from '../db/pagination.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { analyzed, expectedPage, pageShapes, seedRows } from '../testing/list-plans.js';
 import { pagePlan } from '../testing/plans.js';
 import { listRules, type ListFilters, type RuleRow, type TargetRow } from './store.js';
 
@@ -74,10 +74,9 @@ const streamCases: ListFilters[] = ['AUTHORIZATION', 'THREE_DS_AUTHENTICATION'].
 
 const DELETED = ruleToken(RULES + 1);
 /** A cursor in the middle of the program's rules (not one of the filtered rules), and one naming a deleted rule. */
-const pageShapes: Array<{ name: string; page: PageParams }> = [
-  { name: 'first page', page: { page_size: 5 } },
-  { name: 'after a cursor', page: { page_size: 5, starting_after: ruleToken(2_001) } },
-  { name: 'before a cursor', page: { page_size: 5, ending_before: ruleToken(2_001) } },
+const DELETED_PLACE = { token: DELETED, created_ms: BASE_MS + 1_000 };
+const PAGE_SHAPES: Array<{ name: string; page: PageParams }> = [
+  ...pageShapes(ruleToken(2_001)),
   { name: 'after a deleted rule', page: { page_size: 5, starting_after: DELETED } },
   { name: 'before a deleted rule', page: { page_size: 5, ending_before: DELETED } },
 ];
@@ -96,18 +95,15 @@ describeWithDb('auth rule list plans', () => {
 
   beforeAll(async () => {
     const { kysely } = storage.db;
-    for (let start = 0; start < RULES; start += 500) {
-      const chunk = rules.slice(start, start + 500);
-      await kysely.insertInto('auth_rules').values(chunk.map((r) => r.row)).execute();
-      await kysely.insertInto('auth_rule_targets').values(chunk.flatMap((r) => r.targets)).execute();
-    }
+    await seedRows(kysely, 'auth_rules', rules.map((r) => r.row));
+    await seedRows(kysely, 'auth_rule_targets', rules.flatMap((r) => r.targets));
     // A rule deleted from the middle of the list: its place is kept for cursors.
-    await rememberDeleted(kysely, 'auth_rules', PROGRAM, { token: DELETED, created_ms: BASE_MS + 1_000 }, BASE_MS + RULES);
-    if (engine === 'postgres') for (const table of ['auth_rules', 'auth_rule_targets']) await sql`analyze ${sql.table(table)}`.execute(kysely);
+    await rememberDeleted(kysely, 'auth_rules', PROGRAM, DELETED_PLACE, BASE_MS + RULES);
+    await analyzed(kysely, ['auth_rules', 'auth_rule_targets']);
   }, 60_000);
 
-  /** The page the list must answer, from every rule: the old filters, applied here. */
-  function expectedPage(filters: ListFilters, page: PageParams): { tokens: string[]; has_more: boolean } {
+  /** The page the list must answer, from every rule (and the deleted rule's place, for cursors): the old filters, applied here. */
+  function expected(filters: ListFilters, page: PageParams): { tokens: string[]; has_more: boolean } {
     const bound = (r: (typeof rules)[number], kind: TargetRow['kind'], token: string | undefined) =>
       token === undefined || r.targets.some((t) => t.kind === kind && t.target_token === token);
     const hasKind = (r: (typeof rules)[number], kind: TargetRow['kind']) => r.targets.some((t) => t.kind === kind);
@@ -121,35 +117,22 @@ describeWithDb('auth rule list plans', () => {
           filters.scope === 'ANY' ||
           (filters.scope === 'BUSINESS_ACCOUNT' ? hasKind(r, 'BUSINESS_ACCOUNT') : r.row.scope === filters.scope && (filters.scope !== 'ACCOUNT' || hasKind(r, 'ACCOUNT') || !hasKind(r, 'BUSINESS_ACCOUNT')))),
     );
-    const newestFirst = matching.map((r) => r.row).sort((a, b) => b.created_ms - a.created_ms || (a.token < b.token ? 1 : -1));
-    const place = (token: string) => (token === DELETED ? { created_ms: BASE_MS + 1_000, token } : rules.find((r) => r.row.token === token)?.row);
-    const isAfter = (row: RuleRow, cursor: { created_ms: number; token: string }) => row.created_ms < cursor.created_ms || (row.created_ms === cursor.created_ms && row.token < cursor.token);
-    const size = page.page_size ?? 50;
-    const first = (rows: RuleRow[]) => ({ tokens: rows.slice(0, size).map((row) => row.token), has_more: rows.length > size });
-    if (page.starting_after !== undefined) {
-      const cursor = place(page.starting_after)!;
-      return first(newestFirst.filter((row) => isAfter(row, cursor)));
-    }
-    if (page.ending_before !== undefined) {
-      const cursor = place(page.ending_before)!;
-      const before = first(newestFirst.filter((row) => row.token !== cursor.token && !isAfter(row, cursor)).reverse());
-      return { tokens: before.tokens.reverse(), has_more: before.has_more };
-    }
-    return first(newestFirst);
+    const kept = new Set(matching.map((r) => r.row.token));
+    return expectedPage([...rules.map((r) => r.row), DELETED_PLACE], (row) => kept.has(row.token), page);
   }
 
   /**
-   * Lists each of `cases` on every page shape: the rows and has_more must be `expectedPage`'s, and
+   * Lists each of `cases` on every page shape: the rows and has_more must be `expected`'s, and
    * the page never a walk of `auth_rules_by_created`; then `check` reads the page's plan.
    */
   /** `walkAllowed`: where PostgreSQL may walk by creation, by cost (a stream of most rules: it reads little more than a page). */
   async function onEveryPage(cases: ListFilters[], check: (filters: ListFilters, plan: string[], label: string) => void, walkAllowed = (_filters: ListFilters) => false): Promise<void> {
     const { kysely } = storage.db;
     for (const filters of cases) {
-      for (const shape of pageShapes) {
+      for (const shape of PAGE_SHAPES) {
         const label = `${JSON.stringify(filters)} ${shape.name}`;
         const listed = await listRules(kysely, PROGRAM, filters, shape.page);
-        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(filters, shape.page));
+        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expected(filters, shape.page));
         const plan = await pagePlan(kysely, (watched) => listRules(watched, PROGRAM, filters, shape.page));
         if (engine === 'sqlite' || !walkAllowed(filters)) expect(plan.join('\n'), label).not.toMatch(/auth_rules_by_created/);
         check(filters, plan, label);

@@ -7,20 +7,20 @@
  * of that value. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
  * rows (1 in 100 of each rare value, four financial and bank accounts an account) and are ANALYZEd.
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import * as externalBankAccounts from '../external_bank_accounts/store.js';
 import * as financialAccounts from '../financial_accounts/store.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { analyzed, seedRows } from '../testing/list-plans.js';
+import { seededCreatedMs } from '../testing/list-rows.js';
 import { pagePlan } from '../testing/plans.js';
 import type { Executor } from './database.js';
 import type { PageParams } from './pagination.js';
 
 const PROGRAM = 'p-plans';
 const ROWS = 20_000;
-const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
 /** Row `i`: two rows a millisecond; each filter's rare value on its own 1 in 100 rows. */
-const createdMs = (i: number) => BASE_MS + Math.floor(i / 2);
+const createdMs = seededCreatedMs;
 const rare = (i: number, offset: number) => i % 100 === offset;
 const tokenOf = (i: number) => `t-${String(i).padStart(6, '0')}`;
 const accountOf = (i: number) => `a-${i % 5_000}`;
@@ -106,14 +106,8 @@ describeWithDb('financial and bank account list plans', () => {
   const kysely = () => storage.db.kysely;
 
   beforeAll(async () => {
-    const chunk = 500;
-    for (const [table, rowOf] of Object.entries(tables)) {
-      for (let start = 0; start < ROWS; start += chunk) {
-        const rows = Array.from({ length: chunk }, (_, offset) => rowOf(start + offset));
-        await kysely().insertInto(table as 'financial_accounts').values(rows as never).execute();
-      }
-      if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(kysely());
-    }
+    for (const [table, rowOf] of Object.entries(tables)) await seedRows(kysely(), table as 'financial_accounts', Array.from({ length: ROWS }, (_, i) => rowOf(i)) as never);
+    await analyzed(kysely(), Object.keys(tables));
   }, 60_000);
 
   it('financial accounts of a type: a range of financial_accounts_by_type, on every page shape', async () => {

@@ -5,13 +5,14 @@
  * whole program. SQLite plans without statistics; PostgreSQL by cost, so its tables hold enough
  * rows (1 in 100 matching) and are ANALYZEd.
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import * as bookTransfers from '../book_transfers/store.js';
 import * as externalPayments from '../external_payments/store.js';
 import * as managementOperations from '../management_operations/store.js';
 import * as moneyEvents from '../money_events/store.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { analyzed, seedRows } from '../testing/list-plans.js';
+import { seededCreatedMs } from '../testing/list-rows.js';
 import { pagePlan } from '../testing/plans.js';
 import * as transactions from '../transactions/store.js';
 import type { Executor } from './database.js';
@@ -19,9 +20,8 @@ import type { CreatedRange, PageParams } from './pagination.js';
 
 const PROGRAM = 'p-plans';
 const ROWS = 20_000;
-const BASE_MS = Date.parse('2030-01-01T00:00:00Z');
 /** Row `i`: two rows a millisecond, one in 100 the rare value. */
-const createdMs = (i: number) => BASE_MS + Math.floor(i / 2);
+const createdMs = seededCreatedMs;
 const isRare = (i: number) => i % 100 === 7;
 const tokenOf = (i: number) => `t-${String(i).padStart(6, '0')}`;
 
@@ -100,7 +100,7 @@ type Table = keyof typeof tables;
 function financialAccount(token: string, accountToken: string) {
   return {
     program_id: PROGRAM, token, account_token: accountToken, type: 'OPERATING', nickname: null, status: 'OPEN', substatus: null, is_for_benefit_of: 0,
-    account_number: 'x', routing_number: 'x', credit_configuration: null, created_ms: BASE_MS, updated_ms: BASE_MS,
+    account_number: 'x', routing_number: 'x', credit_configuration: null, created_ms: createdMs(0), updated_ms: createdMs(0),
   };
 }
 
@@ -132,14 +132,8 @@ describeWithDb('filtered list plans', () => {
 
   beforeAll(async () => {
     const { kysely } = storage.db;
-    const chunk = 500;
-    for (const [table, rowOf] of Object.entries(tables)) {
-      for (let start = 0; start < ROWS; start += chunk) {
-        const rows = Array.from({ length: chunk }, (_, offset) => rowOf(start + offset));
-        await kysely.insertInto(table as 'book_transfers').values(rows as never).execute();
-      }
-      if (engine === 'postgres') await sql`analyze ${sql.table(table)}`.execute(kysely);
-    }
+    for (const [table, rowOf] of Object.entries(tables)) await seedRows(kysely, table as 'book_transfers', Array.from({ length: ROWS }, (_, i) => rowOf(i)) as never);
+    await analyzed(kysely, Object.keys(tables));
   }, 60_000);
 
   for (const { name, table, index, column, list } of lists) {

@@ -11,14 +11,17 @@
  * - an event's attempts are a range of `event_attempts_by_event`, with a status a condition on
  *   them: an event has a few attempts per subscription (its retries), however many the program has.
  *
- * The subscription list (no filters) is a range of `event_subscriptions_by_created`.
+ * `GET /v1/event_subscriptions` (cursors only: the list has no filter) pages are a range of
+ * `event_subscriptions_by_created` in list order on every page shape, with the rows the cursor
+ * names (a deleted subscription's place too), checked against it applied here to every subscription.
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import type { EventAttemptsTable } from '../events/tables.js';
+import type { EventAttemptsTable, EventSubscriptionsTable } from '../events/tables.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
-import { expectedPage, expectPostgresRange, inCreatedRange, expectSqliteRange, pagePlan, pageShapes } from '../testing/plans.js';
-import { attemptsToRecover, listAttempts, listSubscriptions, type AttemptFilters } from './store.js';
+import { analyzed, expectedPage, expectIndexRanges, pageShapes, seedRows, useSeededList } from '../testing/list-plans.js';
+import { seededCreatedMs, seededToken } from '../testing/list-rows.js';
+import { pagePlan } from '../testing/plans.js';
+import { attemptsToRecover, deleteSubscription, listAttempts, listSubscriptions, type AttemptFilters } from './store.js';
 
 const PROGRAM = 'p-attempts';
 const ATTEMPTS = 6_000;
@@ -50,27 +53,25 @@ describeWithDb('delivery attempt list plans', () => {
 
   beforeAll(async () => {
     const { kysely } = storage.db;
-    const all = [...rows, ...['p-other-1', 'p-other-2'].flatMap((program) => Array.from({ length: 2_000 }, (_, i) => attempt(program, i)))];
-    for (let start = 0; start < all.length; start += 250) await kysely.insertInto('event_attempts').values(all.slice(start, start + 250)).execute();
+    await seedRows(kysely, 'event_attempts', [...rows, ...['p-other-1', 'p-other-2'].flatMap((program) => Array.from({ length: 2_000 }, (_, i) => attempt(program, i)))]);
     const subscriptions = Array.from({ length: 300 }, (_, i) => ({
       program_id: PROGRAM, token: `s-${String(i).padStart(3, '0')}`, url: 'https://example.com/hook', description: '', disabled: 0, event_types: null, secret_encrypted: 'x', created_ms: BASE_MS + i, updated_ms: BASE_MS,
     }));
-    await kysely.insertInto('event_subscriptions').values(subscriptions).execute();
-    if (engine === 'postgres') for (const table of ['event_attempts', 'event_subscriptions']) await sql`analyze ${sql.table(table)}`.execute(kysely);
+    await seedRows(kysely, 'event_subscriptions', subscriptions);
+    await analyzed(kysely, ['event_attempts', 'event_subscriptions']);
   }, 60_000);
 
+  /** The filters but begin/end (`expectedPage`'s), applied here. */
   function keeps(filters: AttemptFilters) {
-    const inRange = inCreatedRange(filters);
     return (row: EventAttemptsTable) =>
       (filters.subscription_token === undefined || row.subscription_token === filters.subscription_token) &&
       (filters.event_token === undefined || row.event_token === filters.event_token) &&
-      (filters.status === undefined || row.status === filters.status) &&
-      inRange(row);
+      (filters.status === undefined || row.status === filters.status);
   }
 
-  function indexFor(filters: AttemptFilters): RegExp {
-    if (filters.event_token !== undefined) return /event_attempts_by_event/;
-    return filters.status === undefined ? /event_attempts_by_subscription/ : /event_attempts_by_subscription_status/;
+  function indexFor(filters: AttemptFilters): string {
+    if (filters.event_token !== undefined) return 'event_attempts_by_event';
+    return filters.status === undefined ? 'event_attempts_by_subscription' : 'event_attempts_by_subscription_status';
   }
 
   it('ranges over the subscription’s (or its status’s) or the event’s index, with the rows the filters name, on every filter combination and page shape', async () => {
@@ -78,13 +79,12 @@ describeWithDb('delivery attempt list plans', () => {
     for (const filters of cases) {
       // A cursor the event's attempts hold, for its list; one in the middle of the subscriptions' otherwise.
       const cursor = filters.event_token === undefined ? token(PROGRAM, 3_001) : token(PROGRAM, 1_501);
-      for (const shape of pageShapes(cursor, filters.event_token === undefined ? 5 : 1)) {
+      for (const shape of pageShapes(cursor, { pageSize: filters.event_token === undefined ? 5 : 1 })) {
         const label = `${JSON.stringify(filters)} ${shape.name}`;
         const listed = await listAttempts(kysely, PROGRAM, filters, shape.page);
-        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(rows, keeps(filters), shape.page));
+        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(rows, keeps(filters), shape.page, filters));
         const plan = await pagePlan(kysely, (watched) => listAttempts(watched, PROGRAM, filters, shape.page));
-        if (engine === 'sqlite') expectSqliteRange(plan, 'event_attempts', new RegExp(`${indexFor(filters).source}(?!_)`), label);
-        else expectPostgresRange(plan, 'event_attempts', label);
+        expectIndexRanges(plan, 'event_attempts', label, { indexes: [indexFor(filters)], reads: 'some', postgres: null, limited: true });
       }
     }
   });
@@ -108,13 +108,33 @@ describeWithDb('delivery attempt list plans', () => {
       // PostgreSQL picks by cost: for a chunk of 600 of this small table's attempts it hashes the subscription's attempts once.
     }
   });
+});
 
-  it('pages the subscriptions on event_subscriptions_by_created', async () => {
+const SUBSCRIPTIONS_PROGRAM = 'p-subscriptions';
+const SUBSCRIPTIONS = 3_000;
+const subscriptionToken = (program: string, i: number) => seededToken(program, 's', i);
+
+/** Subscription `i`, two a millisecond; one in 7 disabled. */
+const subscription = (program: string, i: number): EventSubscriptionsTable => ({
+  program_id: program, token: subscriptionToken(program, i), url: `https://example.com/hooks/${i}`, description: '', disabled: i % 7 === 0 ? 1 : 0, event_types: null,
+  secret_encrypted: 'x', created_ms: seededCreatedMs(i), updated_ms: seededCreatedMs(i),
+});
+
+describeWithDb('event subscription list plans', () => {
+  const storage = useSeededList('event_subscriptions', SUBSCRIPTIONS_PROGRAM, SUBSCRIPTIONS, subscription);
+
+  it('pages a range of event_subscriptions_by_created, with the rows the cursor names (a deleted subscription too), on every page shape', async () => {
     const { kysely } = storage.db;
-    for (const shape of pageShapes('s-150')) {
-      const plan = await pagePlan(kysely, (watched) => listSubscriptions(watched, PROGRAM, shape.page));
-      if (engine === 'sqlite') expectSqliteRange(plan, 'event_subscriptions', /event_subscriptions_by_created/, shape.name);
-      else expectPostgresRange(plan, 'event_subscriptions', shape.name);
+    const deleted = storage.rows[2_001] as EventSubscriptionsTable;
+    expect(await deleteSubscription(kysely, SUBSCRIPTIONS_PROGRAM, deleted.token, deleted.created_ms + 1)).toBe(true);
+    for (const cursor of [subscriptionToken(SUBSCRIPTIONS_PROGRAM, 1_501), deleted.token]) {
+      for (const shape of pageShapes(cursor)) {
+        const label = `${cursor} ${shape.name}`;
+        const listed = await listSubscriptions(kysely, SUBSCRIPTIONS_PROGRAM, shape.page);
+        expect({ tokens: listed.rows.map((row) => row.token), has_more: listed.has_more }, label).toEqual(expectedPage(storage.rows, (row) => row !== deleted, shape.page));
+        const plan = await pagePlan(kysely, (watched) => listSubscriptions(watched, SUBSCRIPTIONS_PROGRAM, shape.page));
+        expectIndexRanges(plan, 'event_subscriptions', label, { indexes: ['event_subscriptions_by_created'], limited: true });
+      }
     }
   });
 });

@@ -1,11 +1,11 @@
 /**
  * GET /v1/external_payments with every combination of its filters (financial_account_token,
  * business_account_token, status, result, category, begin/end, cursors): the rows the filters name,
- * each page ranges of indexes that constrain them (testing/movement-list-plans.ts says what is
+ * each page ranges of indexes that constrain them (testing/list-plans.ts says what is
  * checked, and the one walk left: a status, result or category beside a financial account is a
  * condition on that account's payments).
  */
-import { describeMovementListPlans } from '../testing/movement-list-plans.js';
+import { describeMovementListPlans } from '../testing/list-plans.js';
 import { EXTERNAL_PAYMENT_STATUSES } from './schemas.js';
 import * as store from './store.js';
 

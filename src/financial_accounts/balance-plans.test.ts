@@ -9,9 +9,9 @@
  *    the program's declines, nor of the account's other card transactions.
  * PostgreSQL plans by cost, so its tables hold enough rows and are ANALYZEd.
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { analyzed, seedRows } from '../testing/list-plans.js';
 import { pagePlan } from '../testing/plans.js';
 import * as cardTransactions from '../transactions/store.js';
 
@@ -29,35 +29,28 @@ describeWithDb('balance right after a card event: plans', () => {
 
   beforeAll(async () => {
     const { kysely } = storage.db;
-    const chunk = 200;
-    for (let start = 0; start < TRANSACTIONS; start += chunk) {
-      const indexes = Array.from({ length: chunk }, (_, offset) => start + offset);
-      await kysely
-        .insertInto('card_transactions')
-        .values(
-          indexes.map((i) => ({
-            program_id: PROGRAM, token: transactionToken(i), account_token: 'a-1', card_token: 'c-1', financial_account_token: `fa-${i % 10}`, kind: 'AUTHORIZATION',
-            status: isDeclined(i) ? ('DECLINED' as const) : ('SETTLED' as const), result: isDeclined(i) ? 'CARD_PAUSED' : 'APPROVED', authorization_amount_cents: 100, hold_cents: 0, settled_cents: 0, merchant_authorization_amount_cents: 100,
-            merchant_currency: 'USD', spend_cents: 0, counts_as_spend: 0, return_reversed: 0, merchant_acceptor_id: 'm', merchant_descriptor: 'M', merchant_mcc: '5812',
-            merchant_city: 'X', merchant_country: 'USA', merchant_state: 'NY', card_present: 0, partial_approval_capable: 0, expires_ms: null, created_ms: BASE_MS + i, updated_ms: BASE_MS + i,
-          })),
-        )
-        .execute();
-      await kysely
-        .insertInto('card_transaction_events')
-        .values(
-          indexes.flatMap((i) =>
-            Array.from({ length: EVENTS_PER_TRANSACTION }, (_, seq) => ({
-              program_id: PROGRAM, transaction_token: transactionToken(i), seq, token: eventToken(i, seq), type: 'AUTHORIZATION', amount_cents: 100, settlement_cents: null,
-              effective_polarity: 'DEBIT' as const, result: 'CARD_PAUSED', detailed_results: '[]', rule_results: '[]', created_ms: BASE_MS + i,
-            })),
-          ),
-        )
-        .execute();
-    }
-    if (engine === 'postgres') {
-      for (const table of ['card_transactions', 'card_transaction_events']) await sql`analyze ${sql.table(table)}`.execute(kysely);
-    }
+    const indexes = Array.from({ length: TRANSACTIONS }, (_, i) => i);
+    await seedRows(
+      kysely,
+      'card_transactions',
+      indexes.map((i) => ({
+        program_id: PROGRAM, token: transactionToken(i), account_token: 'a-1', card_token: 'c-1', financial_account_token: `fa-${i % 10}`, kind: 'AUTHORIZATION',
+        status: isDeclined(i) ? ('DECLINED' as const) : ('SETTLED' as const), result: isDeclined(i) ? 'CARD_PAUSED' : 'APPROVED', authorization_amount_cents: 100, hold_cents: 0, settled_cents: 0, merchant_authorization_amount_cents: 100,
+        merchant_currency: 'USD', spend_cents: 0, counts_as_spend: 0, return_reversed: 0, merchant_acceptor_id: 'm', merchant_descriptor: 'M', merchant_mcc: '5812',
+        merchant_city: 'X', merchant_country: 'USA', merchant_state: 'NY', card_present: 0, partial_approval_capable: 0, expires_ms: null, created_ms: BASE_MS + i, updated_ms: BASE_MS + i,
+      })),
+    );
+    await seedRows(
+      kysely,
+      'card_transaction_events',
+      indexes.flatMap((i) =>
+        Array.from({ length: EVENTS_PER_TRANSACTION }, (_, seq) => ({
+          program_id: PROGRAM, transaction_token: transactionToken(i), seq, token: eventToken(i, seq), type: 'AUTHORIZATION', amount_cents: 100, settlement_cents: null,
+          effective_polarity: 'DEBIT' as const, result: 'CARD_PAUSED', detailed_results: '[]', rule_results: '[]', created_ms: BASE_MS + i,
+        })),
+      ),
+    );
+    await analyzed(kysely, ['card_transactions', 'card_transaction_events']);
   }, 60_000);
 
   it('finds the event by its token, then its transaction by primary key', async () => {

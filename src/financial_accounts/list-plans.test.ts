@@ -11,10 +11,9 @@
  * two programs (one RESERVE in 100) and is ANALYZEd; for ISSUING (most accounts) it may walk by
  * creation, which reads little more than the page.
  */
-import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import type { PageParams } from '../db/pagination.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
+import { analyzed, expectedPage, pageShapes, seedRows } from '../testing/list-plans.js';
 import { pagePlan } from '../testing/plans.js';
 import * as store from './store.js';
 
@@ -39,11 +38,6 @@ const cases: store.ListFilters[] = [undefined, 'ISSUING', 'RESERVE'].flatMap((ty
   ),
 );
 const CURSOR = tokenOf(5_001);
-const pageShapes: Array<{ name: string; page: PageParams }> = [
-  { name: 'first page', page: { page_size: 5 } },
-  { name: 'after a cursor', page: { page_size: 5, starting_after: CURSOR } },
-  { name: 'before a cursor', page: { page_size: 5, ending_before: CURSOR } },
-];
 
 describeWithDb('financial account list plans', () => {
   const storage = useMigratedDb();
@@ -52,31 +46,13 @@ describeWithDb('financial account list plans', () => {
 
   beforeAll(async () => {
     const { kysely } = storage.db;
-    const all = [...rows, ...Array.from({ length: 2_000 }, (_, i) => row('p-other', i))];
-    for (let start = 0; start < all.length; start += 500) await kysely.insertInto('financial_accounts').values(all.slice(start, start + 500)).execute();
-    if (engine === 'postgres') await sql`analyze financial_accounts`.execute(kysely);
+    await seedRows(kysely, 'financial_accounts', [...rows, ...Array.from({ length: 2_000 }, (_, i) => row('p-other', i))]);
+    await analyzed(kysely, ['financial_accounts']);
   }, 60_000);
 
-  const matching = (filters: store.ListFilters) =>
-    newestFirst.filter(
-      (r) =>
-        (filters.type === undefined || r.type === filters.type) &&
-        [filters.account_token, filters.business_account_token].every((token) => token === undefined || r.account_token === token),
-    );
-
-  function expectedPage(filters: store.ListFilters, page: PageParams) {
-    const listed = matching(filters);
-    const cursorToken = page.starting_after ?? page.ending_before;
-    const cursor = rows.find((r) => r.token === cursorToken);
-    const after = (r: (typeof rows)[number]) => cursor !== undefined && (r.created_ms < cursor.created_ms || (r.created_ms === cursor.created_ms && r.token < cursor.token));
-    const size = page.page_size ?? 50;
-    if (page.ending_before !== undefined) {
-      const before = listed.filter((r) => r.token !== cursorToken && !after(r)).reverse();
-      return { tokens: before.slice(0, size).map((r) => r.token).reverse(), has_more: before.length > size };
-    }
-    const from = page.starting_after === undefined ? listed : listed.filter(after);
-    return { tokens: from.slice(0, size).map((r) => r.token), has_more: from.length > size };
-  }
+  const keeps = (filters: store.ListFilters) => (r: (typeof rows)[number]) =>
+    (filters.type === undefined || r.type === filters.type) && [filters.account_token, filters.business_account_token].every((token) => token === undefined || r.account_token === token);
+  const matching = (filters: store.ListFilters) => newestFirst.filter(keeps(filters));
 
   /** The index the filters must range over, and the column it seeks. */
   const indexOf = (filters: store.ListFilters): [string, string | undefined] =>
@@ -105,10 +81,10 @@ describeWithDb('financial account list plans', () => {
   it('every filter combination, on every page shape: the rows the filters name, a range of the index that serves them', async () => {
     const { kysely } = storage.db;
     for (const filters of cases) {
-      for (const shape of pageShapes) {
+      for (const shape of pageShapes(CURSOR)) {
         const label = `${JSON.stringify(filters)} ${shape.name}`;
         const listed = await store.list(kysely, PROGRAM, filters, shape.page);
-        expect({ tokens: listed.rows.map((r) => r.token), has_more: listed.has_more }, label).toEqual(expectedPage(filters, shape.page));
+        expect({ tokens: listed.rows.map((r) => r.token), has_more: listed.has_more }, label).toEqual(expectedPage(rows, keeps(filters), shape.page));
         expectPlan(filters, await pagePlan(kysely, (watched) => store.list(watched, PROGRAM, filters, shape.page)), label);
       }
     }

@@ -1,11 +1,11 @@
 /**
  * GET /v1/management_operations with every combination of its filters (financial_account_token,
  * business_account_token, status, category, begin/end, cursors): the rows the filters name, each
- * page ranges of indexes that constrain them (testing/movement-list-plans.ts says what is checked,
+ * page ranges of indexes that constrain them (testing/list-plans.ts says what is checked,
  * and the one walk left: a status or category beside a financial account is a condition on that
  * account's operations).
  */
-import { describeMovementListPlans } from '../testing/movement-list-plans.js';
+import { describeMovementListPlans } from '../testing/list-plans.js';
 import { MANAGEMENT_OPERATION_STATUSES } from './schemas.js';
 import * as store from './store.js';
 
