@@ -98,7 +98,8 @@ export interface IndexRanges {
   never?: readonly string[];
   /**
    * PostgreSQL: the table read only by index scans each right under a Limit (a page of a range in
-   * list order, never a bitmap of rows then sorted), a Sort only over the merge of ranges' pages.
+   * list order, never a bitmap of rows then sorted), a Sort only over the merge of ranges' pages
+   * (under the page's own Limit).
    */
   limited?: boolean;
   /** PostgreSQL: a Sort of a single range's rows (`reads` 1) is of no more than these (the page's LIMIT: a filter's few rows read whole and sorted). */
@@ -139,6 +140,7 @@ export function expectIndexRanges(plan: string[], table: string, label: string, 
     expect(text, said).not.toMatch(new RegExp(`Bitmap Heap Scan on ${table}\\b`));
     expect(text, said).toMatch(new RegExp(`Index (Only )?Scan (Backward )?using \\w+ on ${table}\\s`));
     const nodes = plan.filter((line) => /^\s*(->\s+)?[A-Z]/.test(line) && !/^\s*(->\s+)?[A-Z][\w ]*(Cond|Key|Filter):/.test(line)).map((line) => line.replace(/^\s*(->\s+)?/, ''));
+    if (/\bSort\b/.test(text)) expect(text.match(/Limit\s+\(/g)?.length ?? 0, said).toBeGreaterThanOrEqual(2);
     nodes.forEach((node, i) => {
       if (new RegExp(`^Index (Only )?Scan (Backward )?using \\w+ on ${table}\\s`).test(node)) expect(nodes[i - 1], said).toMatch(/^Limit /);
       if (/^(Sort|Incremental Sort) /.test(node)) expect(nodes[i + 1], said).toMatch(/^(HashAggregate|Unique|Append|Merge Append|Subquery Scan) /);
