@@ -102,6 +102,11 @@ export function planWindow(sinceMs: number, untilMs: number, nowMs: number): Win
   return { raw: [{ since_ms: sinceMs, until_ms: endMs }], hours: [], days: null };
 }
 
+/** A part of a window: a literal, not { source, ...range } (a copy of keys on every call). */
+function part(source: store.SpendPart['source'], range: { since_ms: number; until_ms: number }): store.SpendPart {
+  return { source, since_ms: range.since_ms, until_ms: range.until_ms };
+}
+
 /** Approved spend (amount and count) of a card or account in [sinceMs, untilMs). */
 export async function windowSpend(
   exec: Executor,
@@ -112,9 +117,9 @@ export async function windowSpend(
 ): Promise<SpendSum> {
   const plan = planWindow(window.since_ms, window.until_ms, window.now_ms);
   const parts: store.SpendPart[] = [
-    ...plan.raw.map((range) => ({ source: 'raw' as const, ...range })),
-    ...plan.hours.map((range) => ({ source: 'hour' as const, ...range })),
-    ...(plan.days ? [{ source: 'day' as const, ...plan.days }] : []),
+    ...plan.raw.map((range) => part('raw', range)),
+    ...plan.hours.map((range) => part('hour', range)),
+    ...(plan.days ? [part('day', plan.days)] : []),
   ];
   return store.spendPartsSum(exec, programId, scope, token, parts);
 }
@@ -188,7 +193,7 @@ export function authorizationHistory(exec: Executor, programId: string, nowMs: n
     async approvedSpend(query) {
       const range = { since_ms: query.since_ms, until_ms: query.until_ms };
       if (hasFilters(query.filters)) return store.filteredSpendSum(exec, programId, query.scope, query.token, range, query.filters);
-      return windowSpend(exec, programId, query.scope, query.token, { ...range, now_ms: nowMs });
+      return windowSpend(exec, programId, query.scope, query.token, { since_ms: query.since_ms, until_ms: query.until_ms, now_ms: nowMs });
     },
     cardTransactionCount(cardToken, sinceMs, untilMs) {
       return store.cardAttempts(exec, programId, cardToken, sinceMs, untilMs);

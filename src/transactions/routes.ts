@@ -25,7 +25,8 @@ const simulationTags = ['Simulation'];
 function simulate(request: FastifyRequest, reply: FastifyReply, work: (op: service.Operation) => Promise<{ token: string } | void>) {
   return commit(request, reply, async (tx) => {
     const created = await work({ db: request.server.deps.db, tx, scope: request.scope });
-    return { ...(created ?? {}), debugging_request_id: request.id };
+    // Literals, not { ...created, debugging_request_id }: see money_events/events.ts transactionBase.
+    return created ? { token: created.token, debugging_request_id: request.id } : { debugging_request_id: request.id };
   });
 }
 
