@@ -200,10 +200,7 @@ export async function postMany(
   const planned = movements.map(({ movement, nowMs }) => plan(programId, movement, nowMs));
   const changes = netChanges(planned);
   invariant(changes.size <= POST_MANY_ACCOUNTS_MAX, `postMany changes ${changes.size} accounts, more than ${POST_MANY_ACCOUNTS_MAX} in one statement`);
-  // A loop, not flatMap (~0.3 µs a call on Node 20; one per card message that moves money).
-  const entries: LedgerEntriesTable[] = [];
-  for (const step of planned) entries.push(...step.entries);
-  await store.insertEntries(tx, entries);
+  await store.insertEntries(tx, planned.flatMap((step) => step.entries));
   // One UPDATE for every account, in token order (see store.applyBalanceDeltas).
   const updated = await store.applyBalanceDeltas(tx, programId, [...changes.values()]);
   const updatedTokens = new Set(updated.map((balance) => balance.financial_account_token));

@@ -530,20 +530,9 @@ const selectSpendParts = preparedByShape<{ amount_cents: number; count: number }
 /** Σ over the parts of a window (none: zero, without a query). */
 export async function spendPartsSum(exec: Executor, programId: string, scope: SpendScope, token: string, parts: readonly SpendPart[]): Promise<SpendSum> {
   if (parts.length === 0) return { amount_cents: 0, count: 0 };
-  // Loops, not map/flatMap/reduce: two of these run on every authorization with limits.
-  let shape = `${scope}:`;
-  const args: unknown[] = [programId, token];
-  for (const [index, part] of parts.entries()) {
-    shape += index === 0 ? part.source : `,${part.source}`;
-    args.push(part.since_ms, part.until_ms);
-  }
-  const total = { amount_cents: 0, count: 0 };
-  for (const row of await selectSpendParts(exec, shape, args)) {
-    const part = toSum(row);
-    total.amount_cents += part.amount_cents;
-    total.count += part.count;
-  }
-  return total;
+  const shape = `${scope}:${parts.map((part) => part.source).join(',')}`;
+  const rows = await selectSpendParts(exec, shape, [programId, token, ...parts.flatMap((part) => [part.since_ms, part.until_ms])]);
+  return rows.map(toSum).reduce((total, part) => ({ amount_cents: total.amount_cents + part.amount_cents, count: total.count + part.count }));
 }
 
 /**
