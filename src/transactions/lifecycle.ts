@@ -151,19 +151,19 @@ export function open(kind: OpeningKind, magnitudeCents: number, decision: Decisi
   const a = magnitudeCents;
   // Each amounts object a literal (keys in one order), not { ...base, more keys }: on Node 20 that
   // spread gets a new hidden class per object once optimised (see money_events/events.ts).
-  const opened = (status: Amounts['status'], holdCents: number, settledCents: number, spendCents: number, expiresMs: number | null): Amounts => ({
+  const opened = (fields: Pick<Amounts, 'status' | 'hold_cents' | 'settled_cents' | 'spend_cents' | 'expires_ms'>): Amounts => ({
     authorization_amount_cents: signed,
     return_reversed: 0,
-    expires_ms: expiresMs,
-    status,
-    hold_cents: holdCents,
-    settled_cents: settledCents,
-    spend_cents: spendCents,
+    expires_ms: fields.expires_ms,
+    status: fields.status,
+    hold_cents: fields.hold_cents,
+    settled_cents: fields.settled_cents,
+    spend_cents: fields.spend_cents,
   });
   switch (kind) {
     case 'AUTHORIZATION':
       return {
-        amounts: opened('PENDING', a, 0, a, nowMs + AUTHORIZATION_EXPIRY_MS),
+        amounts: opened({ status: 'PENDING', hold_cents: a, settled_cents: 0, spend_cents: a, expires_ms: nowMs + AUTHORIZATION_EXPIRY_MS }),
         event: approvedEvent(kind, a, null, 'DEBIT'),
         movement: movement('CARD_AUTHORIZATION_HOLD', [
           { bucket: 'available', amount_cents: -a },
@@ -171,10 +171,10 @@ export function open(kind: OpeningKind, magnitudeCents: number, decision: Decisi
         ]),
       };
     case 'BALANCE_INQUIRY':
-      return { amounts: opened('SETTLED', 0, 0, 0, null), event: approvedEvent(kind, 0, null, 'DEBIT'), movement: null };
+      return { amounts: opened({ status: 'SETTLED', hold_cents: 0, settled_cents: 0, spend_cents: 0, expires_ms: null }), event: approvedEvent(kind, 0, null, 'DEBIT'), movement: null };
     case 'FINANCIAL_AUTHORIZATION':
       return {
-        amounts: opened('SETTLED', 0, a, a, null),
+        amounts: opened({ status: 'SETTLED', hold_cents: 0, settled_cents: a, spend_cents: a, expires_ms: null }),
         event: approvedEvent(kind, a, a, 'DEBIT'),
         movement: movement('CARD_FINANCIAL_AUTHORIZATION', [
           { bucket: 'available', amount_cents: -a },
@@ -184,7 +184,7 @@ export function open(kind: OpeningKind, magnitudeCents: number, decision: Decisi
     case 'CREDIT_AUTHORIZATION':
     case 'CREDIT_AUTHORIZATION_ADVICE':
       return {
-        amounts: opened('PENDING', -a, 0, 0, null),
+        amounts: opened({ status: 'PENDING', hold_cents: -a, settled_cents: 0, spend_cents: 0, expires_ms: null }),
         event: approvedEvent(kind, -a, null, 'CREDIT'),
         movement: movement('CARD_CREDIT_AUTHORIZATION', [
           { bucket: 'pending', amount_cents: a },
@@ -194,7 +194,7 @@ export function open(kind: OpeningKind, magnitudeCents: number, decision: Decisi
     case 'FINANCIAL_CREDIT_AUTHORIZATION':
     case 'RETURN':
       return {
-        amounts: opened('SETTLED', 0, -a, 0, null),
+        amounts: opened({ status: 'SETTLED', hold_cents: 0, settled_cents: -a, spend_cents: 0, expires_ms: null }),
         event: approvedEvent(kind, -a, -a, 'CREDIT'),
         movement: movement('CARD_CREDIT', [
           { bucket: 'available', amount_cents: a },
