@@ -527,8 +527,11 @@ describeWithDb('different requests racing on the same accounts and cards', () =>
     const summary = [...tally].sort().map(([outcome, times]) => `${outcome}: ${times}`);
     console.info(`races: ${groups} groups of requests in ${SEEDS.length * RUNS_PER_SEED} runs on ${engine}\n  ${summary.join('\n  ')}`);
     expect(groups).toBeGreaterThan(SEEDS.length * RUNS_PER_SEED * 9);
-    if (process.env.RACES_SEED === undefined) {
-      // The fixed seeds meet each limit and each refused race at least once.
+    if (process.env.RACES_SEED === undefined && engine === 'sqlite') {
+      // The fixed seeds meet each limit and each refused race at least once. Checked on SQLite,
+      // whose serialized writes give the same outcomes run after run; on PostgreSQL the requests
+      // truly overlap, so which of two limits or refusals comes first varies (a run met the card
+      // limit 2 times, the next 0), and only the invariants above are asserted there.
       const met = ['authorize declined CARD_SPEND_LIMIT_EXCEEDED', 'authorize declined ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED', 'authorize declined INSUFFICIENT_FUNDS', 'transfer declined', 'reverse transfer 422', 'reverse operation 422', 'clear 422', 'void 422', 'release payment 422', 'cancel payment 422'];
       expect(met.filter((outcome) => !tally.has(outcome)), summary.join('\n')).toEqual([]);
     }
