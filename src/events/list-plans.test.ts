@@ -5,9 +5,9 @@
  * program's events for those of the types, nor a sort of every event of the types. Its rows are
  * those the filters name, checked against the filters applied here to every event.
  */
-import { beforeAll, expect, it } from 'vitest';
-import { describeWithDb, useMigratedDb } from '../testing/harness.js';
-import { analyzed, expectedPage, expectIndexRanges, pageShapes, seedRows } from '../testing/list-plans.js';
+import { expect, it } from 'vitest';
+import { describeWithDb } from '../testing/harness.js';
+import { expectedPage, expectIndexRanges, pageShapes, useSeededList } from '../testing/list-plans.js';
 import { pagePlan } from '../testing/plans.js';
 import { list, type ListFilters } from './store.js';
 import type { EventsTable } from './tables.js';
@@ -35,14 +35,8 @@ const selections: ListFilters[] = [
 const cases: ListFilters[] = [{}, { begin: at(500), end: at(2_500) }, { begin: at(2_000) }].flatMap((range) => selections.map((selection) => ({ ...selection, ...range })));
 
 describeWithDb('event list plans', () => {
-  const storage = useMigratedDb();
-  const rows = Array.from({ length: EVENTS }, (_, i) => event(PROGRAM, i));
-
-  beforeAll(async () => {
-    const { kysely } = storage.db;
-    await seedRows(kysely, 'events', [...rows, ...['p-other-1', 'p-other-2'].flatMap((program) => Array.from({ length: 2_000 }, (_, i) => event(program, i)))]);
-    await analyzed(kysely, ['events']);
-  }, 60_000);
+  const storage = useSeededList('events', PROGRAM, EVENTS, event);
+  const rows = storage.rows;
 
   /** The type filter (begin/end are `expectedPage`'s), applied here. */
   const keeps = (filters: ListFilters) => (row: EventsTable) => filters.event_types === undefined || filters.event_types.includes(row.event_type);

@@ -15,9 +15,9 @@
  *   most transactions (SETTLED), reading little more than a page;
  * - no filter, or begin/end alone, is a range of `card_transactions_by_created`.
  */
-import { beforeAll, expect, it } from 'vitest';
-import { describeWithDb, useMigratedDb } from '../testing/harness.js';
-import { analyzed, expectedPage, expectIndexRanges, pageShapes, seedRows } from '../testing/list-plans.js';
+import { expect, it } from 'vitest';
+import { describeWithDb } from '../testing/harness.js';
+import { expectedPage, expectIndexRanges, pageShapes, useSeededList } from '../testing/list-plans.js';
 import { pagePlan } from '../testing/plans.js';
 import { statusesFor } from './service.js';
 import { list } from './store.js';
@@ -76,15 +76,8 @@ const selections: Filters[] = [
 const cases: Filters[] = ranges.flatMap((range) => selections.map((selection) => ({ ...selection, ...range })));
 
 describeWithDb('card transaction list plans', () => {
-  const storage = useMigratedDb();
-  const rows = Array.from({ length: TRANSACTIONS }, (_, i) => transaction(PROGRAM, i));
-
-  beforeAll(async () => {
-    const { kysely } = storage.db;
-    const others = ['p-other-1', 'p-other-2'].flatMap((program) => Array.from({ length: 2_000 }, (_, i) => transaction(program, i)));
-    await seedRows(kysely, 'card_transactions', [...rows, ...others]);
-    await analyzed(kysely, ['card_transactions']);
-  }, 60_000);
+  const storage = useSeededList('card_transactions', PROGRAM, TRANSACTIONS, transaction);
+  const rows = storage.rows;
 
   /** The filters but begin/end (`expectedPage`'s), applied here. */
   function keeps(filters: Filters) {
