@@ -1,7 +1,7 @@
 /** SQL for book transfers. */
 import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { inListOrder, type PageParams } from '../db/pagination.js';
+import { rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import { BOOK_TRANSFER_STATUSES } from './schemas.js';
 import type { BookTransfersTable } from './tables.js';
@@ -40,10 +40,10 @@ export function declinedFromQuery(exec: Executor, programId: string, financialAc
     .where('status', '=', 'DECLINED');
 }
 
-/** Those transfers (`declinedFromQuery`); with `onlyToken`, that one if it is one (a primary-key seek). */
-export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+/** Those transfers (`declinedFromQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
   const query = declinedFromQuery(exec, programId, financialAccountToken).select(['token', 'created_ms']);
-  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
+  return rowsAsked(query, 'book_transfers', asked).execute();
 }
 
 export interface ListFilters {

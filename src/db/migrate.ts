@@ -43,6 +43,7 @@ import * as m0033 from './migrations/0033_declined_card_transactions_by_financia
 import * as m0034 from './migrations/0034_auth_rules_by_scope.js';
 import * as m0035 from './migrations/0035_event_attempts_by_subscription_status.js';
 import * as m0036 from './migrations/0036_movements_by_category_and_status.js';
+import * as m0037 from './migrations/0037_ledger_entries_by_transaction.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '0034_auth_rules_by_scope': m0034,
   '0035_event_attempts_by_subscription_status': m0035,
   '0036_movements_by_category_and_status': m0036,
+  '0037_ledger_entries_by_transaction': m0037,
 };
 
 /**

@@ -204,6 +204,59 @@ export function chunkAfter<O>(query: SelectQueryBuilder<Database, never, O>, ali
   return ranged.orderBy(sql`${created}`).orderBy(sql`${token}`).limit(limit);
 }
 
+/**
+ * One chunk of a walk over a list in either order, within inclusive bounds on `created_ms`: the next
+ * `limit` rows after `after` (`null`: from the start of the range) newest first (`desc`) or oldest
+ * first (`asc`). A financial account's financial transactions merge several such walks, one per
+ * source of them, into one list (financial_accounts/financial_transactions.ts).
+ */
+export interface KeysetWalk {
+  direction: 'asc' | 'desc';
+  after: RowKey | null;
+  fromMs?: number | undefined;
+  throughMs?: number | undefined;
+  limit: number;
+}
+
+/**
+ * `query`'s chunk of `walk`, ordered by the columns `created` and `token` (`alias.created_ms` and
+ * `alias.token` by default); the bounds and the cursor's millisecond one condition on `created`, as
+ * `keysetPage` states them.
+ */
+export function keysetChunk<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, walk: KeysetWalk, columns: { created: string; token: string }): SelectQueryBuilder<DB, TB, O> {
+  const created = sql.ref(columns.created);
+  const token = sql.ref(columns.token);
+  const bounds: CreatedBoundsMs = {};
+  if (walk.fromMs !== undefined) bounds.fromMs = walk.fromMs;
+  if (walk.throughMs !== undefined) bounds.throughMs = walk.throughMs;
+  let ranged = query;
+  const { after } = walk;
+  if (after !== null && walk.direction === 'desc') {
+    bounds.throughMs = Math.min(bounds.throughMs ?? Infinity, after.created_ms);
+    ranged = ranged.where(sql<boolean>`(${created} < ${after.created_ms} or ${token} < ${after.token})`);
+  } else if (after !== null) {
+    bounds.fromMs = Math.max(bounds.fromMs ?? -Infinity, after.created_ms);
+    ranged = ranged.where(sql<boolean>`(${created} > ${after.created_ms} or ${token} > ${after.token})`);
+  }
+  const condition = withinBounds(columns.created, bounds);
+  if (condition !== undefined) ranged = ranged.where(condition);
+  const direction = walk.direction === 'desc' ? sql`desc` : sql`asc`;
+  return ranged.orderBy(sql`${created} ${direction}`).orderBy(sql`${token} ${direction}`).limit(walk.limit);
+}
+
+/**
+ * What a read of an account's rows of one kind (its declined transfers, say) is asked for: all of
+ * them in list order (undefined), the one of a token (a primary-key seek), or a chunk of a walk.
+ */
+export type RowsAsked = string | KeysetWalk | undefined;
+
+/** `query` (whose table is `alias`, with `token` and `created_ms`) narrowed to the rows `asked`. */
+export function rowsAsked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, alias: string, asked: RowsAsked): SelectQueryBuilder<DB, TB, O> {
+  if (asked === undefined) return inListOrder(query);
+  if (typeof asked === 'string') return query.where(sql<boolean>`${sql.ref(`${alias}.token`)} = ${asked}`);
+  return keysetChunk(query, asked, { created: `${alias}.created_ms`, token: `${alias}.token` });
+}
+
 /** Inclusive bounds on `created_ms`, in whole milliseconds; absent: open on that side. */
 interface CreatedBoundsMs {
   fromMs?: number;

@@ -1,7 +1,7 @@
 /** SQL for external payments. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
-import { inListOrder, type PageParams } from '../db/pagination.js';
+import { rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import { EXTERNAL_PAYMENT_STATUSES } from './schemas.js';
 import type { ExternalPaymentsTable } from './tables.js';
@@ -44,15 +44,15 @@ export async function transition(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
-/** The DECLINED payments of a financial account, for its financial transactions; with `onlyToken`, that one if it is one (a primary-key seek). */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+/** The DECLINED payments of a financial account, for its financial transactions: all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
   const query = exec
     .selectFrom('external_payments')
     .select(['token', 'created_ms', 'payment_type'])
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', 'DECLINED');
-  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
+  return rowsAsked(query, 'external_payments', asked).execute();
 }
 
 export interface ListFilters {

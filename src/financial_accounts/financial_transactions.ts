@@ -17,14 +17,27 @@
  * or EXPIRED; a SETTLED one is SETTLED even if it settled 0, unless a return reversal made it
  * RETURNED (`cardStatusOf`).
  * A movement the funds declined, and a card transaction declined for any reason, wrote no entries;
- * each is read from its own resource and shown DECLINED (see `declinedMovements`).
+ * each is read from its own resource and shown DECLINED (see `DECLINED_SOURCES`).
+ *
+ * Reading. A transaction's place in the list is when it first touched the account (its first
+ * journal there: a management operation dated ahead posts, so begins, on its effective date; a card
+ * authorization of $0 at its clearing), or a declined movement's creation. A page never reads the
+ * account's history: `walkTransactions` merges, newest first (oldest first before an
+ * `ending_before` cursor), chunks of its sources, each a range from the cursor within `begin`/`end`:
+ * the account's transactions at their first journal (`transactionsTouching`) and each kind of
+ * declined movement on the account; `result` and `category` choose the sources. It then derives just
+ * those candidates (`transactionsIn`: their journals on the account, events and card facts, in a fixed
+ * number of statements). A `status`, or a payment's category, can only be told once derived: such a
+ * page walks the account's transactions a page of candidates at a time until it is full (a known
+ * walk, docs/architecture.md). Without `page_size` the whole list is the same walk, in chunks.
  */
 import { exclusiveEndMs, isoTimestamp } from '../clock.js';
 import { groupedByTransaction } from '../db/chunks.js';
 import type { Db, Executor } from '../db/database.js';
+import type { KeysetWalk, RowKey, RowsAsked } from '../db/pagination.js';
 import { InvalidRequestError, notFound } from '../errors.js';
 import type { ListResponse } from '../http/schemas.js';
-import { accountJournals, type AccountJournal } from '../ledger/ledger.js';
+import { accountJournals, firstTouchMs, transactionsTouching, type AccountJournal, type KindPrefixes } from '../ledger/ledger.js';
 import { CURRENCY, eventsOf } from '../money_events/events.js';
 import type { MoneyEventsTable } from '../money_events/tables.js';
 import * as bookTransfers from '../book_transfers/store.js';
@@ -198,37 +211,21 @@ function newestFirst(transactions: FinancialTransaction[]): FinancialTransaction
 }
 
 /**
- * When the transaction `token` began (its first event), if it is one of the program's: none of its
- * journals is written before it, so reading one transaction reads the account's entries from then
- * on, not its whole history. Every movement records events (money_events) or is a card transaction,
- * so a token with neither has no journals to read.
+ * A financial transaction's place in the list, `(created_ms, token)`: when it first touched the
+ * account (its first journal there), or, for a declined movement, when that was created.
  */
-async function transactionStartMs(exec: Executor, programId: string, token: string): Promise<number | undefined> {
-  const [events, cardRows] = await Promise.all([eventsOf(exec, programId, [token]), cardTransactions.findMany(exec, programId, [token])]);
-  const startsMs = [...(events.get(token) ?? []), ...cardRows].map((row) => Number(row.created_ms));
-  return startsMs.length === 0 ? undefined : Math.min(...startsMs);
+interface Candidate extends RowKey {
+  declined?: DeclinedMovement;
 }
 
 /**
- * The account's financial transactions, after applying what has fallen due by the program clock;
- * with `onlyToken`, just that one (its own journals, from when it began, are all it is derived
- * from), not the whole history.
+ * The account's financial transactions of `candidates`, in their order: the journals of just those
+ * transactions on the account, their events and card facts, in a fixed number of statements.
  */
-async function transactionsOf(db: Db, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
-  await catchUpMoney(db, scope);
-  return db.snapshot((exec) => transactionsIn(exec, scope, financialAccountToken, onlyToken));
-}
-
-/** `transactionsOf`, its statements (journals, events, card transactions) run in one snapshot. */
-async function transactionsIn(exec: Executor, scope: ProgramScope, financialAccountToken: string, onlyToken?: string): Promise<FinancialTransaction[]> {
-  const { programId } = scope;
-  if (!(await store.find(exec, programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
-  const fromMs = onlyToken === undefined ? undefined : await transactionStartMs(exec, programId, onlyToken);
-  const unknown = onlyToken !== undefined && fromMs === undefined;
-  const [journals, declined] = await Promise.all([
-    unknown ? [] : accountJournals(exec, programId, financialAccountToken, { transactionToken: onlyToken, fromMs }),
-    declinedMovements(exec, programId, financialAccountToken, onlyToken),
-  ]);
+async function transactionsIn(exec: Executor, programId: string, financialAccountToken: string, candidates: readonly Candidate[]): Promise<FinancialTransaction[]> {
+  const declined = candidates.flatMap((candidate) => (candidate.declined === undefined ? [] : [candidate.declined]));
+  const approvedTokens = candidates.filter((candidate) => candidate.declined === undefined).map((candidate) => candidate.token);
+  const journals = approvedTokens.length === 0 ? [] : await accountJournals(exec, programId, financialAccountToken, { transactionTokens: approvedTokens });
   const [declinedCards, declinedMoney] = partition(declined, (movement) => movement.kind === 'CARD');
   const transactionTokens = [...new Set([...journals.map((journal) => journal.transaction_token), ...declinedMoney.map((movement) => movement.token)])];
   const cardTokens = [...new Set(journals.filter((journal) => journal.kind.startsWith('CARD')).map((journal) => journal.transaction_token))];
@@ -248,9 +245,178 @@ async function transactionsIn(exec: Executor, scope: ProgramScope, financialAcco
   const ordered = [...journals, ...stepsWithoutMoney(journals, events)].sort(
     (a, b) => a.created_ms - b.created_ms || (eventSeq.get(a.event_token) ?? 0) - (eventSeq.get(b.event_token) ?? 0),
   );
+  const approved = new Map(deriveTransactions(ordered, eventTypes, cards).map((transaction) => [transaction.token, transaction]));
   const cardEventsOf = groupedByTransaction(cardEvents);
-  const refused = declined.map((movement) => declinedTransaction(movement, (movement.kind === 'CARD' ? cardEventsOf : events).get(movement.token) ?? []));
-  return newestFirst([...deriveTransactions(ordered, eventTypes, cards), ...refused]);
+  const refused = new Map(declined.map((movement) => [movement.token, declinedTransaction(movement, (movement.kind === 'CARD' ? cardEventsOf : events).get(movement.token) ?? [])]));
+  return candidates.flatMap((candidate) => (candidate.declined === undefined ? approved : refused).get(candidate.token) ?? []);
+}
+
+/** The candidates of one token: the transaction if it touched the account, and the movement of that token declined on it. */
+async function candidatesOf(exec: Executor, programId: string, financialAccountToken: string, token: string): Promise<Candidate[]> {
+  const [firstMs, declined] = await Promise.all([firstTouchMs(exec, programId, financialAccountToken, token), declinedMovements(exec, programId, financialAccountToken, token)]);
+  const approved = firstMs === undefined ? [] : [{ token, created_ms: firstMs }];
+  return [...approved, ...declined.map((movement) => ({ token, created_ms: movement.created_ms, declined: movement }))];
+}
+
+/** A source of the account's candidates: one chunk of a walk over them, in the walk's order. */
+type Source = (walk: KeysetWalk) => Promise<Candidate[]>;
+
+/** Whether `a` comes before `b` in a walk going `direction`. */
+function precedes(a: RowKey, b: RowKey, direction: KeysetWalk['direction']): boolean {
+  const newer = a.created_ms > b.created_ms || (a.created_ms === b.created_ms && a.token > b.token);
+  return direction === 'desc' ? newer : !newer;
+}
+
+/**
+ * One source's candidates, read a chunk at a time from where the last chunk ended. A transaction
+ * that the source answers several times side by side (`transactionsTouching`) is kept once.
+ */
+class SourceWalk {
+  private buffer: Candidate[] = [];
+  private exhausted = false;
+
+  constructor(
+    private readonly source: Source,
+    private readonly walk: Omit<KeysetWalk, 'limit'>,
+    private readonly chunkSize: number,
+  ) {}
+
+  /** The source's next candidate, undefined once it has none. */
+  async next(): Promise<Candidate | undefined> {
+    while (this.buffer.length === 0 && !this.exhausted) {
+      const rows = await this.source({ ...this.walk, limit: this.chunkSize });
+      this.exhausted = rows.length < this.chunkSize;
+      this.buffer = rows.filter((row, index) => index === 0 || row.token !== rows[index - 1]?.token || row.created_ms !== rows[index - 1]?.created_ms);
+      this.walk.after = rows.at(-1) ?? this.walk.after;
+    }
+    return this.buffer[0];
+  }
+
+  take(): void {
+    this.buffer.shift();
+  }
+}
+
+/** Up to `count` candidates of the sources merged, in the walk's order (each source read in chunks, as needed). */
+async function nextCandidates(walks: readonly SourceWalk[], direction: KeysetWalk['direction'], count: number): Promise<Candidate[]> {
+  const taken: Candidate[] = [];
+  while (taken.length < count) {
+    const heads = await Promise.all(walks.map((walk) => walk.next()));
+    let first = -1;
+    heads.forEach((head, index) => {
+      const best = heads[first];
+      if (head !== undefined && (best === undefined || precedes(head, best, direction))) first = index;
+    });
+    const head = heads[first];
+    if (head === undefined) break;
+    taken.push(head);
+    walks[first]?.take();
+  }
+  return taken;
+}
+
+/**
+ * The journal kinds whose transactions may be of each category (`categoryOf`: a payment's is ACH or
+ * TRANSFER by its event), and, as for a declined movement's kind, INTERNAL for any other kind.
+ */
+const KIND_CATEGORIES: ReadonlyArray<readonly [string, ReadonlyArray<FinancialTransaction['category']>]> = [
+  ['CARD', ['CARD']],
+  ['BOOK_TRANSFER', ['TRANSFER']],
+  ['MICRO_DEPOSIT', ['ACH']],
+  [JOURNAL_KIND_PREFIX.slice(0, -1), ['ACH', 'TRANSFER']],
+];
+
+function categoriesOfKind(kind: string): ReadonlyArray<FinancialTransaction['category']> {
+  return KIND_CATEGORIES.find(([prefix]) => kind.startsWith(prefix))?.[1] ?? ['INTERNAL'];
+}
+
+/** The journal kinds a transaction of `category` may begin with (undefined: any). */
+function kindsOfCategory(category: FinancialTransactionsQuery['category']): KindPrefixes | undefined {
+  if (category === undefined) return undefined;
+  const all = KIND_CATEGORIES.map(([prefix]) => prefix);
+  if (category === 'INTERNAL') return { prefixes: all, negate: true };
+  return { prefixes: KIND_CATEGORIES.filter(([, categories]) => categories.includes(category)).map(([prefix]) => prefix), negate: false };
+}
+
+/**
+ * Where the list's transactions come from, as far as the filters tell before deriving them: the
+ * transactions that touched the account (unless only DECLINED ones are asked for; a category keeps
+ * those whose first journal's kind may have it), and each kind of declined movement (unless only
+ * APPROVED ones are, or a status other than DECLINED; a category keeps the kinds that may have it).
+ */
+function sourcesOf(exec: Executor, programId: string, financialAccountToken: string, query: FinancialTransactionsQuery): Source[] {
+  const sources: Source[] = [];
+  const declinedOnly = query.result === 'DECLINED' || query.status === 'DECLINED';
+  const approvedOnly = query.result === 'APPROVED' || (query.status !== undefined && query.status !== 'DECLINED');
+  if (!declinedOnly) sources.push((walk) => transactionsTouching(exec, programId, financialAccountToken, walk, kindsOfCategory(query.category)));
+  if (approvedOnly) return sources;
+  for (const declined of DECLINED_SOURCES) {
+    if (query.category !== undefined && !categoriesOfKind(declined.kind).includes(query.category)) continue;
+    sources.push(async (walk) => (await declined.read(exec, programId, financialAccountToken, walk)).map((movement) => ({ token: movement.token, created_ms: movement.created_ms, declined: movement })));
+  }
+  return sources;
+}
+
+/** Candidates derived per round of a walk over the whole list (without `page_size`). */
+const WHOLE_LIST_CHUNK = 500;
+
+/**
+ * The account's financial transactions the query asks for, in list order from its cursor (oldest
+ * first with `ending_before`), at most `limit` of them (undefined: all). The sources' chunks are
+ * merged in list order, the candidates derived a round at a time and kept where the filters the
+ * sources could not apply (a status, a payment's category) keep them: the page's transactions
+ * without a status are found in one round.
+ */
+async function walkTransactions(exec: Executor, programId: string, financialAccountToken: string, query: FinancialTransactionsQuery, limit: number | undefined): Promise<FinancialTransaction[]> {
+  const direction = query.ending_before === undefined ? 'desc' : 'asc';
+  const after = await cursorPlace(exec, programId, financialAccountToken, query);
+  const fromMs = query.begin === undefined ? undefined : Date.parse(query.begin) + 1;
+  const throughMs = query.end === undefined ? undefined : exclusiveEndMs(query.end) - 1;
+  const round = limit ?? WHOLE_LIST_CHUNK;
+  const walks = sourcesOf(exec, programId, financialAccountToken, query).map((source) => new SourceWalk(source, { direction, after, fromMs, throughMs }, round));
+  const found: FinancialTransaction[] = [];
+  while (limit === undefined || found.length < limit) {
+    const candidates = await nextCandidates(walks, direction, round);
+    if (candidates.length === 0) break;
+    const transactions = await transactionsIn(exec, programId, financialAccountToken, candidates);
+    found.push(...transactions.filter((transaction) => matchesFilters(transaction, query)));
+    if (candidates.length < round) break;
+  }
+  return limit === undefined ? found : found.slice(0, limit);
+}
+
+/**
+ * Where the query's cursor is in the account's whole list (null: no cursor), so that a transaction
+ * the filters leave out still marks where the page starts; a token that is none of the account's
+ * transactions is refused, naming the field.
+ */
+async function cursorPlace(exec: Executor, programId: string, financialAccountToken: string, query: FinancialTransactionsQuery): Promise<RowKey | null> {
+  if (query.starting_after !== undefined && query.ending_before !== undefined) {
+    throw new InvalidRequestError('starting_after, ending_before: use one cursor at a time');
+  }
+  const [field, cursor] = query.starting_after !== undefined ? ['starting_after', query.starting_after] : ['ending_before', query.ending_before];
+  if (cursor === undefined) return null;
+  const [place] = await candidatesOf(exec, programId, financialAccountToken, cursor);
+  if (place === undefined) throw new InvalidRequestError(`${field}: no item with token '${cursor}' in this list`);
+  return { token: place.token, created_ms: place.created_ms };
+}
+
+/** Whether the list's filters keep `transaction` (the cursors and `begin`/`end` place the walk). */
+function matchesFilters(transaction: FinancialTransaction, query: FinancialTransactionsQuery): boolean {
+  return (
+    (query.category === undefined || transaction.category === query.category) &&
+    (query.result === undefined || transaction.result === query.result) &&
+    (query.status === undefined || transaction.status === query.status)
+  );
+}
+
+/** The financial account, in a snapshot after applying what has fallen due by the program clock, for `read`. */
+async function onAccount<T>(db: Db, scope: ProgramScope, financialAccountToken: string, read: (exec: Executor) => Promise<T>): Promise<T> {
+  await catchUpMoney(db, scope);
+  return db.snapshot(async (exec) => {
+    if (!(await store.find(exec, scope.programId, financialAccountToken))) throw notFound('financial account', financialAccountToken);
+    return read(exec);
+  });
 }
 
 /** The items that pass `test`, then the others. */
@@ -282,20 +448,49 @@ interface DeclinedMovement {
 /** What `declinedTransaction` reads of an event, of a money movement or of a card transaction. */
 type DeclinedEvent = Pick<MoneyEventsTable, 'token' | 'type' | 'amount_cents' | 'created_ms'> & { result: string };
 
-/** The account's declined movements; with `onlyToken`, that one if it is one (a primary-key seek each). */
-async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string): Promise<DeclinedMovement[]> {
-  const [transfers, operations, payments, cards] = await Promise.all([
-    bookTransfers.declinedFrom(exec, programId, financialAccountToken, onlyToken),
-    managementOperations.declinedOn(exec, programId, financialAccountToken, onlyToken),
-    externalPayments.declinedOn(exec, programId, financialAccountToken, onlyToken),
-    cardTransactions.declinedOn(exec, programId, financialAccountToken, onlyToken),
-  ]);
-  return [
-    ...transfers.map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),
-    ...operations.map((row) => ({ token: row.token, kind: 'MANAGEMENT_OPERATION', created_ms: row.created_ms, sign: row.direction === 'DEBIT' ? (-1 as const) : (1 as const) })),
-    ...payments.map((row) => ({ token: row.token, kind: 'EXTERNAL_PAYMENT', created_ms: row.created_ms, sign: row.payment_type === 'WITHDRAWAL' ? (-1 as const) : (1 as const) })),
-    ...cards.map((row) => ({ token: row.token, kind: 'CARD', created_ms: Number(row.created_ms), sign: -1 as const, descriptor: row.merchant_descriptor })),
-  ];
+/** Each kind of movement declined on an account: its rows asked for (`RowsAsked`), as `DeclinedMovement`s. */
+const DECLINED_SOURCES: ReadonlyArray<{ kind: string; read: (exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) => Promise<DeclinedMovement[]> }> = [
+  {
+    kind: 'BOOK_TRANSFER',
+    read: async (exec, programId, token, asked) =>
+      (await bookTransfers.declinedFrom(exec, programId, token, asked)).map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),
+  },
+  {
+    kind: 'MANAGEMENT_OPERATION',
+    read: async (exec, programId, token, asked) =>
+      (await managementOperations.declinedOn(exec, programId, token, asked)).map((row) => ({
+        token: row.token,
+        kind: 'MANAGEMENT_OPERATION',
+        created_ms: row.created_ms,
+        sign: row.direction === 'DEBIT' ? (-1 as const) : (1 as const),
+      })),
+  },
+  {
+    kind: 'EXTERNAL_PAYMENT',
+    read: async (exec, programId, token, asked) =>
+      (await externalPayments.declinedOn(exec, programId, token, asked)).map((row) => ({
+        token: row.token,
+        kind: 'EXTERNAL_PAYMENT',
+        created_ms: row.created_ms,
+        sign: row.payment_type === 'WITHDRAWAL' ? (-1 as const) : (1 as const),
+      })),
+  },
+  {
+    kind: 'CARD',
+    read: async (exec, programId, token, asked) =>
+      (await cardTransactions.declinedOn(exec, programId, token, asked)).map((row) => ({
+        token: row.token,
+        kind: 'CARD',
+        created_ms: Number(row.created_ms),
+        sign: -1 as const,
+        descriptor: row.merchant_descriptor,
+      })),
+  },
+];
+
+/** The account's movements of `token` declined on it (a primary-key seek each). */
+async function declinedMovements(exec: Executor, programId: string, financialAccountToken: string, token: string): Promise<DeclinedMovement[]> {
+  return (await Promise.all(DECLINED_SOURCES.map((source) => source.read(exec, programId, financialAccountToken, token)))).flat();
 }
 
 /**
@@ -325,51 +520,29 @@ function declinedTransaction(movement: DeclinedMovement, events: readonly Declin
 }
 
 /**
- * Applies the cursors and the list filters (`list` pages what is left). A cursor is placed in the
- * whole list, so a transaction the filters leave out still marks where the page starts, as in the
- * paged lists (db/pagination.ts).
- */
-export function filterTransactions(transactions: readonly FinancialTransaction[], query: FinancialTransactionsQuery): FinancialTransaction[] {
-  if (query.starting_after !== undefined && query.ending_before !== undefined) {
-    throw new InvalidRequestError('starting_after, ending_before: use one cursor at a time');
-  }
-  let positioned = transactions;
-  for (const [field, cursor] of [['starting_after', query.starting_after], ['ending_before', query.ending_before]] as const) {
-    if (cursor === undefined) continue;
-    const index = transactions.findIndex((transaction) => transaction.token === cursor);
-    if (index < 0) throw new InvalidRequestError(`${field}: no item with token '${cursor}' in this list`);
-    positioned = field === 'starting_after' ? transactions.slice(index + 1) : transactions.slice(0, index);
-  }
-  return positioned.filter(
-    (transaction) =>
-      (query.category === undefined || transaction.category === query.category) &&
-      (query.result === undefined || transaction.result === query.result) &&
-      (query.status === undefined || transaction.status === query.status) &&
-      (query.begin === undefined || Date.parse(transaction.created) > Date.parse(query.begin)) &&
-      (query.end === undefined || Date.parse(transaction.created) < exclusiveEndMs(query.end)),
-  );
-}
-
-/**
  * Newest first. Without `page_size`, every transaction the cursor and filters leave (Lithic
- * answers this list whole, and its SDK reads it as one page); with it, one page of that, as the
- * contract's lists are paged: with `ending_before`, the items just newer than the cursor.
+ * answers this list whole, and its SDK reads it as one page), walked in chunks; with it, one page
+ * of that, as the contract's lists are paged: with `ending_before`, the items just newer than the
+ * cursor.
  */
-export async function list(
-  db: Db,
-  scope: ProgramScope,
-  financialAccountToken: string,
-  query: FinancialTransactionsQuery,
-): Promise<ListResponse<FinancialTransaction>> {
-  const listed = filterTransactions(await transactionsOf(db, scope, financialAccountToken), query);
-  const pageSize = query.page_size;
-  if (pageSize === undefined) return { data: listed, has_more: false };
-  const data = query.ending_before === undefined ? listed.slice(0, pageSize) : listed.slice(Math.max(0, listed.length - pageSize));
-  return { data, has_more: listed.length > pageSize };
+export function list(db: Db, scope: ProgramScope, financialAccountToken: string, query: FinancialTransactionsQuery): Promise<ListResponse<FinancialTransaction>> {
+  return onAccount(db, scope, financialAccountToken, (exec) => listIn(exec, scope.programId, financialAccountToken, query));
 }
 
+/** `list`, its statements run on `exec` (a snapshot), the account known to be the program's. */
+export async function listIn(exec: Executor, programId: string, financialAccountToken: string, query: FinancialTransactionsQuery): Promise<ListResponse<FinancialTransaction>> {
+  const pageSize = query.page_size;
+  const found = await walkTransactions(exec, programId, financialAccountToken, query, pageSize === undefined ? undefined : pageSize + 1);
+  const data = pageSize === undefined ? found : found.slice(0, pageSize);
+  if (query.ending_before !== undefined) data.reverse();
+  return { data, has_more: pageSize !== undefined && found.length > pageSize };
+}
+
+/** One financial transaction of the account: only its own journals, events and record are read. */
 export async function get(db: Db, scope: ProgramScope, financialAccountToken: string, token: string): Promise<FinancialTransaction> {
-  const found = (await transactionsOf(db, scope, financialAccountToken, token)).find((transaction) => transaction.token === token);
+  const [found] = await onAccount(db, scope, financialAccountToken, async (exec) =>
+    transactionsIn(exec, scope.programId, financialAccountToken, await candidatesOf(exec, scope.programId, financialAccountToken, token)),
+  );
   if (!found) throw notFound('financial transaction', token);
   return found;
 }

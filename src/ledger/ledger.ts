@@ -31,10 +31,13 @@
 import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
 import type { Executor, Tx } from '../db/database.js';
+import type { KeysetWalk, RowKey } from '../db/pagination.js';
 import { emitEvent } from '../events/emit.js';
 import { invariant, UnprocessableError } from '../errors.js';
 import * as store from './store.js';
 import type { LedgerEntriesTable } from './tables.js';
+
+export type { KindPrefixes } from './store.js';
 
 export type Bucket = 'available' | 'pending';
 
@@ -397,14 +400,14 @@ export interface AccountJournal {
 /**
  * The journals that touched a financial account, oldest first, each with the account's net change
  * per bucket; with `throughMs`, only those written at or before that time, and with
- * `transactionToken`, only that transaction's. Balances, history and
+ * `transactionTokens`, only those transactions'. Balances, history and
  * financial transactions are all read from here: the entries are the record, nothing else is kept.
  */
 export async function accountJournals(
   exec: Executor,
   programId: string,
   financialAccountToken: string,
-  only: { throughMs?: number; transactionToken?: string; fromMs?: number } = {},
+  only: store.JournalsAsked = {},
 ): Promise<AccountJournal[]> {
   const rows = await store.accountJournalAmounts(exec, programId, financialAccountToken, only);
   const journals = new Map<string, AccountJournal>();
@@ -462,4 +465,21 @@ export async function verifyProgramLedger(
   }
   const entriesSum = sums.reduce((sum, row) => sum + row.sum_cents, 0);
   return { discrepancies, entries_sum_cents: entriesSum };
+}
+
+/**
+ * A chunk of the walk over the transactions that touched a financial account, each at its first
+ * journal on the account (`{ token, created_ms }`), in the walk's order; with `kinds`, only those
+ * whose first journal's kind they allow. A transaction's later journals (a clearing, a reversal) are
+ * passed over where they are met; one whose first journal wrote several entries on the account (a
+ * hold) comes once per entry, side by side, so that `walk.limit` counts entries read.
+ */
+export async function transactionsTouching(exec: Executor, programId: string, financialAccountToken: string, walk: KeysetWalk, kinds?: store.KindPrefixes): Promise<RowKey[]> {
+  const rows = await store.firstEntriesOfTransactions(exec, programId, financialAccountToken, walk, kinds);
+  return rows.map((row) => ({ token: row.token, created_ms: Number(row.created_ms) }));
+}
+
+/** When the transaction `transactionToken` first touched the financial account, if it did. */
+export function firstTouchMs(exec: Executor, programId: string, financialAccountToken: string, transactionToken: string): Promise<number | undefined> {
+  return store.firstEntryMs(exec, programId, financialAccountToken, transactionToken);
 }

@@ -6,6 +6,7 @@
 import { inChunks } from '../db/chunks.js';
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { keysetChunk, type KeysetWalk } from '../db/pagination.js';
 import { insertRows, preparedByShape, preparedOverTokens } from '../db/prepared.js';
 import type { FinancialAccountType } from '../financial_accounts/schemas.js';
 import type { Database } from '../db/schema.js';
@@ -240,21 +241,30 @@ export function lastJournalsThrough(exec: Executor, programId: string, tokens: r
   );
 }
 
+/**
+ * Which of an account's journals to read: those written at or before `throughMs`, or those of some
+ * transactions (`transactionTokens`: a seek each of `ledger_entries_by_transaction`, migration 0037,
+ * however long the account's history).
+ */
+export interface JournalsAsked {
+  throughMs?: number;
+  transactionTokens?: readonly string[];
+}
+
 /** Per journal touching the account: the journal and the account's net amount in each bucket. */
 export function accountJournalAmounts(
   exec: Executor,
   programId: string,
   financialAccountToken: string,
-  only: { throughMs?: number; transactionToken?: string; fromMs?: number } = {},
+  only: JournalsAsked = {},
 ) {
   let query = exec
     .selectFrom('ledger_entries')
     .select(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket', sql<number>`sum(amount_cents)`.as('amount_cents')])
     .where('program_id', '=', programId)
     .where('ledger_account', '=', financialAccountToken);
-  if (only.fromMs !== undefined) query = query.where('created_ms', '>=', only.fromMs);
   if (only.throughMs !== undefined) query = query.where('created_ms', '<=', only.throughMs);
-  if (only.transactionToken !== undefined) query = query.where('transaction_token', '=', only.transactionToken);
+  if (only.transactionTokens !== undefined) query = query.where('transaction_token', 'in', only.transactionTokens.length === 0 ? [''] : only.transactionTokens);
   return query
     .groupBy(['journal_token', 'kind', 'transaction_token', 'event_token', 'created_ms', 'bucket'])
     .orderBy('created_ms')
@@ -274,4 +284,68 @@ export async function eventJournalCreatedMs(exec: Executor, programId: string, f
     .limit(1)
     .executeTakeFirst();
   return row?.created_ms;
+}
+
+/**
+ * Journal kinds by their first characters (`kind` begins with one of `prefixes`, or with none of
+ * them when `negate`).
+ */
+export interface KindPrefixes {
+  prefixes: readonly string[];
+  negate: boolean;
+}
+
+/** The least string after every string that begins with `prefix` (its last character, the next one). */
+function pastPrefix(prefix: string): string {
+  return `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+}
+
+/**
+ * One chunk of a walk over the transactions that touched the account, in the walk's order of
+ * `(created_ms, transaction_token)`, each at its first entry on the account: the entries of
+ * `ledger_entries_by_account_time` in range, kept where no entry of the same transaction on the
+ * account is older (a seek of `ledger_entries_by_transaction`, migration 0037). A
+ * transaction whose first journal wrote several entries on the account (a hold: available and
+ * pending) comes once per entry, side by side; the caller keeps one. Entries of one millisecond are
+ * ordered by transaction token as they are read (a sort of that millisecond's few entries).
+ */
+export function firstEntriesOfTransactions(exec: Executor, programId: string, financialAccountToken: string, walk: KeysetWalk, kinds?: KindPrefixes) {
+  let query = exec
+    .selectFrom('ledger_entries as e')
+    .select(['e.transaction_token as token', 'e.created_ms'])
+    .where('e.program_id', '=', programId)
+    .where('e.ledger_account', '=', financialAccountToken)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('ledger_entries as f')
+            .select(sql.lit(1).as('one'))
+            .whereRef('f.program_id', '=', 'e.program_id')
+            .whereRef('f.ledger_account', '=', 'e.ledger_account')
+            .whereRef('f.transaction_token', '=', 'e.transaction_token')
+            .whereRef('f.created_ms', '<', 'e.created_ms'),
+        ),
+      ),
+    );
+  if (kinds !== undefined) {
+    // A range of kinds per prefix, which PostgreSQL's statistics on `kind` can estimate (a function of
+    // the column they could only guess, and it then read the account's whole range and sorted it).
+    const begins = sql.join(kinds.prefixes.map((prefix) => sql`(e.kind >= ${prefix} and e.kind < ${pastPrefix(prefix)})`), sql` or `);
+    query = query.where(kinds.negate ? sql<boolean>`not (${begins})` : sql<boolean>`(${begins})`);
+  }
+  return keysetChunk(query, walk, { created: 'e.created_ms', token: 'e.transaction_token' }).execute();
+}
+
+/** When the transaction `transactionToken` first touched the account, if it did (one seek). */
+export async function firstEntryMs(exec: Executor, programId: string, financialAccountToken: string, transactionToken: string): Promise<number | undefined> {
+  const row = await exec
+    .selectFrom('ledger_entries')
+    .select('created_ms')
+    .where('program_id', '=', programId)
+    .where('ledger_account', '=', financialAccountToken)
+    .where('transaction_token', '=', transactionToken)
+    .orderBy('created_ms')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.created_ms);
 }

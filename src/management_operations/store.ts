@@ -1,7 +1,7 @@
 /** SQL for management operations. */
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
-import { inListOrder, type PageParams } from '../db/pagination.js';
+import { inListOrder, rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import { MANAGEMENT_OPERATION_STATUSES } from './schemas.js';
 import type { ManagementOperationsTable } from './tables.js';
@@ -109,10 +109,10 @@ export function declinedOnQuery(exec: Executor, programId: string, financialAcco
     .where('status', '=', 'DECLINED');
 }
 
-/** Those operations (`declinedOnQuery`); with `onlyToken`, that one if it is one (a primary-key seek). */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+/** Those operations (`declinedOnQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
   const query = declinedOnQuery(exec, programId, financialAccountToken).select(['token', 'created_ms', 'direction']);
-  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
+  return rowsAsked(query, 'management_operations', asked).execute();
 }
 
 export interface ListFilters {

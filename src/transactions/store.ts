@@ -6,7 +6,7 @@
 import { eventsOfTransactions, inChunks } from '../db/chunks.js';
 import { sql, type Kysely } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { anyOf, anyOfUnindexed, inListOrder, keysetPage, type PageParams } from '../db/pagination.js';
+import { anyOf, anyOfUnindexed, keysetPage, rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
 import { INSERT_PARAMETERS_MAX, insertRows, prepared, preparedByShape, preparedDeferredWrite } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
@@ -243,17 +243,17 @@ export async function eventOnAccountMs(exec: Executor, programId: string, financ
 /**
  * The DECLINED card transactions charged to a financial account (their card's ISSUING account),
  * which its financial transactions show: one range of `card_transactions_declined_by_financial_account`
- * (migration 0033; the status a literal, as the partial index states it); with `onlyToken`, that
- * one if it is one (one seek, by primary key or in that index).
+ * (migration 0033; the status a literal, as the partial index states it); all, that of a token if
+ * it is one (one seek, by primary key or in that index), or a chunk of a walk (`RowsAsked`).
  */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, onlyToken?: string) {
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
   const query = exec
     .selectFrom('card_transactions')
     .select(['token', 'created_ms', 'merchant_descriptor'])
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
     .where('status', '=', sql.lit('DECLINED'));
-  return (onlyToken === undefined ? inListOrder(query) : query.where('token', '=', onlyToken)).execute();
+  return rowsAsked(query, 'card_transactions', asked).execute();
 }
 
 export interface ListFilters {
