@@ -22,7 +22,7 @@ import type { CreatedRange } from '../db/pagination.js';
 import { describeWithDb, engine, useMigratedDb } from '../testing/harness.js';
 import { analyzed, expectedPage, pageShapes, seedRows } from '../testing/list-plans.js';
 import { planOf, statementsOf } from '../testing/plans.js';
-import { listIn } from './financial_transactions.js';
+import { getIn, listIn } from './financial_transactions.js';
 import type { FinancialTransactionsQuery } from './schemas.js';
 
 const PROGRAM = 'p-ft-plans';
@@ -220,6 +220,18 @@ describeWithDb('financial transactions list plans', () => {
       }
     }
   }, 600_000);
+
+  it('one read of a transaction of each kind: as the whole list shows it, each statement a seek by its token', async () => {
+    const { kysely } = storage.db;
+    const whole = await listIn(kysely, PROGRAM, ACCOUNT, {});
+    for (const i of [3_000, 3_002, 3_003, 3_013, 3_004, 3_005, 3_006, 3_007, 3_017, 3_027, 3_037]) {
+      const token = tokenOf(i);
+      expect(await getIn(kysely, PROGRAM, ACCOUNT, token), token).toEqual(whole.data.find((item) => item.token === token));
+      const statements = await statementsOf(kysely, (watched) => getIn(watched, PROGRAM, ACCOUNT, token));
+      for (const statement of statements) expectBoundedPlan(statement.sql, await planOf(kysely, statement), token);
+    }
+    expect(await getIn(kysely, PROGRAM, ACCOUNT, `nb-${tokenOf(3_008)}`)).toBeUndefined();
+  });
 
   it('a page without a status or a payment category is one round: a fixed number of statements', async () => {
     const { kysely } = storage.db;

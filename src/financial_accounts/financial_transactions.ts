@@ -540,9 +540,13 @@ export async function listIn(exec: Executor, programId: string, financialAccount
 
 /** One financial transaction of the account: only its own journals, events and record are read. */
 export async function get(db: Db, scope: ProgramScope, financialAccountToken: string, token: string): Promise<FinancialTransaction> {
-  const [found] = await onAccount(db, scope, financialAccountToken, async (exec) =>
-    transactionsIn(exec, scope.programId, financialAccountToken, await candidatesOf(exec, scope.programId, financialAccountToken, token)),
-  );
+  const found = await onAccount(db, scope, financialAccountToken, (exec) => getIn(exec, scope.programId, financialAccountToken, token));
   if (!found) throw notFound('financial transaction', token);
+  return found;
+}
+
+/** `get`, its statements run on `exec` (a snapshot): the transaction, if it is one of the account's. */
+export async function getIn(exec: Executor, programId: string, financialAccountToken: string, token: string): Promise<FinancialTransaction | undefined> {
+  const [found] = await transactionsIn(exec, programId, financialAccountToken, await candidatesOf(exec, programId, financialAccountToken, token));
   return found;
 }
