@@ -242,4 +242,15 @@ describeWithDb('financial transactions list plans', () => {
       expect(statements.length, shape.name).toBeLessThanOrEqual(5 + 5 + 1 + 4);
     }
   });
+
+  it('a status no transaction has walks the whole account in rounds that grow, not page-sized ones', async () => {
+    const { kysely } = storage.db;
+    // No seeded transaction is VOIDED: the page of one reads all 4,800 of the account's. In rounds of two candidates
+    // (the page size and one) that would be about 2,400 rounds of nine statements; rounds that double up to
+    // WHOLE_LIST_CHUNK (500) take about 17.
+    const query: FinancialTransactionsQuery = { status: 'VOIDED', page_size: 1 };
+    expect(await listIn(kysely, PROGRAM, ACCOUNT, query)).toEqual({ data: [], has_more: false });
+    const statements = await statementsOf(kysely, (watched) => listIn(watched, PROGRAM, ACCOUNT, query));
+    expect(statements.length).toBeLessThanOrEqual(250);
+  });
 });

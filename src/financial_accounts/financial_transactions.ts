@@ -268,8 +268,9 @@ function precedes(a: RowKey, b: RowKey, direction: KeysetWalk['direction']): boo
 }
 
 /**
- * One source's candidates, read a chunk at a time from where the last chunk ended. A transaction
- * that the source answers several times side by side (`transactionsTouching`) is kept once.
+ * One source's candidates, read a chunk at a time from where the last chunk ended (a chunk as large
+ * as the round that asks for it). A transaction that the source answers several times side by side
+ * (`transactionsTouching`) is kept once.
  */
 class SourceWalk {
   private buffer: Candidate[] = [];
@@ -278,14 +279,13 @@ class SourceWalk {
   constructor(
     private readonly source: Source,
     private readonly walk: Omit<KeysetWalk, 'limit'>,
-    private readonly chunkSize: number,
   ) {}
 
-  /** The source's next candidate, undefined once it has none. */
-  async next(): Promise<Candidate | undefined> {
+  /** The source's next candidate, undefined once it has none; `chunkSize` rows are read when it must read. */
+  async next(chunkSize: number): Promise<Candidate | undefined> {
     while (this.buffer.length === 0 && !this.exhausted) {
-      const rows = await this.source({ ...this.walk, limit: this.chunkSize });
-      this.exhausted = rows.length < this.chunkSize;
+      const rows = await this.source({ ...this.walk, limit: chunkSize });
+      this.exhausted = rows.length < chunkSize;
       this.buffer = rows.filter((row, index) => index === 0 || row.token !== rows[index - 1]?.token || row.created_ms !== rows[index - 1]?.created_ms);
       this.walk.after = rows.at(-1) ?? this.walk.after;
     }
@@ -301,7 +301,7 @@ class SourceWalk {
 async function nextCandidates(walks: readonly SourceWalk[], direction: KeysetWalk['direction'], count: number): Promise<Candidate[]> {
   const taken: Candidate[] = [];
   while (taken.length < count) {
-    const heads = await Promise.all(walks.map((walk) => walk.next()));
+    const heads = await Promise.all(walks.map((walk) => walk.next(count)));
     let first = -1;
     heads.forEach((head, index) => {
       const best = heads[first];
@@ -357,7 +357,10 @@ function sourcesOf(exec: Executor, programId: string, financialAccountToken: str
   return sources;
 }
 
-/** Candidates derived per round of a walk over the whole list (without `page_size`). */
+/**
+ * Candidates derived per round of a walk over the whole list (without `page_size`), and the most a
+ * round of a page grows to when the filters the sources cannot apply leave too few.
+ */
 const WHOLE_LIST_CHUNK = 500;
 
 /**
@@ -365,15 +368,17 @@ const WHOLE_LIST_CHUNK = 500;
  * first with `ending_before`), at most `limit` of them (undefined: all). The sources' chunks are
  * merged in list order, the candidates derived a round at a time and kept where the filters the
  * sources could not apply (a status, a payment's category) keep them: the page's transactions
- * without a status are found in one round.
+ * without a status are found in one round. A round that left the page short is followed by one twice
+ * as large (up to WHOLE_LIST_CHUNK): a status few transactions have walks the account in a few dozen
+ * rounds, not one per page's worth of transactions.
  */
 async function walkTransactions(exec: Executor, programId: string, financialAccountToken: string, query: FinancialTransactionsQuery, limit: number | undefined): Promise<FinancialTransaction[]> {
   const direction = query.ending_before === undefined ? 'desc' : 'asc';
   const after = await cursorPlace(exec, programId, financialAccountToken, query);
   const fromMs = query.begin === undefined ? undefined : Date.parse(query.begin) + 1;
   const throughMs = query.end === undefined ? undefined : exclusiveEndMs(query.end) - 1;
-  const round = limit ?? WHOLE_LIST_CHUNK;
-  const walks = sourcesOf(exec, programId, financialAccountToken, query).map((source) => new SourceWalk(source, { direction, after, fromMs, throughMs }, round));
+  let round = limit ?? WHOLE_LIST_CHUNK;
+  const walks = sourcesOf(exec, programId, financialAccountToken, query).map((source) => new SourceWalk(source, { direction, after, fromMs, throughMs }));
   const found: FinancialTransaction[] = [];
   while (limit === undefined || found.length < limit) {
     const candidates = await nextCandidates(walks, direction, round);
@@ -381,6 +386,7 @@ async function walkTransactions(exec: Executor, programId: string, financialAcco
     const transactions = await transactionsIn(exec, programId, financialAccountToken, candidates);
     found.push(...transactions.filter((transaction) => matchesFilters(transaction, query)));
     if (candidates.length < round) break;
+    round = Math.max(round, Math.min(2 * round, WHOLE_LIST_CHUNK));
   }
   return limit === undefined ? found : found.slice(0, limit);
 }
