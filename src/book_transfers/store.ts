@@ -1,4 +1,5 @@
 /** SQL for book transfers. */
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
 import { rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
@@ -31,13 +32,17 @@ export async function markReversed(exec: Executor, programId: string, token: str
   return Number(result.numUpdatedRows);
 }
 
-/** The DECLINED transfers out of a financial account (funds refused them there), which its financial transactions show. */
+/**
+ * The DECLINED transfers out of a financial account (funds refused them there), which its financial
+ * transactions show: one range of `book_transfers_declined_by_from_financial_account` (migration
+ * 0038; the status a literal, as the partial index states it).
+ */
 export function declinedFromQuery(exec: Executor, programId: string, financialAccountToken: string) {
   return exec
     .selectFrom('book_transfers')
     .where('program_id', '=', programId)
     .where('from_financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'DECLINED');
+    .where('status', '=', sql.lit('DECLINED'));
 }
 
 /** Those transfers (`declinedFromQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */

@@ -44,6 +44,7 @@ import * as m0034 from './migrations/0034_auth_rules_by_scope.js';
 import * as m0035 from './migrations/0035_event_attempts_by_subscription_status.js';
 import * as m0036 from './migrations/0036_movements_by_category_and_status.js';
 import * as m0037 from './migrations/0037_ledger_entries_by_transaction.js';
+import * as m0038 from './migrations/0038_declined_movements_by_financial_account.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '0035_event_attempts_by_subscription_status': m0035,
   '0036_movements_by_category_and_status': m0036,
   '0037_ledger_entries_by_transaction': m0037,
+  '0038_declined_movements_by_financial_account': m0038,
 };
 
 /**

@@ -149,8 +149,9 @@ export function anyOf<O>(query: SelectQueryBuilder<Database, never, O>, columns:
 
 /**
  * `query` in list order, `(created_ms, token)`, for a read of every row a filter keeps (an
- * account's declined movements): SQLite then ranges over the filter's index (`*_by_status`,
- * migration 0026); unordered, it walked the program's primary key, every row.
+ * account's declined movements): SQLite then ranges over the filter's index (the `*_declined_by_*`
+ * partial indexes, migrations 0033 and 0038); unordered, it walked the program's primary key, every
+ * row.
  */
 export function inListOrder<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
   return query.orderBy(sql`created_ms`).orderBy(sql`token`);

@@ -1,4 +1,5 @@
 /** SQL for external payments. */
+import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows } from '../db/prepared.js';
 import { rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
@@ -44,14 +45,19 @@ export async function transition(
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
-/** The DECLINED payments of a financial account, for its financial transactions: all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+/**
+ * The DECLINED payments of a financial account, for its financial transactions, from
+ * `external_payments_declined_by_financial_account` (migration 0038; the status a literal, as the
+ * partial index states it): all, that of a token if it is one (a primary-key seek), or a chunk of a
+ * walk (`RowsAsked`).
+ */
 export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
   const query = exec
     .selectFrom('external_payments')
     .select(['token', 'created_ms', 'payment_type'])
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'DECLINED');
+    .where('status', '=', sql.lit('DECLINED'));
   return rowsAsked(query, 'external_payments', asked).execute();
 }
 

@@ -1,4 +1,5 @@
 /** SQL for management operations. */
+import { sql } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
 import { inListOrder, rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
@@ -100,13 +101,17 @@ export async function transition(
   return Number(result.numUpdatedRows);
 }
 
-/** The DECLINED operations on a financial account, which its financial transactions show. */
+/**
+ * The DECLINED operations on a financial account, which its financial transactions show: one range
+ * of `management_operations_declined_by_financial_account` (migration 0038; the status a literal, as
+ * the partial index states it).
+ */
 export function declinedOnQuery(exec: Executor, programId: string, financialAccountToken: string) {
   return exec
     .selectFrom('management_operations')
     .where('program_id', '=', programId)
     .where('financial_account_token', '=', financialAccountToken)
-    .where('status', '=', 'DECLINED');
+    .where('status', '=', sql.lit('DECLINED'));
 }
 
 /** Those operations (`declinedOnQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
