@@ -31,6 +31,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const CONNECTIONS = 50;
 const ONLY = process.env.BENCH_ONLY;
+/** The scenario column: as wide as the longest name. */
+const NAME_WIDTH = Math.max(46, ...scenarios.map((scenario) => scenario.name.length));
 
 interface Measurement {
   requestsPerSecond: number;
@@ -127,7 +129,7 @@ function row(engine: string, name: string, m: Measurement, refA: Measurement | u
   const failures = m.errors + m.non2xx > 0 ? `  (${m.errors} errors, ${m.non2xx} non-2xx)` : '';
   return [
     engine.padEnd(9),
-    name.padEnd(46),
+    name.padEnd(NAME_WIDTH),
     m.requestsPerSecond.toFixed(0).padStart(8),
     m.p50Ms.toFixed(1).padStart(8),
     m.p99Ms.toFixed(1).padStart(8),
@@ -223,7 +225,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Cardwright benchmark: ${CONNECTIONS} connections, ${SECONDS}s per figure after ${WARMUP_SECONDS}s warm-up, engines: ${engines.join(', ')}\n` +
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}\n\n` +
-      `${'engine'.padEnd(9)} ${'scenario'.padEnd(46)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'vs (a)'.padStart(7)} ${'vs (b)'.padStart(7)}\n`,
+      `${'engine'.padEnd(9)} ${'scenario'.padEnd(NAME_WIDTH)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'vs (a)'.padStart(7)} ${'vs (b)'.padStart(7)}\n`,
   );
   for (const engine of engines) await benchEngine(engine);
 }

@@ -6,6 +6,7 @@
  */
 import type Lithic from 'lithic';
 import type { BenchContext } from './context.js';
+import { financialTransactionScenarios } from './financial-transactions.js';
 import { cardTransactionScenarios } from './transactions.js';
 
 export interface ScenarioRequest {
@@ -121,4 +122,5 @@ export const scenarios: Scenario[] = [
     prepare: (context) => threeDsWithRules(context, 100),
   },
   ...cardTransactionScenarios,
+  ...financialTransactionScenarios,
 ];

@@ -30,15 +30,24 @@ interface SeededCard {
 /** The listed card of each engine's run (each run has its own server, database and context). */
 const listedCards = new WeakMap<BenchContext, SeededCard>();
 
+/**
+ * The numbers [from, to) as rows `s.n` of one SELECT (the source of a seed's INSERT … SELECT), and
+ * `s.n` as 12 hex digits (the last group of a seeded token), on either engine.
+ */
+export function numberedRows(engine: BenchContext['engine'], from: number, to: number) {
+  const series =
+    engine === 'postgres'
+      ? sql`(select n from generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) as n) as s`
+      : sql`(with recursive seq(n) as (select ${sql.lit(from)} union all select n + 1 from seq where n < ${sql.lit(to - 1)}) select n from seq) as s`;
+  const hex = engine === 'postgres' ? sql`lpad(to_hex(s.n), 12, '0')` : sql`printf('%012x', s.n)`;
+  return { series, hex };
+}
+
 /** One transaction (SETTLED authorization) and its event per number in [from, to), by one statement per table. */
 async function seedTransactions(context: BenchContext, card: SeededCard, from: number, to: number): Promise<void> {
   const prefix = crypto.randomBytes(4).toString('hex');
   const createdBaseMs = Date.now() - 10_000_000;
-  const series =
-    context.engine === 'postgres'
-      ? sql`(select n from generate_series(${sql.lit(from)}::bigint, ${sql.lit(to - 1)}::bigint) as n) as s`
-      : sql`(with recursive seq(n) as (select ${sql.lit(from)} union all select n + 1 from seq where n < ${sql.lit(to - 1)}) select n from seq) as s`;
-  const hex = context.engine === 'postgres' ? sql`lpad(to_hex(s.n), 12, '0')` : sql`printf('%012x', s.n)`;
+  const { series, hex } = numberedRows(context.engine, from, to);
   const token = sql`${sql.lit(`${prefix}-0000-7000-8000-`)} || ${hex}`;
   const eventToken = sql`${sql.lit(`${prefix}-0000-7000-9000-`)} || ${hex}`;
   const created = sql`${sql.lit(createdBaseMs)} + s.n`;
@@ -53,10 +62,15 @@ async function seedTransactions(context: BenchContext, card: SeededCard, from: n
       effective_polarity, result, detailed_results, rule_results, created_ms)
     select ${context.programId}, ${token}, 0, ${eventToken}, 'AUTHORIZATION', 100, null, 'DEBIT', 'APPROVED', '["APPROVED"]', '[]', ${created}
     from ${series}`.execute(context.db.kysely);
+  await maintainSeeded(context, ['card_transactions', 'card_transaction_events']);
+}
+
+/** The maintenance a bulk seed of `tables` calls for before it is measured (and the planner's statistics of them). */
+export async function maintainSeeded(context: BenchContext, tables: readonly string[]): Promise<void> {
   if (context.engine === 'postgres') {
-    // The bulk insert would have autovacuum visit both tables during the measurement that follows
+    // The bulk insert would have autovacuum visit the tables during the measurement that follows
     // (its insert threshold): do that maintenance now, so the figure is the list's, not the vacuum's.
-    await sql`vacuum (analyze) card_transactions, card_transaction_events`.execute(context.db.kysely);
+    await sql`vacuum (analyze) ${sql.join(tables.map((table) => sql.table(table)))}`.execute(context.db.kysely);
   } else {
     await sql`analyze`.execute(context.db.kysely);
   }
