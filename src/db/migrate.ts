@@ -45,6 +45,7 @@ import * as m0035 from './migrations/0035_event_attempts_by_subscription_status.
 import * as m0036 from './migrations/0036_movements_by_category_and_status.js';
 import * as m0037 from './migrations/0037_ledger_entries_by_transaction.js';
 import * as m0038 from './migrations/0038_declined_movements_by_financial_account.js';
+import * as m0039 from './migrations/0039_balances_fillfactor.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0036_movements_by_category_and_status': m0036,
   '0037_ledger_entries_by_transaction': m0037,
   '0038_declined_movements_by_financial_account': m0038,
+  '0039_balances_fillfactor': m0039,
 };
 
 /**
