@@ -5,6 +5,7 @@
  * the row's own page, no new index entry.
  */
 import { sql } from 'kysely';
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { bookTransfer, fund, newAccount } from '../testing/money.js';
@@ -22,7 +23,7 @@ describeWithDb('PostgreSQL storage of hot rows', () => {
     const { client, programId } = context.program;
     // Rows inserted one after another fill the table's pages in turn (to 70% with the migration).
     const accounts: string[] = [];
-    for (let index = 0; index < 300; index++) accounts.push(await newAccount(client, `page filler ${index}`));
+    for (let index = 0; index < 400; index++) accounts.push(await newAccount(client, `page filler ${index}`));
     const source = await newAccount(client, 'source');
     await fund(client, source, 1_000_000);
     const pagesOf = async () => {
@@ -31,13 +32,26 @@ describeWithDb('PostgreSQL storage of hot rows', () => {
       return new Map(rows.map((row) => [row.financial_account_token, row.page]));
     };
     const before = await pagesOf();
-    // Every third account, off the source's page (whose own updates use that page's room): ten
-    // updates at most on a page, which a 70% fill has room for even if another session's snapshot
-    // keeps PostgreSQL from pruning the versions they leave, so none has to move. At fillfactor 100
-    // a page of fresh rows has no room at all, and its first update moves the row to another page.
-    const targets = accounts.filter((token, index) => index % 3 === 0 && before.get(token) !== before.get(source));
-    expect(targets.length).toBeGreaterThan(80);
-    for (const target of targets) await bookTransfer(client, source, target, 1);
+    // Every eighth account, off the source's page (whose own updates use that page's room): about
+    // 40 fresh rows (136 bytes) fill a page to 70%, so five updates at most on a page, whose new
+    // versions (216 bytes) fit in the 30% left without pruning (every third account, up to fifteen a
+    // page, relied on pruning and failed now and then while other tests held snapshots). At
+    // fillfactor 100 a page holds about 51 fresh rows with no room left, and every one of these
+    // first updates moves its row to another page (all 50, seen without the migration).
+    const targets = accounts.filter((token, index) => index % 8 === 0 && before.get(token) !== before.get(source));
+    expect(targets.length).toBeGreaterThan(40);
+    // A snapshot held open meanwhile keeps PostgreSQL from pruning any version the transfers leave,
+    // as a long transaction of another session would: the rows stay put only if the room was there.
+    const holder = new pg.Client({ connectionString: context.server.database.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin isolation level repeatable read');
+      await holder.query('select 1');
+      for (const target of targets) await bookTransfer(client, source, target, 1);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
     const after = await pagesOf();
     const moved = targets.filter((token) => after.get(token) !== before.get(token));
     expect(moved).toEqual([]);
