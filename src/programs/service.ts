@@ -25,10 +25,6 @@ export async function checkReadiness(db: Db): Promise<void> {
   if (db.engine === 'postgres') await store.ping(db.kysely);
 }
 
-export async function createProgram(db: Db, wall: WallClock, name: string): Promise<string> {
-  return db.transaction((tx) => insertProgramWithAccounts(tx, wall.nowMs(), name));
-}
-
 /** A program with its own ISSUING, OPERATING and RESERVE financial accounts (each recording its `financial_account.created`) and its default account. */
 async function insertProgramWithAccounts(tx: Tx, nowMs: number, name: string): Promise<string> {
   const programId = newToken();
