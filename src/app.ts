@@ -44,7 +44,7 @@ import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
 import { version } from './version.js';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 const MAX_PATH_PARAMETER_LENGTH = 1024 * 1024;
 
 /** Every resource's routes. A new resource adds one line. */

@@ -34,7 +34,7 @@ export type ClockJob = (db: Db, tx: Tx, scope: ProgramScope) => Promise<void>;
  * import this module too (`catchUp`, `isDueWithin`), so when one of them is the first module a
  * process imports, this one loads before that service's exports exist (module-imports.unit.test.ts).
  */
-export function clockJobs(): readonly ClockJob[] {
+function clockJobs(): readonly ClockJob[] {
   return [expireDueAuthorizations, timeOutChallenges, applyDuePrenotes, fulfilPhysicalCards, applyDueOperations];
 }
 
@@ -43,7 +43,7 @@ function everyDueWork(): readonly DueWork[] {
   return [dueExpiries, dueChallengeTimeouts, duePrenotes, dueFulfilment, dueOperations];
 }
 
-export async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
+async function runClockJobs(db: Db, tx: Tx, scope: ProgramScope, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   for (const job of jobs) await job(db, tx, scope);
 }
 

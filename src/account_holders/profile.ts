@@ -27,7 +27,7 @@ export function profileAddress(profile: Profile): Address | undefined {
  * A stored person as the API answers it: every field of the SDK's type, empty text when unknown;
  * the date of birth as a date, also where a date-time was stored as given (before it was stored as its day).
  */
-export function personResponse(person: Person): Person & { phone_number: string; dob: string } {
+function personResponse(person: Person): Person & { phone_number: string; dob: string } {
   return { ...person, phone_number: person.phone_number ?? '', dob: person.dob === undefined ? '' : birthDay(person.dob) };
 }
 
@@ -35,7 +35,7 @@ export function personResponse(person: Person): Person & { phone_number: string;
  * A stored business as the API answers it: every field of the SDK's type, empty when none was given
  * (`dba_business_name`; a KYB_DELEGATED business's `government_id` and `phone_numbers`).
  */
-export function businessResponse(business: BusinessEntity): BusinessEntity & { dba_business_name: string; government_id: string; phone_numbers: string[] } {
+function businessResponse(business: BusinessEntity): BusinessEntity & { dba_business_name: string; government_id: string; phone_numbers: string[] } {
   return { ...business, government_id: business.government_id ?? '', phone_numbers: business.phone_numbers ?? [], dba_business_name: business.dba_business_name ?? '' };
 }
 

@@ -9,16 +9,16 @@
  */
 import { DateTime, EmptyOrVisibleText, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
-export const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
-export const KYB_DELEGATED = 'KYB_DELEGATED';
-export const KYC_WORKFLOWS = ['KYC_BASIC', 'KYC_BYO'] as const;
-export const WORKFLOWS = [...KYB_WORKFLOWS, KYB_DELEGATED, ...KYC_WORKFLOWS, 'KYC_EXEMPT'] as const;
+const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
+const KYB_DELEGATED = 'KYB_DELEGATED';
+const KYC_WORKFLOWS = ['KYC_BASIC', 'KYC_BYO'] as const;
+const WORKFLOWS = [...KYB_WORKFLOWS, KYB_DELEGATED, ...KYC_WORKFLOWS, 'KYC_EXEMPT'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
 
-export const STATUSES = ['ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'] as const;
+const STATUSES = ['ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'] as const;
 export type Status = (typeof STATUSES)[number];
 
-export const GENERAL_STATUS_REASONS = [
+const GENERAL_STATUS_REASONS = [
   'ADDRESS_VERIFICATION_FAILURE',
   'AGE_THRESHOLD_FAILURE',
   'COMPLETE_VERIFICATION_FAILURE',
@@ -33,7 +33,7 @@ export const GENERAL_STATUS_REASONS = [
 ] as const;
 
 /** The 17 reasons a simulated enrollment review may give (spec 4.3). */
-export const SIMULATION_STATUS_REASONS = [
+const SIMULATION_STATUS_REASONS = [
   'PRIMARY_BUSINESS_ENTITY_ID_VERIFICATION_FAILURE',
   'PRIMARY_BUSINESS_ENTITY_ADDRESS_VERIFICATION_FAILURE',
   'PRIMARY_BUSINESS_ENTITY_NAME_VERIFICATION_FAILURE',
@@ -64,13 +64,13 @@ export function isInputOnlyStatusReason(reason: SimulationStatusReason): reason 
 }
 
 /** Every reason a holder can carry: the general ones and the simulation's, but the input-only ones. */
-export const STATUS_REASONS = [...GENERAL_STATUS_REASONS, ...SIMULATION_STATUS_REASONS.filter((reason) => !isInputOnlyStatusReason(reason))] as Exclude<
+const STATUS_REASONS = [...GENERAL_STATUS_REASONS, ...SIMULATION_STATUS_REASONS.filter((reason) => !isInputOnlyStatusReason(reason))] as Exclude<
   (typeof GENERAL_STATUS_REASONS)[number] | SimulationStatusReason,
   InputOnlyStatusReason
 >[];
 export type StatusReason = (typeof STATUS_REASONS)[number];
 
-export const EXEMPTION_TYPES = ['AUTHORIZED_USER', 'PREPAID_CARD_USER'] as const;
+const EXEMPTION_TYPES = ['AUTHORIZED_USER', 'PREPAID_CARD_USER'] as const;
 
 const MAX_TEXT = 255;
 /** Generous bounds for formatted strings: their format is checked by rules.ts, with a better message. */
@@ -82,7 +82,7 @@ const Phone = Type.String({ maxLength: MAX_ID_TEXT, description: 'E.164 phone nu
 const DateOfBirth = Type.String({ maxLength: 40, description: 'RFC 3339 date (YYYY-MM-DD) or date-time' });
 const PersonalId = Type.String({ maxLength: MAX_ID_TEXT, description: 'SSN or ITIN: nine digits, with or without hyphens (123-45-6789)' });
 const BusinessId = Type.String({ maxLength: MAX_ID_TEXT, description: 'EIN: nine digits, with or without hyphen (12-3456789)' });
-export const MAX_BENEFICIAL_OWNERS = 4;
+const MAX_BENEFICIAL_OWNERS = 4;
 
 export const AddressInput = StrictObject(
   {
@@ -108,8 +108,8 @@ function personInput(phone: 'required' | 'optional') {
     phone_number: phone === 'required' ? Phone : Type.Optional(Phone),
   });
 }
-export const KycIndividualInput = personInput('required');
-export const KybPersonInput = personInput('optional');
+const KycIndividualInput = personInput('required');
+const KybPersonInput = personInput('optional');
 export type PersonInput = Static<typeof KybPersonInput>;
 
 const PhoneNumbers = Type.Array(Phone, { minItems: 1, maxItems: 10 });
@@ -201,7 +201,7 @@ export const CreateAccountHolderBody = ShapeChosenBy<CreateAccountHolderBody>(
 
 const StatusReasons = Type.Array(StringEnum(STATUS_REASONS));
 
-export const RequiredDocument = Type.Object({
+const RequiredDocument = Type.Object({
   entity_token: Uuid,
   status_reasons: Type.Array(Type.String()),
   valid_documents: Type.Array(Type.String()),
@@ -273,7 +273,7 @@ const BusinessEntityResponse = Type.Object({
   dba_business_name: Type.String({ description: 'Empty when none was given' }),
 });
 
-export const VerificationApplication = Type.Object({
+const VerificationApplication = Type.Object({
   created: DateTime,
   status: StringEnum(STATUSES),
   status_reasons: StatusReasons,
@@ -336,8 +336,8 @@ export const EnrollmentReviewBody = StrictObject({
 export type EnrollmentReviewBody = Static<typeof EnrollmentReviewBody>;
 
 /** A US address in an update: the given fields replace the stored ones, the others are kept. */
-export const AddressPatch = StrictObject(Type.Partial(AddressInput).properties, { description: 'US address: the given fields replace the stored ones, the others are kept' });
-export type AddressPatch = Static<typeof AddressPatch>;
+const AddressPatch = StrictObject(Type.Partial(AddressInput).properties, { description: 'US address: the given fields replace the stored ones, the others are kept' });
+type AddressPatch = Static<typeof AddressPatch>;
 
 const EntityToken = Uuid;
 

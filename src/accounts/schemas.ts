@@ -3,7 +3,7 @@ import { Address, AddressInput } from '../account_holders/schemas.js';
 import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 import { ACCOUNT_STATES } from './state.js';
 
-export const ACCOUNT_SUBSTATUSES = [
+const ACCOUNT_SUBSTATUSES = [
   'FRAUD_IDENTIFIED',
   'SUSPICIOUS_ACTIVITY',
   'RISK_VIOLATION',

@@ -28,7 +28,7 @@ import * as store from './store.js';
 export const CARDHOLDER_CURRENCY = 'USD';
 
 /** Sandbox default for accounts of programs without Auth Stream Access: $5,000 a day. */
-export const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
+const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
 
 /** A limit as the API shows it: no limit (null) is 0. */
 function limitCents(value: number | null): number {
@@ -40,7 +40,7 @@ function storedLimit(cents: number): number | null {
   return cents === 0 ? null : cents;
 }
 
-export function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[]): Account {
+function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[]): Account {
   const account: Account = {
     token: row.token,
     created: isoTimestamp(row.created_ms),
@@ -77,7 +77,7 @@ function verificationAddressOf(row: store.AccountWithHolderRow): Address | undef
 const REQUIRED_ADDRESS_FIELDS = ['address1', 'city', 'country', 'postal_code', 'state'] as const;
 
 /** The account's address with the given fields replaced: a complete, deliverable US address (else a 400 naming the field). */
-export function updatedVerificationAddress(current: Address | undefined, given: NonNullable<UpdateAccountBody['verification_address']>): Address {
+function updatedVerificationAddress(current: Address | undefined, given: NonNullable<UpdateAccountBody['verification_address']>): Address {
   const merged = { ...current, ...given };
   for (const field of REQUIRED_ADDRESS_FIELDS) {
     if (merged[field] === undefined) {
@@ -151,7 +151,7 @@ export function retrieve(db: Db, scope: ProgramScope, token: string): Promise<Ac
 }
 
 /** The account, as this executor (a snapshot or a transaction) sees it. */
-export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<Account> {
+async function get(exec: Executor, scope: ProgramScope, token: string): Promise<Account> {
   const row = await store.findWithHolder(exec, scope.programId, token);
   if (!row) throw notFound('account', token);
   const [account] = await render(exec, scope.programId, [row]);

@@ -62,7 +62,7 @@ export function decline(result: DeclineResult, detail: DeclineDetail): SpendDeci
 }
 
 /** Days after "the same date one month earlier" at which the monthly window starts (spec 2.7). */
-export const MONTHLY_WINDOW_GRACE_DAYS = 6;
+const MONTHLY_WINDOW_GRACE_DAYS = 6;
 
 function daysInUtcMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();

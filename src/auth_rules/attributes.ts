@@ -21,7 +21,7 @@ export const STREAM_OF_TYPE: Readonly<Record<Exclude<AuthRuleType, 'CONDITIONAL_
 
 export const LIST_OPERATIONS = ['IS_ONE_OF', 'IS_NOT_ONE_OF'] as const;
 export const REGEX_OPERATIONS = ['MATCHES', 'DOES_NOT_MATCH'] as const;
-export const NUMERIC_OPERATIONS = [
+const NUMERIC_OPERATIONS = [
   'IS_EQUAL_TO',
   'IS_NOT_EQUAL_TO',
   'IS_GREATER_THAN',
@@ -51,17 +51,17 @@ export const PAN_ENTRY_MODES = [
 ] as const;
 
 /** Free text (a list of values or a regular expression); `format` constrains listed values. */
-export interface TextAttribute {
+interface TextAttribute {
   kind: 'text';
   format?: { pattern: RegExp; description: string };
 }
 /** One of a closed set of values; only the list operations apply. */
-export interface EnumAttribute {
+interface EnumAttribute {
   kind: 'enum';
   values: readonly string[];
 }
 /** An integer; only the numeric comparisons apply. */
-export interface IntegerAttribute {
+interface IntegerAttribute {
   kind: 'integer';
   minimum?: number;
   maximum?: number;

@@ -107,7 +107,7 @@ function applicableRuns(rulesVersion: string, runs: RuleRun[]): ApplicableRuns {
   return Object.freeze({ rules_version: rulesVersion, runs, outcome_order: outcomeOrder, rule_tokens: [...new Set(runs.map((run) => run.rule_token))] });
 }
 
-export interface StreamEvent {
+interface StreamEvent {
   programId: string;
   stream: EventStream;
   card_token: string;
@@ -118,7 +118,7 @@ export interface StreamEvent {
 }
 
 /** Which shard of the aggregate an event's verdicts go to: stable per event, spread across events. */
-export function shardOf(eventToken: string): number {
+function shardOf(eventToken: string): number {
   let hash = 0;
   for (let index = eventToken.length - 4; index < eventToken.length; index++) hash = (hash * 31 + eventToken.charCodeAt(Math.max(index, 0))) >>> 0;
   return hash % STAT_SHARDS;
@@ -158,7 +158,7 @@ async function recordOutcome(exec: Executor, event: StreamEvent, applicable: App
   });
 }
 
-export class RuleEngine {
+class RuleEngine {
   readonly #applicable = new GenerationalMap<ApplicableRuns>(CACHE_GENERATION);
   constructor(readonly cache: CompiledRuleCache = new CompiledRuleCache()) {}
 
@@ -235,7 +235,7 @@ export class RuleEngine {
  * A challenge declines the authorization too, but only when no rule declines it outright: the
  * cardholder is not asked to confirm a purchase that would be declined anyway.
  */
-export function enforcedDeclines(evaluations: readonly RuleEvaluation[]): RuleResult[] {
+function enforcedDeclines(evaluations: readonly RuleEvaluation[]): RuleResult[] {
   const enforced = evaluations.filter((evaluation) => evaluation.role === 'CURRENT');
   const declining = enforced.filter((evaluation) => evaluation.verdict.decision === 'DECLINED');
   return (declining.length > 0 ? declining : enforced.filter((evaluation) => evaluation.verdict.decision === 'CHALLENGED'))

@@ -36,7 +36,7 @@ export interface ConditionalActionParameters {
   action: 'DECLINE' | 'CHALLENGE';
   conditions: Condition[];
 }
-export type FixedPeriodName = 'DAY' | 'WEEK' | 'MONTH' | 'YEAR';
+type FixedPeriodName = 'DAY' | 'WEEK' | 'MONTH' | 'YEAR';
 export type VelocityPeriod =
   | number
   | FixedPeriodName
@@ -59,7 +59,7 @@ export interface VelocityLimitParameters {
   limit_amount?: number | null;
   limit_count?: number | null;
 }
-export interface MerchantLockEntry {
+interface MerchantLockEntry {
   merchant_id?: string;
   descriptor?: string;
   comment?: string;
@@ -69,14 +69,14 @@ export interface MerchantLockParameters {
 }
 export type AuthRuleParameters = ConditionalBlockParameters | ConditionalActionParameters | VelocityLimitParameters | MerchantLockParameters;
 
-export const MAX_CONDITIONS = 100;
-export const MAX_LIST_VALUES = 1000;
-export const MAX_MERCHANTS = 1000;
-export const MAX_TEXT_LENGTH = 1024;
+const MAX_CONDITIONS = 100;
+const MAX_LIST_VALUES = 1000;
+const MAX_MERCHANTS = 1000;
+const MAX_TEXT_LENGTH = 1024;
 /** Trailing windows: 10 seconds to 31 days (reference 01). */
-export const MIN_TRAILING_SECONDS = 10;
-export const MAX_TRAILING_SECONDS = 2_678_400;
-export const FIXED_PERIODS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
+const MIN_TRAILING_SECONDS = 10;
+const MAX_TRAILING_SECONDS = 2_678_400;
+const FIXED_PERIODS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
 /** Days in each month of a leap year: a YEAR window may start on Feb 29 (Feb 28 in other years). */
 const MAX_DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -139,7 +139,7 @@ function readListValue(spec: AttributeSpec, entry: unknown, path: string): strin
 }
 
 /** A regular expression that runs in linear time (patterns.ts). */
-export function readPattern(value: unknown, path: string): string {
+function readPattern(value: unknown, path: string): string {
   const text = readText(value, path);
   const problem = patternProblem(text);
   if (problem !== null) fail(path, problem);
@@ -210,7 +210,7 @@ function readYearPeriod(record: Record<string, unknown>, path: string): Velocity
   return { type: 'YEAR', ...(month !== undefined ? { month } : {}), ...(day !== undefined ? { day_of_month: day } : {}) };
 }
 
-export function readPeriod(raw: unknown, path: string): VelocityPeriod {
+function readPeriod(raw: unknown, path: string): VelocityPeriod {
   if (typeof raw === 'number') return readInteger(raw, path, MIN_TRAILING_SECONDS, MAX_TRAILING_SECONDS);
   if (typeof raw === 'string') return readOneOf(raw, path, FIXED_PERIODS);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {

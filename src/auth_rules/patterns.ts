@@ -13,7 +13,7 @@ import v8 from 'node:v8';
 v8.setFlagsFromString('--enable-experimental-regexp-engine');
 
 /** Compiles a pattern on the linear-time engine; throws a SyntaxError when it cannot run there. */
-export function linearRegExp(pattern: string): RegExp {
+function linearRegExp(pattern: string): RegExp {
   return new RegExp(pattern, 'l');
 }
 

@@ -55,7 +55,7 @@ function easternOffsetMs(epochMs: number): number {
 }
 
 /** The Eastern calendar date at an instant. */
-export function easternDate(epochMs: number): CivilDate {
+function easternDate(epochMs: number): CivilDate {
   const { year, month, day } = partsAt(epochMs);
   return { year, month, day };
 }

@@ -21,8 +21,8 @@ import type { ReportExample, RuleStats } from './schemas.js';
 import { EXAMPLES_PER_DAY } from './store.js';
 import type { VersionRole } from './tables.js';
 
-export const HISTORY_MONTHS = 3;
-export const MAX_SPAN_MONTHS = 1;
+const HISTORY_MONTHS = 3;
+const MAX_SPAN_MONTHS = 1;
 
 /** `YYYY-MM-DD` plus whole months, clamped to the end of a shorter month (Mar 31 − 1 month = Feb 28/29). */
 export function addMonths(date: string, months: number): string {

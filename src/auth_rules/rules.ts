@@ -32,7 +32,7 @@ import type {
 } from './parameters.js';
 import { describePeriod, windowStartMs } from './periods.js';
 
-export type Decision = 'APPROVED' | 'DECLINED' | 'CHALLENGED';
+type Decision = 'APPROVED' | 'DECLINED' | 'CHALLENGED';
 
 export interface Verdict {
   decision: Decision;
@@ -41,7 +41,7 @@ export interface Verdict {
   explanation: string | null;
 }
 
-export interface AuthorizationInput {
+interface AuthorizationInput {
   card_token: string;
   account_token: string;
   amount_cents: number;
@@ -60,9 +60,9 @@ export interface RuleInput {
 export type CompiledRule = (input: RuleInput) => Promise<Verdict>;
 
 /** The detailed_results code of an authorization a CHALLENGE rule declined: SDK 0.119 has no CARDHOLDER_CHALLENGED. */
-export const CHALLENGE_RESULT = 'DECLINED';
+const CHALLENGE_RESULT = 'DECLINED';
 
-export const APPROVED_VERDICT: Verdict = Object.freeze({ decision: 'APPROVED', result: 'APPROVED', explanation: null });
+const APPROVED_VERDICT: Verdict = Object.freeze({ decision: 'APPROVED', result: 'APPROVED', explanation: null });
 
 function conditionalRule(parameters: ConditionalBlockParameters | ConditionalActionParameters, action: 'DECLINE' | 'CHALLENGE'): CompiledRule {
   const conditions = compileConditions(parameters.conditions);

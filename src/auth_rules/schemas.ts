@@ -3,10 +3,10 @@ import { ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { AUTH_RULE_TYPES, EVENT_STREAMS } from './attributes.js';
 
-export const MAX_NAME_LENGTH = 1024;
-export const MAX_TOKENS = 1000;
-export const LIST_SCOPES = ['PROGRAM', 'ACCOUNT', 'CARD', 'BUSINESS_ACCOUNT', 'ANY'] as const;
-export const DECISIONS = ['APPROVED', 'DECLINED', 'CHALLENGED'] as const;
+const MAX_NAME_LENGTH = 1024;
+const MAX_TOKENS = 1000;
+const LIST_SCOPES = ['PROGRAM', 'ACCOUNT', 'CARD', 'BUSINESS_ACCOUNT', 'ANY'] as const;
+const DECISIONS = ['APPROVED', 'DECLINED', 'CHALLENGED'] as const;
 
 /**
  * Parameters are checked in code (parameters.ts) against the rule's type, with errors naming the

@@ -32,7 +32,7 @@ function versionOf(parameters: Map<string, string>, token: string, version: numb
   return text === undefined ? null : { parameters: JSON.parse(text) as Record<string, unknown>, version };
 }
 
-export function toApi(row: store.RuleRow, targets: readonly store.TargetRow[], parameters: Map<string, string>): AuthRule {
+function toApi(row: store.RuleRow, targets: readonly store.TargetRow[], parameters: Map<string, string>): AuthRule {
   const tokensOf = (kind: TargetKind) => targets.filter((target) => target.kind === kind).map((target) => target.target_token);
   return {
     token: row.token,

@@ -62,7 +62,7 @@ export interface AuthRuleTargetsTable {
   position: number;
 }
 
-export interface AuthRuleOutcomesTable {
+interface AuthRuleOutcomesTable {
   program_id: string;
   /** SHA-256 (hex, 32 characters) of `verdicts`. */
   hash: string;
@@ -71,13 +71,13 @@ export interface AuthRuleOutcomesTable {
   created_ms: number;
 }
 
-export interface AuthRuleOutcomeRulesTable {
+interface AuthRuleOutcomeRulesTable {
   program_id: string;
   rule_token: string;
   hash: string;
 }
 
-export interface AuthRuleOutcomeDaysTable {
+interface AuthRuleOutcomeDaysTable {
   program_id: string;
   hash: string;
   /** UTC `YYYY-MM-DD` of the evaluations, by the program clock. */

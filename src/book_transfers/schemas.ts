@@ -2,7 +2,7 @@ import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { Amount, ClientToken, Memo, OnClosedAccount, RESULTS, TransactionSeries } from '../money_events/schemas.js';
 
-export const BOOK_TRANSFER_CATEGORIES = [
+const BOOK_TRANSFER_CATEGORIES = [
   'ADJUSTMENT',
   'BALANCE_OR_FUNDING',
   'DERECOGNITION',
@@ -14,7 +14,7 @@ export const BOOK_TRANSFER_CATEGORIES = [
   'TRANSFER',
 ] as const;
 
-export const BOOK_TRANSFER_TYPES = [
+const BOOK_TRANSFER_TYPES = [
   'ATM_BALANCE_INQUIRY',
   'ATM_WITHDRAWAL',
   'ATM_DECLINE',
@@ -53,10 +53,10 @@ export const BOOK_TRANSFER_TYPES = [
 ] as const;
 
 export const BOOK_TRANSFER_STATUSES = ['SETTLED', 'DECLINED', 'REVERSED'] as const;
-export const BOOK_TRANSFER_DETAILED_RESULTS = ['APPROVED', 'FUNDS_INSUFFICIENT'] as const;
+const BOOK_TRANSFER_DETAILED_RESULTS = ['APPROVED', 'FUNDS_INSUFFICIENT'] as const;
 
 
-export const BookTransferEvent = Type.Object({
+const BookTransferEvent = Type.Object({
   token: Uuid,
   amount: Type.Integer(),
   created: DateTime,

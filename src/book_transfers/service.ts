@@ -37,8 +37,8 @@ import { actingOn, type ProgramScope } from '../programs/scope.js';
 import type { BookTransfer, CreateBookTransferBody, ListBookTransfersQuery } from './schemas.js';
 import * as store from './store.js';
 
-export const JOURNAL_KIND = 'BOOK_TRANSFER';
-export const REVERSAL_JOURNAL_KIND = 'BOOK_TRANSFER_REVERSAL';
+const JOURNAL_KIND = 'BOOK_TRANSFER';
+const REVERSAL_JOURNAL_KIND = 'BOOK_TRANSFER_REVERSAL';
 
 export function toApi(row: store.BookTransferRow, events: readonly MoneyEventsTable[]): BookTransfer {
   // Object.assign onto the base, not a spread: see transactionBase.

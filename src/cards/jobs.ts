@@ -44,7 +44,7 @@ export function shippedPayload(card: Pick<store.CardRow, 'token' | 'shipping'>) 
 }
 
 /** The midnight (00:00 UTC) of the batch that sends a card created at `createdMs`. */
-export function fulfilmentMs(createdMs: number): number {
+function fulfilmentMs(createdMs: number): number {
   return utcDayStartMs(isoDate(createdMs)) + MS_PER_DAY;
 }
 

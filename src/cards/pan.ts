@@ -13,8 +13,8 @@
 import crypto from 'node:crypto';
 import type { Hasher } from './pin.js';
 
-export const PAN_LENGTH = 16;
-export const BIN_LENGTH = 6;
+const PAN_LENGTH = 16;
+const BIN_LENGTH = 6;
 const ACCOUNT_DIGITS = PAN_LENGTH - BIN_LENGTH - 1;
 /** Numbers a card program can issue. */
 export const PAN_SEQUENCE_LIMIT = 10 ** ACCOUNT_DIGITS;
@@ -24,7 +24,7 @@ const HALF_MASK = (1 << HALF_BITS) - 1;
 const FEISTEL_ROUNDS = 8;
 /** Visa-like test BINs: 4 followed by five digits of the program's hash. */
 const BIN_PREFIX = '4';
-export const CARD_VALIDITY_YEARS = 3;
+const CARD_VALIDITY_YEARS = 3;
 
 /** The Luhn check digit that completes `payload`. */
 export function luhnCheckDigit(payload: string): number {

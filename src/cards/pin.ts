@@ -12,7 +12,7 @@
 import { InvalidRequestError } from '../errors.js';
 
 export const MAX_PIN_ATTEMPTS = 3;
-export const PIN_CARD_TYPES: readonly string[] = ['PHYSICAL', 'VIRTUAL'];
+const PIN_CARD_TYPES: readonly string[] = ['PHYSICAL', 'VIRTUAL'];
 const PIN_DIGITS = /^\d{4,12}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -5,9 +5,9 @@ import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObj
 import { SPEND_LIMIT_DURATIONS } from './spend.js';
 import { CARD_STATES, INITIAL_STATES, REQUESTABLE_STATES } from './state.js';
 
-export const CARD_TYPES = ['MERCHANT_LOCKED', 'PHYSICAL', 'SINGLE_USE', 'VIRTUAL', 'UNLOCKED', 'DIGITAL_WALLET'] as const;
-export const PIN_STATUSES = ['OK', 'BLOCKED', 'NOT_SET'] as const;
-export const CARD_SUBSTATUSES = [
+const CARD_TYPES = ['MERCHANT_LOCKED', 'PHYSICAL', 'SINGLE_USE', 'VIRTUAL', 'UNLOCKED', 'DIGITAL_WALLET'] as const;
+const PIN_STATUSES = ['OK', 'BLOCKED', 'NOT_SET'] as const;
+const CARD_SUBSTATUSES = [
   'LOST',
   'COMPROMISED',
   'DAMAGED',
@@ -21,7 +21,7 @@ export const CARD_SUBSTATUSES = [
   'OTHER',
 ] as const;
 export const SHIPPING_METHODS = ['2_DAY', 'EXPEDITED', 'EXPRESS', 'PRIORITY', 'STANDARD', 'STANDARD_WITH_TRACKING'] as const;
-export const FUNDING_STATES = ['DELETED', 'ENABLED', 'PENDING'] as const;
+const FUNDING_STATES = ['DELETED', 'ENABLED', 'PENDING'] as const;
 
 const TEXT_MAX = 255;
 /** The financial account that funds the card (Lithic's deprecated `funding` shape). */
@@ -87,7 +87,7 @@ export type CardSpendLimits = Static<typeof CardSpendLimits>;
 /** A card in a list: never its PAN or CVV. */
 export const CardListItem = Type.Omit(Card, ['pan', 'cvv'], { description: 'Card (lists carry no PAN or CVV)' });
 
-export const ShippingAddressInput = StrictObject({
+const ShippingAddressInput = StrictObject({
   address1: VisibleText(TEXT_MAX),
   address2: Type.Optional(EmptyOrVisibleText(TEXT_MAX)),
   city: VisibleText(TEXT_MAX),
@@ -100,7 +100,7 @@ export const ShippingAddressInput = StrictObject({
   line2_text: Type.Optional(EmptyOrVisibleText(TEXT_MAX)),
   phone_number: Type.Optional(Type.String({ maxLength: 16 })),
 });
-export type ShippingAddressInput = Static<typeof ShippingAddressInput>;
+type ShippingAddressInput = Static<typeof ShippingAddressInput>;
 
 const Memo = EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Friendly name of the card: "" (none; on update, clears it) or not blank and without control characters');
 /** Additional context on a card (`comment`, or the replaced card's `replacement_comment`). */

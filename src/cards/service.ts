@@ -63,7 +63,7 @@ function fundingOf(row: store.CardWithFundingRow): Funding {
 }
 
 /** The API card. With `secrets`, the PAN and CVV are decrypted into it. */
-export function toApi(row: store.CardWithFundingRow, authRuleTokens: string[], secrets?: Secrets): Card {
+function toApi(row: store.CardWithFundingRow, authRuleTokens: string[], secrets?: Secrets): Card {
   return {
     token: row.token,
     account_token: row.account_token,
@@ -108,7 +108,7 @@ export async function retrieve(db: Db, scope: ProgramScope, secrets: Secrets, to
 }
 
 /** The card with its PAN and CVV, as this executor (a transaction) sees it. */
-export async function get(exec: Executor, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
+async function get(exec: Executor, scope: ProgramScope, secrets: Secrets, token: string): Promise<Card> {
   const row = await store.findWithFunding(exec, scope.programId, token);
   if (!row) throw notFound('card', token);
   const [card] = await render(exec, scope.programId, [row], secrets);
@@ -232,7 +232,7 @@ async function checkAccountIssues(tx: Tx, programId: string, account: accountSto
  * programs", SDK CardCreateParams): every program accepts them. Such a card is numbered with the
  * program's own card program (its BIN and sequence, so PANs stay unique) and shows the token asked for.
  */
-export const SANDBOX_CARD_PROGRAM_TOKENS: readonly string[] = ['00000000-0000-0000-1000-000000000000', '00000000-0000-0000-2000-000000000000'];
+const SANDBOX_CARD_PROGRAM_TOKENS: readonly string[] = ['00000000-0000-0000-1000-000000000000', '00000000-0000-0000-2000-000000000000'];
 
 /**
  * The program's card program with the next PAN number taken (created with the first card). A number

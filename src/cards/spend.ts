@@ -37,7 +37,7 @@ import { MAX_PIN_ATTEMPTS, pinHash, type Hasher } from './pin.js';
 import { isAwaitingActivation } from './state.js';
 import type { CardsTable } from './tables.js';
 
-export { APPROVED, type SpendDecision } from '../accounts/spend.js';
+export { type SpendDecision } from '../accounts/spend.js';
 
 export const SPEND_LIMIT_DURATIONS = ['ANNUALLY', 'FOREVER', 'MONTHLY', 'TRANSACTION'] as const;
 export type SpendLimitDuration = (typeof SPEND_LIMIT_DURATIONS)[number];

@@ -109,7 +109,7 @@ export interface DatabaseOptions {
   sqliteCheckpoints?: CheckpointerOptions;
 }
 
-export function describeDatabaseUrl(url: string | undefined, dataDir: string): { engine: Engine; target: string } {
+function describeDatabaseUrl(url: string | undefined, dataDir: string): { engine: Engine; target: string } {
   if (url === undefined) return { engine: 'sqlite', target: path.join(dataDir, 'cardwright.db') };
   if (url.startsWith('sqlite:')) {
     const target = url.slice('sqlite:'.length);

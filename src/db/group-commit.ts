@@ -35,7 +35,7 @@ import type { Tx } from './database.js';
 /** Works per group: enough to share the pages of a burst of writes, few enough to keep waits short. */
 export const MAX_GROUP_SIZE = 64;
 /** A group stops taking works once it has run for this long (ms, measured with performance.now). */
-export const MAX_GROUP_MS = 5;
+const MAX_GROUP_MS = 5;
 
 interface QueuedWork {
   work: (tx: Tx) => Promise<unknown>;

@@ -34,7 +34,7 @@
 export const REQUEST_CLOCK_MARGIN_MS = 5 * 60_000;
 
 /** How long after this process moved a program's clock its horizons are not used (elapsed ms). */
-export const UNSETTLED_MS = 5_000;
+const UNSETTLED_MS = 5_000;
 
 export class DueHorizons {
   readonly #untilMs = new Map<string, number>();

@@ -28,7 +28,7 @@ export type KeysetTable = {
   [K in keyof Database]: Database[K] extends { program_id: string; token: string; created_ms: number } ? K : never;
 }[keyof Database];
 
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 
 /** `begin`/`end` of a list (exclusive RFC 3339 bounds on `created_ms`). */
 export interface CreatedRange {

@@ -41,7 +41,7 @@
  */
 
 /** Prefix `insertRows` puts before a deferrable INSERT's text on PostgreSQL; `rows=N` is its row count. */
-export const DEFERRABLE_PREFIX = '/* deferrable rows=';
+const DEFERRABLE_PREFIX = '/* deferrable rows=';
 
 /** Bound parameters a carrying statement may have in all (PostgreSQL allows 65,535). */
 export const MAX_CARRIED_PARAMETERS = 30_000;
@@ -99,7 +99,7 @@ function withClause(held: readonly Statement[], offset: number): { ctes: string;
 }
 
 /** The held INSERTs as one statement of their own. */
-export function flushStatement(held: readonly Statement[]): Statement {
+function flushStatement(held: readonly Statement[]): Statement {
   const [only] = held;
   if (held.length === 1 && only) return { text: only.text, values: only.values };
   const { ctes, values } = withClause(held, 0);
@@ -107,7 +107,7 @@ export function flushStatement(held: readonly Statement[]): Statement {
 }
 
 /** `statement` carrying the held INSERTs (their parameters after its own). */
-export function carrying(held: readonly Statement[], statement: Statement): Statement {
+function carrying(held: readonly Statement[], statement: Statement): Statement {
   const { ctes, values } = withClause(held, statement.values.length);
   const text = STARTS_WITH.test(statement.text)
     ? `with ${ctes}, ${statement.text.replace(STARTS_WITH, '')}`

@@ -70,7 +70,7 @@ class ImmediateTransactionDriver extends SqliteDriver {
 }
 
 /** How long one try at the write lock may wait inside SQLite (`busy_timeout`), blocking the event loop. */
-export const BUSY_WAIT_MS = 20;
+const BUSY_WAIT_MS = 20;
 /** How long a transaction keeps trying to take the write lock that another process holds, before it fails busy. */
 export const WRITE_LOCK_WAIT_MS = 30_000;
 /** The longest pause between two tries (they start 2 ms apart and double). */

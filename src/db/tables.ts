@@ -1,5 +1,5 @@
 /** The list mechanism's own table (migration 0021): where deleted rows stood in their lists. */
-export interface DeletedListItemsTable {
+interface DeletedListItemsTable {
   program_id: string;
   /** The table the row was deleted from, e.g. `auth_rules`. */
   list_table: string;

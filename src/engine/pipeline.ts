@@ -51,7 +51,7 @@ import { cardUsability, checkCardPin, checkCardSpendLimit, type AuthorizationCon
 import type { RuleResult } from './rules-seam.js';
 
 export const AUTHORIZATION_STEPS = ['card', 'account', 'account_limits', 'card_limit', 'auth_rules', 'funds'] as const;
-export type AuthorizationStep = (typeof AUTHORIZATION_STEPS)[number];
+type AuthorizationStep = (typeof AUTHORIZATION_STEPS)[number];
 
 export interface EngineInput {
   card: CardForSpend;
@@ -82,7 +82,7 @@ export interface EngineSources {
 }
 
 /** How the PIN check went: null when no PIN was checked (none entered, or an earlier check declined, or blocked). */
-export type PinOutcome = 'correct' | 'incorrect' | null;
+type PinOutcome = 'correct' | 'incorrect' | null;
 
 export interface EngineDecision {
   approved: boolean;

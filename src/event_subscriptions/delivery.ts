@@ -90,7 +90,7 @@ export function nudgeAfterCommit(tx: Tx): void {
  * `event_type` (e.g. `{"event_type": "card.created", "card_token": …}`, as Lithic's SDKs parse
  * webhooks); the event's token is the `webhook-id` header.
  */
-export function eventBody(event: store.EventRow): string {
+function eventBody(event: store.EventRow): string {
   return JSON.stringify({ event_type: event.event_type, ...(JSON.parse(event.payload) as object) });
 }
 

@@ -3,8 +3,8 @@ import { EVENT_TYPES } from '../events/types.js';
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, Nullable, StrictObject, StringEnum, Type, Uuid, type Static } from '../http/schemas.js';
 
-export const URL_MAX_LENGTH = 2048;
-export const ATTEMPT_STATUSES = ['FAILED', 'PENDING', 'SENDING', 'SUCCESS'] as const;
+const URL_MAX_LENGTH = 2048;
+const ATTEMPT_STATUSES = ['FAILED', 'PENDING', 'SENDING', 'SUCCESS'] as const;
 
 const EventType = StringEnum(EVENT_TYPES);
 

@@ -39,7 +39,7 @@ import * as store from './store.js';
 
 const SUBSCRIPTION = 'event subscription';
 
-export function toApi(row: store.SubscriptionRow): EventSubscription {
+function toApi(row: store.SubscriptionRow): EventSubscription {
   return {
     token: row.token,
     url: row.url,
@@ -49,7 +49,7 @@ export function toApi(row: store.SubscriptionRow): EventSubscription {
   };
 }
 
-export function attemptToApi(row: store.AttemptRow): MessageAttempt {
+function attemptToApi(row: store.AttemptRow): MessageAttempt {
   return {
     token: row.token,
     created: isoTimestamp(Number(row.created_ms)),
@@ -66,7 +66,7 @@ export function attemptToApi(row: store.AttemptRow): MessageAttempt {
 const NOT_IN_URL = /[\s\p{Cc}]/u;
 
 /** The URL rule (see the module comment); returns the URL as given. */
-export function checkUrl(url: string): string {
+function checkUrl(url: string): string {
   if (NOT_IN_URL.test(url)) throw new InvalidRequestError('url: must not contain whitespace or control characters');
   let parsed: URL;
   try {

@@ -4,10 +4,10 @@
  */
 import type { EventsTable } from '../events/tables.js';
 
-export type ExampleEventsTable = EventsTable;
+type ExampleEventsTable = EventsTable;
 
 /** A secret a rotation retired: it still signs until `until_ms` (wall time). */
-export interface EventSubscriptionSecretsTable {
+interface EventSubscriptionSecretsTable {
   program_id: string;
   subscription_token: string;
   until_ms: number;

@@ -4,7 +4,7 @@ import { DateTime, StringEnum, Type, Uuid, type Static } from '../http/schemas.j
 import { EVENT_TYPES } from './types.js';
 
 /** Lithic's documented bound on `event_types` in a list query. */
-export const MAX_EVENT_TYPE_FILTERS = 10;
+const MAX_EVENT_TYPE_FILTERS = 10;
 
 export const Event = Type.Object(
   {

@@ -7,8 +7,8 @@ export const ACCOUNT_TYPES = ['CHECKING', 'SAVINGS'] as const;
 export const STATES = ['ENABLED', 'CLOSED', 'PAUSED'] as const;
 export const VERIFICATION_STATES = ['PENDING', 'ENABLED', 'FAILED_VERIFICATION', 'INSUFFICIENT_FUNDS'] as const;
 /** The methods of a body that gives the account's numbers; PLAID's body gives a Plaid processor token instead. */
-export const NUMBERED_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNALLY_VERIFIED', 'UNVERIFIED'] as const;
-export const VERIFICATION_METHODS = [...NUMBERED_METHODS, 'PLAID'] as const;
+const NUMBERED_METHODS = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE', 'EXTERNALLY_VERIFIED', 'UNVERIFIED'] as const;
+const VERIFICATION_METHODS = [...NUMBERED_METHODS, 'PLAID'] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
 export const ExternalBankAccount = Type.Object(
@@ -75,13 +75,13 @@ export const NumberedAccountBody = StrictObject({
 export type NumberedAccountBody = Static<typeof NumberedAccountBody>;
 
 /** Lithic's Plaid create request: a Plaid processor token stands for the account's numbers. */
-export const PlaidAccountBody = StrictObject({
+const PlaidAccountBody = StrictObject({
   ...owner,
   processor_token: Type.String({ minLength: 1, maxLength: 256, description: 'Plaid processor token; the sandbox derives the account from it and does not keep it' }),
   verification_method: Type.Literal('PLAID'),
   ...described,
 });
-export type PlaidAccountBody = Static<typeof PlaidAccountBody>;
+type PlaidAccountBody = Static<typeof PlaidAccountBody>;
 
 export type CreateExternalBankAccountBody = NumberedAccountBody | PlaidAccountBody;
 export const CreateExternalBankAccountBody = ShapeChosenBy<CreateExternalBankAccountBody>(

@@ -64,11 +64,11 @@ import type {
 import * as store from './store.js';
 
 export const PRENOTE_WAIT_MS = 3 * MS_PER_DAY;
-export const MAX_MICRO_DEPOSIT_ATTEMPTS = 3;
-export const MICRO_DEPOSIT_JOURNAL_KIND = 'MICRO_DEPOSIT';
+const MAX_MICRO_DEPOSIT_ATTEMPTS = 3;
+const MICRO_DEPOSIT_JOURNAL_KIND = 'MICRO_DEPOSIT';
 /** The types of a micro-deposit round's events: two deposits, then their sum drawn back. */
-export const MICRO_DEPOSIT_EVENT = 'MICRO_DEPOSIT';
-export const MICRO_DEPOSIT_WITHDRAWAL_EVENT = 'MICRO_DEPOSIT_WITHDRAWAL';
+const MICRO_DEPOSIT_EVENT = 'MICRO_DEPOSIT';
+const MICRO_DEPOSIT_WITHDRAWAL_EVENT = 'MICRO_DEPOSIT_WITHDRAWAL';
 
 /** Methods whose verification goes through the funding account, which they therefore need. */
 const BANK_VERIFIED: readonly VerificationMethod[] = ['MANUAL', 'MICRO_DEPOSIT', 'PRENOTE'];
@@ -254,7 +254,7 @@ type BankAccount = Pick<
  * number that starts 01–09 (a Federal Reserve district) and passes the ABA checksum. The token
  * itself is not kept.
  */
-export function plaidSandboxAccount(processorToken: string): BankAccount {
+function plaidSandboxAccount(processorToken: string): BankAccount {
   const digits = Array.from(crypto.createHash('sha256').update(processorToken).digest(), (byte) => byte % 10).join('');
   return {
     account_number: digits.slice(0, 12),

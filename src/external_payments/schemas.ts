@@ -2,15 +2,15 @@ import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, IsoDate, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 import { Amount, ClientToken, DatedEventFields, Memo, RESULTS } from '../money_events/schemas.js';
 
-export const EXTERNAL_PAYMENT_CATEGORIES = ['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const;
+const EXTERNAL_PAYMENT_CATEGORIES = ['EXTERNAL_WIRE', 'EXTERNAL_ACH', 'EXTERNAL_CHECK', 'EXTERNAL_TRANSFER'] as const;
 export const PAYMENT_TYPES = ['DEPOSIT', 'WITHDRAWAL'] as const;
 export const EXTERNAL_PAYMENT_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'CANCELED'] as const;
 export const STEPS = ['INITIATED', 'SETTLED', 'RELEASED', 'CANCELED', 'REVERSED'] as const;
 export type Step = (typeof STEPS)[number];
-export const EXTERNAL_PAYMENT_EVENT_TYPES = EXTERNAL_PAYMENT_CATEGORIES.flatMap((category) => STEPS.map((step) => `${category}_${step}` as const));
-export const PROGRESS_TO = ['SETTLED', 'RELEASED'] as const;
+const EXTERNAL_PAYMENT_EVENT_TYPES = EXTERNAL_PAYMENT_CATEGORIES.flatMap((category) => STEPS.map((step) => `${category}_${step}` as const));
+const PROGRESS_TO = ['SETTLED', 'RELEASED'] as const;
 
-export const ExternalPaymentEvent = Type.Object({
+const ExternalPaymentEvent = Type.Object({
   ...DatedEventFields,
   type: StringEnum(EXTERNAL_PAYMENT_EVENT_TYPES),
 });

@@ -54,7 +54,7 @@ import * as store from './store.js';
 type EventTypes = ReadonlyMap<string, string>;
 
 /** What a card transaction's own record says of it, by transaction token. */
-export interface CardFacts {
+interface CardFacts {
   status: string;
   descriptor: string;
 }
@@ -83,7 +83,7 @@ function cardStatusOf(card: CardFacts, journals: readonly AccountJournal[]): Fin
   return card.status === 'SETTLED' && byMoney === 'VOIDED' ? 'SETTLED' : byMoney;
 }
 
-export function categoryOf(kind: string, eventType: string): FinancialTransaction['category'] {
+function categoryOf(kind: string, eventType: string): FinancialTransaction['category'] {
   if (kind.startsWith('CARD')) return 'CARD';
   if (kind.startsWith('BOOK_TRANSFER')) return 'TRANSFER';
   if (kind.startsWith('MICRO_DEPOSIT')) return 'ACH';
@@ -172,10 +172,10 @@ export function statusOf(journals: readonly AccountJournal[]): FinancialTransact
  * payment, as Lithic's does. It changes nothing and shows the amount of the event before it: the
  * settlement of that money.
  */
-export type ShownJournal = AccountJournal & { moves_nothing?: true };
+type ShownJournal = AccountJournal & { moves_nothing?: true };
 
 /** Groups an account's journals (oldest first) into its financial transactions, newest first. */
-export function deriveTransactions(
+function deriveTransactions(
   journals: readonly ShownJournal[],
   eventTypes: EventTypes,
   cards: ReadonlyMap<string, CardFacts> = new Map(),

@@ -1,7 +1,7 @@
 import { PageQueryProperties } from '../http/pagination.js';
 import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
-export const FINANCIAL_ACCOUNT_TYPES = [
+const FINANCIAL_ACCOUNT_TYPES = [
   'ISSUING',
   'RESERVE',
   'OPERATING',
@@ -15,8 +15,8 @@ export const FINANCIAL_ACCOUNT_TYPES = [
 ] as const;
 export type FinancialAccountType = (typeof FINANCIAL_ACCOUNT_TYPES)[number];
 
-export const FINANCIAL_ACCOUNT_STATUSES = ['OPEN', 'CLOSED', 'SUSPENDED', 'PENDING'] as const;
-export const FINANCIAL_ACCOUNT_SUBSTATUSES = [
+const FINANCIAL_ACCOUNT_STATUSES = ['OPEN', 'CLOSED', 'SUSPENDED', 'PENDING'] as const;
+const FINANCIAL_ACCOUNT_SUBSTATUSES = [
   'CHARGED_OFF_DELINQUENT',
   'CHARGED_OFF_FRAUD',
   'END_USER_REQUEST',
@@ -24,7 +24,7 @@ export const FINANCIAL_ACCOUNT_SUBSTATUSES = [
   'DELINQUENT',
 ] as const;
 
-export const CreditConfiguration = Type.Object({
+const CreditConfiguration = Type.Object({
   charged_off_reason: Nullable(StringEnum(['DELINQUENT', 'FRAUD'])),
   credit_limit: Nullable(Type.Integer()),
   credit_product_token: Nullable(Type.String()),
@@ -86,8 +86,8 @@ export const UpdateFinancialAccountBody = StrictObject({
 export type UpdateFinancialAccountBody = Static<typeof UpdateFinancialAccountBody>;
 
 /** Statuses a client may set (PENDING is the platform's, while an account is being opened). */
-export const SETTABLE_STATUSES = ['OPEN', 'CLOSED', 'SUSPENDED', 'PENDING'] as const;
-export const SETTABLE_SUBSTATUSES = ['CHARGED_OFF_FRAUD', 'END_USER_REQUEST', 'BANK_REQUEST', 'CHARGED_OFF_DELINQUENT'] as const;
+const SETTABLE_STATUSES = ['OPEN', 'CLOSED', 'SUSPENDED', 'PENDING'] as const;
+const SETTABLE_SUBSTATUSES = ['CHARGED_OFF_FRAUD', 'END_USER_REQUEST', 'BANK_REQUEST', 'CHARGED_OFF_DELINQUENT'] as const;
 
 export const UpdateFinancialAccountStatusBody = StrictObject({
   status: StringEnum(SETTABLE_STATUSES),
@@ -134,8 +134,8 @@ export const ProgramBalancesQuery = StrictObject({
 });
 export type ProgramBalancesQuery = Static<typeof ProgramBalancesQuery>;
 
-export const FINANCIAL_TRANSACTION_CATEGORIES = ['ACH', 'CARD', 'INTERNAL', 'TRANSFER'] as const;
-export const FINANCIAL_TRANSACTION_STATUSES = ['DECLINED', 'EXPIRED', 'PENDING', 'RETURNED', 'SETTLED', 'VOIDED'] as const;
+const FINANCIAL_TRANSACTION_CATEGORIES = ['ACH', 'CARD', 'INTERNAL', 'TRANSFER'] as const;
+const FINANCIAL_TRANSACTION_STATUSES = ['DECLINED', 'EXPIRED', 'PENDING', 'RETURNED', 'SETTLED', 'VOIDED'] as const;
 export type FinancialTransactionStatus = (typeof FINANCIAL_TRANSACTION_STATUSES)[number];
 
 /** The event types of a financial transaction (SDK 0.119 `FinancialTransaction.Event.type`). */

@@ -40,7 +40,7 @@ import * as store from './idempotency-store.js';
 import { lowerCaseTokensInUrl } from './validation.js';
 
 const LEASE_MS = 60_000;
-export const RETENTION_MS = 24 * 3_600_000;
+const RETENTION_MS = 24 * 3_600_000;
 const RETENTION_BATCH = 1_000;
 const MAX_KEY_LENGTH = 255;
 
@@ -56,7 +56,7 @@ export interface IdempotencyClaim {
 /** Answers of the handler that are recorded like a success: the request was refused and changed nothing. */
 const RECORDED_REFUSALS: ReadonlySet<number> = new Set([400, 404, 422]);
 
-export const REPLAY_HEADER = 'idempotent-replayed';
+const REPLAY_HEADER = 'idempotent-replayed';
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

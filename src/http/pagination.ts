@@ -3,7 +3,7 @@
  * `starting_after` / `ending_before` (item tokens), answering `{data, has_more}` newest first.
  * The SQL side (keyset on `(created, token)`) is `db/pagination.ts`.
  */
-import { StrictObject, Type, Uuid, type TSchema } from './schemas.js';
+import { StrictObject, Type, type TSchema } from './schemas.js';
 
 export const PageQueryProperties = {
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Items per page, 1 to 100' })),
@@ -21,5 +21,3 @@ export const CreatedRangeProperties = {
   begin: Type.Optional(Type.String({ format: 'date-time', description: 'Only items created after this time' })),
   end: Type.Optional(Type.String({ format: 'date-time', description: 'Only items created before this time' })),
 };
-
-export { Uuid };

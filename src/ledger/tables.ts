@@ -20,7 +20,7 @@ export interface LedgerEntriesTable {
   event_token: string;
 }
 
-export interface BalancesTable {
+interface BalancesTable {
   program_id: string;
   financial_account_token: string;
   available_cents: number;

@@ -34,9 +34,9 @@ export const MANAGEMENT_OPERATION_EVENT_TYPES = [
 export type ManagementOperationEventType = (typeof MANAGEMENT_OPERATION_EVENT_TYPES)[number];
 
 export const MANAGEMENT_OPERATION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'REVERSED', 'CANCELED'] as const;
-export const DIRECTIONS = ['CREDIT', 'DEBIT'] as const;
+const DIRECTIONS = ['CREDIT', 'DEBIT'] as const;
 
-export const ManagementOperationEvent = Type.Object({
+const ManagementOperationEvent = Type.Object({
   ...DatedEventFields,
   type: StringEnum(MANAGEMENT_OPERATION_EVENT_TYPES),
   subtype: Type.Optional(Type.String()),

@@ -64,8 +64,8 @@ import type {
 import * as financialAccounts from '../financial_accounts/store.js';
 import * as store from './store.js';
 
-export const JOURNAL_KIND = 'MANAGEMENT_OPERATION';
-export const REVERSAL_JOURNAL_KIND = 'MANAGEMENT_OPERATION_REVERSAL';
+const JOURNAL_KIND = 'MANAGEMENT_OPERATION';
+const REVERSAL_JOURNAL_KIND = 'MANAGEMENT_OPERATION_REVERSAL';
 
 type Row = store.ManagementOperationRow;
 type ApiEvent = ManagementOperation['events'][number];

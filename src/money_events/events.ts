@@ -16,7 +16,7 @@ import type { MoneyEventsTable } from './tables.js';
 
 export { CURRENCY };
 
-export type Result = 'APPROVED' | 'DECLINED';
+type Result = 'APPROVED' | 'DECLINED';
 
 export interface NewEvent {
   type: string;
@@ -120,7 +120,7 @@ export function transactionBase(row: TransactionRow) {
 }
 
 /** Answers for transaction rows, each with its events (one query for all of them). */
-export async function withEvents<R extends { token: string }, T>(
+async function withEvents<R extends { token: string }, T>(
   exec: Executor,
   programId: string,
   rows: readonly R[],

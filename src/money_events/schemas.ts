@@ -4,10 +4,10 @@ import { DateTime, EmptyOrVisibleText, FREE_TEXT_MAX_LENGTH, IsoDate, Nullable, 
 export const RESULTS = ['APPROVED', 'DECLINED'] as const;
 
 /** Payments and management operations spell the funds decline INSUFFICIENT_FUNDS (book transfers: FUNDS_INSUFFICIENT). */
-export const PAYMENT_DETAILED_RESULTS = ['APPROVED', 'INSUFFICIENT_FUNDS'] as const;
+const PAYMENT_DETAILED_RESULTS = ['APPROVED', 'INSUFFICIENT_FUNDS'] as const;
 
 /** Largest amount one movement may carry: $10 billion in cents, far inside safe-integer sums. */
-export const MAX_AMOUNT_CENTS = 1_000_000_000_000;
+const MAX_AMOUNT_CENTS = 1_000_000_000_000;
 
 export const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS, description: 'Amount in cents, positive' });
 /** A movement's memo: `""` (none, as one given none shows) or text that shows something. */

@@ -13,7 +13,7 @@ export type AuthRule = Lithic.AuthRules.V2CreateResponse;
 
 /** A rule's scope as a create body part. */
 export type RuleScope = { program_level: true; excluded_card_tokens?: string[] } | { account_tokens?: string[]; business_account_tokens?: string[] } | { card_tokens: string[] };
-export const PROGRAM: RuleScope = { program_level: true };
+const PROGRAM: RuleScope = { program_level: true };
 
 export interface ConditionInput {
   attribute: string;
@@ -73,7 +73,7 @@ export function authorizationFacts(card: { token: string; account_token: string 
   };
 }
 
-export type SpendQuery = Parameters<AuthorizationHistory['approvedSpend']>[0];
+type SpendQuery = Parameters<AuthorizationHistory['approvedSpend']>[0];
 
 /** A history with fixed answers that records the queries it was asked. */
 export function fakeHistory(spend: { amount_cents: number; count: number } = { amount_cents: 0, count: 0 }, transactionCount = 0) {

@@ -205,7 +205,7 @@ export function useSeededList<T extends keyof Database, R extends Insertable<Dat
  * status, result or category is a condition on that account's movements, read through the account's
  * index: the walk is bounded by the account's own movements, never the program's.
  */
-export const PROGRAM = 'p-list';
+const PROGRAM = 'p-list';
 const OTHER_PROGRAM = 'p-other';
 const ROWS = 6_000;
 const OTHER_ROWS = 1_500;
@@ -214,7 +214,7 @@ const tokenOf = (i: number) => `t-${String(i).padStart(6, '0')}`;
 const FINANCIAL_ACCOUNTS = 10;
 
 /** What a seeded row carries that the filters read. */
-export interface RowFacts {
+interface RowFacts {
   i: number;
   program_id: string;
   token: string;
@@ -228,7 +228,7 @@ export interface RowFacts {
 
 type MovementTable = 'book_transfers' | 'external_payments' | 'management_operations';
 
-export interface MovementListFilters extends CreatedRange {
+interface MovementListFilters extends CreatedRange {
   account_token?: string;
   business_account_token?: string;
   financial_account_token?: string;

@@ -58,7 +58,7 @@ interface CardTransaction {
 }
 
 /** A PENDING authorization expires this long after it was made (as the server's clock job does). */
-export const AUTHORIZATION_EXPIRY_MS = 7 * 86_400_000;
+const AUTHORIZATION_EXPIRY_MS = 7 * 86_400_000;
 
 export class MoneyModel {
   readonly balances = new Map<string, ModelBalance>();

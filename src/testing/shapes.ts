@@ -8,7 +8,7 @@
  * a primitive (`string`, `integer`, `boolean`; `uuid`, `date`, `date-time` are strings in that
  * format), `oneOf(…)`, `arrayOf(spec)`, `object(shape)` or `nullable(spec)`.
  */
-export type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'boolean';
+type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'boolean';
 export type Spec =
   | Primitive
   | { kind: 'enum'; values: readonly string[] }

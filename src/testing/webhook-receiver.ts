@@ -25,7 +25,7 @@ export interface WebhookReceiver {
 }
 
 /** A receiver's answer: its status at once; its body then, or once `bodyAfter` settles (a receiver slow to finish its answer). */
-export interface Answer {
+interface Answer {
   status: number;
   body?: string;
   bodyAfter?: Promise<unknown>;

@@ -1,10 +1,10 @@
 /** Request and response schemas of 3DS authentications (reference 03; Lithic's three_ds types). */
 import { DateTime, Nullable, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
-export const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
-export const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
-export const DECISION_MAKERS = ['LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN'] as const;
-export const CHALLENGE_STATUSES = [
+const CARD_EXPIRY_CHECKS = ['MATCH', 'MISMATCH', 'NOT_PRESENT'] as const;
+const AUTHENTICATION_RESULTS = ['DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'] as const;
+const DECISION_MAKERS = ['LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN'] as const;
+const CHALLENGE_STATUSES = [
   'SUCCESS',
   'PENDING',
   'SMS_DELIVERY_FAILED',
@@ -15,8 +15,8 @@ export const CHALLENGE_STATUSES = [
   'ABORTED',
   'ERROR',
 ] as const;
-export const CHALLENGE_RESULTS = ['APPROVE', 'DECLINE_BY_CUSTOMER'] as const;
-export const REQUESTOR_CHALLENGE_INDICATORS = [
+const CHALLENGE_RESULTS = ['APPROVE', 'DECLINE_BY_CUSTOMER'] as const;
+const REQUESTOR_CHALLENGE_INDICATORS = [
   'NO_PREFERENCE',
   'NO_CHALLENGE_REQUESTED',
   'CHALLENGE_PREFERENCE',
@@ -25,7 +25,7 @@ export const REQUESTOR_CHALLENGE_INDICATORS = [
   'DATA_SHARE_ONLY',
   'OTHER',
 ] as const;
-export const AUTHENTICATION_REQUEST_TYPES = [
+const AUTHENTICATION_REQUEST_TYPES = [
   'ADD_CARD',
   'BILLING_AGREEMENT',
   'DELAYED_SHIPMENT',
@@ -37,7 +37,7 @@ export const AUTHENTICATION_REQUEST_TYPES = [
   'SPLIT_PAYMENT',
   'SPLIT_SHIPMENT',
 ] as const;
-export const TRANSACTION_TYPES = ['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION'] as const;
+const TRANSACTION_TYPES = ['ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION'] as const;
 
 export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),

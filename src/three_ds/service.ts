@@ -82,7 +82,7 @@ interface Decision {
 }
 
 /** The attributes of a 3DS authentication (reference 01, 3DS stream). */
-export function threeDsInput(body: SimulateAuthenticationBody): RuleInput {
+function threeDsInput(body: SimulateAuthenticationBody): RuleInput {
   const values: Readonly<Record<string, string | number>> = {
     MCC: body.merchant.mcc,
     COUNTRY: body.merchant.country,
@@ -97,7 +97,7 @@ export function threeDsInput(body: SimulateAuthenticationBody): RuleInput {
 }
 
 /** Steps 2 to 4 above, from the rules' enforced verdicts and the merchant name. */
-export function decideAfterCardChecks(evaluations: readonly RuleEvaluation[], merchantName: string): Decision {
+function decideAfterCardChecks(evaluations: readonly RuleEvaluation[], merchantName: string): Decision {
   const enforced = evaluations.filter((evaluation) => evaluation.role === 'CURRENT').map((evaluation) => evaluation.verdict.decision);
   if (enforced.includes('DECLINED')) return { authentication_result: 'DECLINE', decision_made_by: 'CUSTOMER_RULES' };
   if (enforced.includes('CHALLENGED')) return { authentication_result: 'PENDING_CHALLENGE', decision_made_by: 'CUSTOMER_RULES' };
@@ -286,7 +286,7 @@ export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
   };
 }
 
-export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<ThreeDsAuthentication> {
+async function get(exec: Executor, scope: ProgramScope, token: string): Promise<ThreeDsAuthentication> {
   const row = await store.find(exec, scope.programId, token);
   if (!row) throw notFound('3DS authentication', token);
   return toApi(row);

@@ -131,7 +131,7 @@ export async function windowSpend(
  * it was created (the program clock only moves forward), so the sum is the same, but it comes from
  * day buckets alone, with no raw range and no hour buckets for the creation day.
  */
-export async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
+async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
   return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;
 }
 

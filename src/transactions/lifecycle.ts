@@ -41,7 +41,7 @@ import { invariant, UnprocessableError } from '../errors.js';
 import type { RuleResult } from '../engine/rules-seam.js';
 import type { CardTransactionsTable, TransactionStatus } from './tables.js';
 
-export const AUTHORIZATION_KINDS = ['AUTHORIZATION', 'BALANCE_INQUIRY', 'CREDIT_AUTHORIZATION', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION'] as const;
+const AUTHORIZATION_KINDS = ['AUTHORIZATION', 'BALANCE_INQUIRY', 'CREDIT_AUTHORIZATION', 'FINANCIAL_AUTHORIZATION', 'FINANCIAL_CREDIT_AUTHORIZATION'] as const;
 export type AuthorizationKind = (typeof AUTHORIZATION_KINDS)[number];
 /** Kinds that start a transaction: the authorization kinds plus the network's own messages. */
 export type OpeningKind = AuthorizationKind | 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE';
@@ -53,8 +53,8 @@ const SETTLED_CREDIT_KINDS = CREDIT_KINDS;
 /** A PENDING debit authorization that is neither cleared nor voided expires this long after it was made. */
 export const AUTHORIZATION_EXPIRY_MS = 7 * MS_PER_DAY;
 
-export type Bucket = 'available' | 'pending' | 'network';
-export interface Posting {
+type Bucket = 'available' | 'pending' | 'network';
+interface Posting {
   bucket: Bucket;
   amount_cents: number;
 }
@@ -82,7 +82,7 @@ export interface Effect {
   movement: { kind: string; postings: Posting[] } | null;
 }
 
-export function isCreditKind(kind: string): boolean {
+function isCreditKind(kind: string): boolean {
   return CREDIT_KINDS.includes(kind);
 }
 

@@ -20,7 +20,7 @@ import type { Transaction, TransactionEvent } from './schemas.js';
 import type { EventRow, TransactionRow } from './store.js';
 
 export const SETTLEMENT_CURRENCY = 'USD';
-export const NETWORK = 'VISA';
+const NETWORK = 'VISA';
 const ACQUIRING_INSTITUTION_ID = '400000';
 
 const PURPOSE_SEEDS = { 'authorization code': 0x2545f491, rrn: 0x6c8e9cf5, visa: 0x3c6ef372, arn: 0x1b873593 } as const;
@@ -54,7 +54,7 @@ export interface Rate {
 }
 
 /** The rate of a transaction: its opening event's amount against its merchant authorization amount. */
-export function rateOf(row: Pick<TransactionRow, 'merchant_authorization_amount_cents'>, opening: Pick<EventRow, 'amount_cents'> | undefined): Rate {
+function rateOf(row: Pick<TransactionRow, 'merchant_authorization_amount_cents'>, opening: Pick<EventRow, 'amount_cents'> | undefined): Rate {
   const merchantCents = row.merchant_authorization_amount_cents;
   return { cardholder_cents: opening?.amount_cents ?? merchantCents, merchant_cents: merchantCents };
 }

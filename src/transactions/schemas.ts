@@ -2,9 +2,9 @@
 import { CreatedRangeProperties, ListQuery } from '../http/pagination.js';
 import { DateTime, Nullable, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
 
-export const TRANSACTION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'VOIDED', 'EXPIRED'] as const;
+const TRANSACTION_STATUSES = ['PENDING', 'SETTLED', 'DECLINED', 'VOIDED', 'EXPIRED'] as const;
 
-export const RESULTS = [
+const RESULTS = [
   'ACCOUNT_PAUSED',
   'ACCOUNT_STATE_TRANSACTION_FAIL',
   'APPROVED',
@@ -32,7 +32,7 @@ export const RESULTS = [
   'USER_TRANSACTION_LIMIT',
 ] as const;
 
-export const DETAILED_RESULTS = [
+const DETAILED_RESULTS = [
   'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED',
   'ACCOUNT_DELINQUENT',
   'ACCOUNT_INACTIVE',
@@ -89,7 +89,7 @@ export const DETAILED_RESULTS = [
   'VEHICLE_NUMBER_INVALID',
 ] as const;
 
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'AUTHORIZATION',
   'AUTHORIZATION_ADVICE',
   'AUTHORIZATION_EXPIRY',
@@ -247,7 +247,7 @@ export type ListTransactionsQuery = Static<typeof ListTransactionsQuery>;
 // ---- simulations ----------------------------------------------------------------------------------
 
 /** Lithic's simulator limits (reference 03). */
-export const MAX_SIMULATED_AMOUNT_CENTS = 2_000_000_000;
+const MAX_SIMULATED_AMOUNT_CENTS = 2_000_000_000;
 const SimulatedAmount = Type.Integer({ minimum: 0, maximum: MAX_SIMULATED_AMOUNT_CENTS, description: 'Cents, 0 to 2,000,000,000' });
 const MerchantAmount = Type.Integer({
   minimum: 0,
@@ -319,5 +319,3 @@ export type SimulateCreditAuthorizationAdviceBody = Static<typeof SimulateCredit
 
 export const SimulatedTransactionResponse = Type.Object({ token: Uuid, debugging_request_id: Uuid });
 export const SimulatedEventResponse = Type.Object({ debugging_request_id: Uuid });
-
-export { CreatedRangeProperties };

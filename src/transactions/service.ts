@@ -86,18 +86,18 @@ export interface Operation {
 // ---- merchants ------------------------------------------------------------------------------------
 
 /** Sandbox defaults for what a simulated message does not say about the merchant. */
-export const DEFAULT_MERCHANT = { mcc: '5999', city: 'NEW YORK', country: 'USA', state: 'NY' } as const;
+const DEFAULT_MERCHANT = { mcc: '5999', city: 'NEW YORK', country: 'USA', state: 'NY' } as const;
 const SIMULATOR_CURRENCIES: readonly string[] = ['USD', 'GBP', 'EUR'];
 const DEFAULT_ACCEPTOR_ID = 'SANDBOXMERCHANT';
 const ACCEPTOR_ID_LENGTH = 15;
 
 /** Without a merchant_acceptor_id, a merchant is known by its descriptor (so two descriptors are two merchants). */
-export function defaultAcceptorId(descriptor: string): string {
+function defaultAcceptorId(descriptor: string): string {
   return descriptor.toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, ACCEPTOR_ID_LENGTH) || DEFAULT_ACCEPTOR_ID;
 }
 
 /** Lithic's simulator takes USD, GBP and EUR and turns any other currency into GBP. */
-export function simulatorCurrency(requested: string | undefined): string {
+function simulatorCurrency(requested: string | undefined): string {
   if (requested === undefined) return 'USD';
   const upper = requested.toUpperCase();
   return SIMULATOR_CURRENCIES.includes(upper) ? upper : 'GBP';

@@ -478,7 +478,7 @@ export function bucketRowsOf(span: BucketSpan, deltas: readonly SpendBucketDelta
 export type SpendScope = 'CARD' | 'ACCOUNT';
 
 /** What a part of a spend window is read from: the transactions themselves, or hour or day buckets. */
-export type SpendSource = 'raw' | BucketSpan;
+type SpendSource = 'raw' | BucketSpan;
 
 export interface SpendPart {
   source: SpendSource;

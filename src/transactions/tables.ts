@@ -69,7 +69,7 @@ export interface CardTransactionEventsTable {
 }
 
 /** Approved spend per card or account (`scope_token`) and UTC day of the transactions' creation. */
-export interface CardSpendDaysTable {
+interface CardSpendDaysTable {
   program_id: string;
   scope_token: string;
   day_start_ms: number;
@@ -78,7 +78,7 @@ export interface CardSpendDaysTable {
 }
 
 /** The same per UTC hour, for the part of a window that does not cover whole days. */
-export interface CardSpendHoursTable {
+interface CardSpendHoursTable {
   program_id: string;
   scope_token: string;
   hour_start_ms: number;
