@@ -138,7 +138,7 @@ type DueItems = Awaited<ReturnType<typeof makeDueItems>>;
 /**
  * Each hold expired once, 7 days after it was made; each operation decided once, on its date, as
  * the funds then allowed; the events recorded in the order of `created`, one per effect (plus
- * `extraUpdates` card_transaction.updated and `extraBalances` balance.updated of other requests).
+ * `extra.updates` card_transaction.updated and `extra.balances` balance.updated of other requests).
  */
 async function expectAppliedOnce(client: Lithic, made: DueItems, extra: { updates: number; balances: number }) {
   const { holds, operations, expected } = made;

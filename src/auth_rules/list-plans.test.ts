@@ -124,8 +124,9 @@ describeWithDb('auth rule list plans', () => {
   /**
    * Lists each of `cases` on every page shape: the rows and has_more must be `expected`'s, and
    * the page never a walk of `auth_rules_by_created`; then `check` reads the page's plan.
+   * `walkAllowed`: where PostgreSQL may walk by creation, by cost (a stream of most rules: it reads
+   * little more than a page).
    */
-  /** `walkAllowed`: where PostgreSQL may walk by creation, by cost (a stream of most rules: it reads little more than a page). */
   async function onEveryPage(cases: ListFilters[], check: (filters: ListFilters, plan: string[], label: string) => void, walkAllowed = (_filters: ListFilters) => false): Promise<void> {
     const { kysely } = storage.db;
     for (const filters of cases) {

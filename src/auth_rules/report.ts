@@ -60,7 +60,7 @@ export interface VersionPeriods {
   current_until_ms: number | null;
 }
 
-/** The latest version that held `role` at some moment of [dayStart, dayEnd), or null. */
+/** The latest version that held `role` at some moment of [dayStartMs, dayEndMs), or null. */
 export function versionHolding(periods: readonly VersionPeriods[], role: VersionRole, dayStartMs: number, dayEndMs: number): number | null {
   let latest: number | null = null;
   for (const period of periods) {

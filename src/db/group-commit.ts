@@ -14,7 +14,7 @@
  * inside a SAVEPOINT of its own:
  *  - a work that throws is rolled back to its savepoint, alone, and its caller gets its error;
  *  - a work that succeeds is released into the group; its caller gets its result only after the
- *    group's COMMIT, and its after-commit effects run then (`effectsOf`);
+ *    group's COMMIT, and its after-commit effects run then (`Db.afterCommit`);
  *  - if the COMMIT fails, nothing of the group was written, and every caller whose work had
  *    succeeded gets the COMMIT's error.
  * Works run one after another, as they did when each had its own transaction (SQLite serializes

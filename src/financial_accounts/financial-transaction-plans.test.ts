@@ -14,7 +14,7 @@
  *    PostgreSQL no Seq Scan, and a sort only of the same.
  * The known walk (docs/architecture.md): a status, or a payment's category (ACH or TRANSFER is told
  * by its event), is a condition on the candidates, so such a page reads the account's transactions
- * until it is full, a page of candidates at a time, each round bounded as above.
+ * until it is full, in rounds of candidates that double up to 500, each round bounded as above.
  */
 import { beforeAll, expect, it } from 'vitest';
 import type { Executor } from '../db/database.js';

@@ -28,8 +28,9 @@
  * declined movement on the account; `result` and `category` choose the sources. It then derives just
  * those candidates (`transactionsIn`: their journals on the account, events and card facts, in a fixed
  * number of statements). A `status`, or a payment's category, can only be told once derived: such a
- * page walks the account's transactions a page of candidates at a time until it is full (a known
- * walk, docs/architecture.md). Without `page_size` the whole list is the same walk, in chunks.
+ * page walks the account's transactions in rounds of candidates, a page's worth and then each round
+ * twice the last (up to WHOLE_LIST_CHUNK), until it is full (a known walk, docs/architecture.md).
+ * Without `page_size` the whole list is the same walk, in chunks of WHOLE_LIST_CHUNK.
  */
 import { exclusiveEndMs, isoTimestamp } from '../clock.js';
 import { groupedByTransaction } from '../db/chunks.js';

@@ -63,14 +63,13 @@ export const CreateFinancialAccountBody = StrictObject({
 });
 export type CreateFinancialAccountBody = Static<typeof CreateFinancialAccountBody>;
 
+/** `page_size` of the lists Lithic answers whole (its SDK reads them as one page); `without` says what is answered without it. */
+const WholeOrPageSize = (without: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `Items per page, 1 to 100; without it, ${without}` }));
 
 /**
  * The SDK reads this list as one page (Lithic's is not paged): without `page_size` or a cursor it
  * is the whole list (`has_more` false); with them it pages like any other list.
  */
-/** `page_size` of the lists Lithic answers whole (its SDK reads them as one page); `without` says what is answered without it. */
-const WholeOrPageSize = (without: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: `Items per page, 1 to 100; without it, ${without}` }));
-
 export const ListFinancialAccountsQuery = StrictObject({
   account_token: Type.Optional(Uuid),
   business_account_token: Type.Optional(Uuid),

@@ -13,7 +13,7 @@
  *  3. Entries are append-only: nothing updates or deletes them (the database refuses it too); a
  *     reversal is a new movement.
  *  4. A financial account's balance row equals the sum of its entries, bucket by bucket; it is
- *     updated in the same transaction as the entries are written (`verifyBalances` re-derives it).
+ *     updated in the same transaction as the entries are written (`verifyProgramLedger` re-derives it).
  *  5. total = available + pending; total is derived, never stored.
  *
  * Events. `post` records one `balance.updated` per movement that changed financial accounts'

@@ -13,7 +13,7 @@ export interface LedgerEntriesTable {
   bucket: 'available' | 'pending';
   amount_cents: number;
   created_ms: number;
-  /** What moved the money, e.g. `BOOK_TRANSFER`, `CARD_HOLD` (the journal's, on each of its entries). */
+  /** What moved the money, e.g. `BOOK_TRANSFER`, `CARD_AUTHORIZATION_HOLD` (the journal's, on each of its entries). */
   kind: string;
   /** The resource (transfer, payment, card transaction…) and its event that caused the movement. */
   transaction_token: string;

@@ -125,7 +125,8 @@ export async function windowSpend(
 }
 
 /**
- * Approved spend from `sinceMs` up to now, of a card or account created at `scopeCreatedMs`.
+ * Approved spend from `window.since_ms` up to now, of a card or account created at
+ * `window.scope_created_ms`.
  * A window that begins at or before the creation (a FOREVER card limit, an account's lifetime
  * limit) begins instead at the start of that day: the card or account has no transactions before
  * it was created (the program clock only moves forward), so the sum is the same, but it comes from
