@@ -455,44 +455,22 @@ interface DeclinedMovement {
 /** What `declinedTransaction` reads of an event, of a money movement or of a card transaction. */
 type DeclinedEvent = Pick<MoneyEventsTable, 'token' | 'type' | 'amount_cents' | 'created_ms'> & { result: string };
 
-/** Each kind of movement declined on an account: its rows asked for (`RowsAsked`), as `DeclinedMovement`s. */
-const DECLINED_SOURCES: ReadonlyArray<{ kind: string; read: (exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) => Promise<DeclinedMovement[]> }> = [
-  {
-    kind: 'BOOK_TRANSFER',
-    read: async (exec, programId, token, asked) =>
-      (await bookTransfers.declinedFrom(exec, programId, token, asked)).map((row) => ({ token: row.token, kind: 'BOOK_TRANSFER', created_ms: row.created_ms, sign: -1 as const })),
-  },
-  {
-    kind: 'MANAGEMENT_OPERATION',
-    read: async (exec, programId, token, asked) =>
-      (await managementOperations.declinedOn(exec, programId, token, asked)).map((row) => ({
-        token: row.token,
-        kind: 'MANAGEMENT_OPERATION',
-        created_ms: row.created_ms,
-        sign: row.direction === 'DEBIT' ? (-1 as const) : (1 as const),
-      })),
-  },
-  {
-    kind: 'EXTERNAL_PAYMENT',
-    read: async (exec, programId, token, asked) =>
-      (await externalPayments.declinedOn(exec, programId, token, asked)).map((row) => ({
-        token: row.token,
-        kind: 'EXTERNAL_PAYMENT',
-        created_ms: row.created_ms,
-        sign: row.payment_type === 'WITHDRAWAL' ? (-1 as const) : (1 as const),
-      })),
-  },
-  {
-    kind: 'CARD',
-    read: async (exec, programId, token, asked) =>
-      (await cardTransactions.declinedOn(exec, programId, token, asked)).map((row) => ({
-        token: row.token,
-        kind: 'CARD',
-        created_ms: Number(row.created_ms),
-        sign: -1 as const,
-        descriptor: row.merchant_descriptor,
-      })),
-  },
+/** A read of an account's declined rows of one kind, as its store answers it. */
+type DeclinedRowsRead<R> = (exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) => Promise<R[]>;
+
+/** A kind of movement declined on an account: its rows asked for (`RowsAsked`), as `DeclinedMovement`s, each with the sign (and a card's descriptor) its row tells. */
+function declinedSource<R extends { token: string; created_ms: number | string }>(kind: string, read: DeclinedRowsRead<R>, details: (row: R) => Pick<DeclinedMovement, 'sign' | 'descriptor'>) {
+  const readMovements: DeclinedRowsRead<DeclinedMovement> = async (exec, programId, financialAccountToken, asked) =>
+    (await read(exec, programId, financialAccountToken, asked)).map((row) => ({ token: row.token, kind, created_ms: Number(row.created_ms), ...details(row) }));
+  return { kind, read: readMovements };
+}
+
+/** Each kind of movement declined on an account. */
+const DECLINED_SOURCES = [
+  declinedSource('BOOK_TRANSFER', bookTransfers.declinedFrom, () => ({ sign: -1 })),
+  declinedSource('MANAGEMENT_OPERATION', managementOperations.declinedOn, (row) => ({ sign: row.direction === 'DEBIT' ? -1 : 1 })),
+  declinedSource('EXTERNAL_PAYMENT', externalPayments.declinedOn, (row) => ({ sign: row.payment_type === 'WITHDRAWAL' ? -1 : 1 })),
+  declinedSource('CARD', cardTransactions.declinedOn, (row) => ({ sign: -1, descriptor: row.merchant_descriptor })),
 ];
 
 /** The account's movements of `token` declined on it (a primary-key seek each). */

@@ -272,18 +272,33 @@ export function accountJournalAmounts(
     .execute();
 }
 
-/** When the journal of `eventToken` that touched the account was written, if there is one. */
-export async function eventJournalCreatedMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string) {
+/**
+ * When an entry of the account with `column` = `value` was written: the newest (`desc`) or the
+ * oldest (`asc`) such entry's time, if there is one. An event's is a backward walk of
+ * `ledger_entries_by_account_time`'s own columns from the account's newest entry (migration 0025);
+ * a transaction's, one seek of `ledger_entries_by_transaction` (migration 0037).
+ */
+async function entryWrittenMs(
+  exec: Executor,
+  programId: string,
+  financialAccountToken: string,
+  match: { column: 'event_token' | 'transaction_token'; value: string; order: 'asc' | 'desc' },
+): Promise<number | undefined> {
   const row = await exec
     .selectFrom('ledger_entries')
     .select('created_ms')
     .where('program_id', '=', programId)
     .where('ledger_account', '=', financialAccountToken)
-    .where('event_token', '=', eventToken)
-    .orderBy('created_ms', 'desc')
+    .where(match.column, '=', match.value)
+    .orderBy('created_ms', match.order)
     .limit(1)
     .executeTakeFirst();
-  return row?.created_ms;
+  return row === undefined ? undefined : Number(row.created_ms);
+}
+
+/** When the journal of `eventToken` that touched the account was written, if there is one. */
+export function eventJournalCreatedMs(exec: Executor, programId: string, financialAccountToken: string, eventToken: string): Promise<number | undefined> {
+  return entryWrittenMs(exec, programId, financialAccountToken, { column: 'event_token', value: eventToken, order: 'desc' });
 }
 
 /**
@@ -337,15 +352,6 @@ export function firstEntriesOfTransactions(exec: Executor, programId: string, fi
 }
 
 /** When the transaction `transactionToken` first touched the account, if it did (one seek). */
-export async function firstEntryMs(exec: Executor, programId: string, financialAccountToken: string, transactionToken: string): Promise<number | undefined> {
-  const row = await exec
-    .selectFrom('ledger_entries')
-    .select('created_ms')
-    .where('program_id', '=', programId)
-    .where('ledger_account', '=', financialAccountToken)
-    .where('transaction_token', '=', transactionToken)
-    .orderBy('created_ms')
-    .limit(1)
-    .executeTakeFirst();
-  return row === undefined ? undefined : Number(row.created_ms);
+export function firstEntryMs(exec: Executor, programId: string, financialAccountToken: string, transactionToken: string): Promise<number | undefined> {
+  return entryWrittenMs(exec, programId, financialAccountToken, { column: 'transaction_token', value: transactionToken, order: 'asc' });
 }
