@@ -195,14 +195,11 @@ export async function rememberDeleted(exec: Executor, table: KeysetTable, progra
 
 /**
  * One chunk of a walk over `query` in ascending `(created_ms, token)` order (its index's order):
- * the next `limit` rows after `after` (`null`: from the start). The walk goes on from the last row
- * of a full chunk and ends at a shorter one.
+ * the next `limit` rows after `after` (`null`: from the start), as `keysetChunk` reads one. The walk
+ * goes on from the last row of a full chunk and ends at a shorter one.
  */
 export function chunkAfter<O>(query: SelectQueryBuilder<Database, never, O>, alias: string, after: RowKey | null, limit: number): SelectQueryBuilder<Database, never, O> {
-  const created = sql.ref(`${alias}.created_ms`);
-  const token = sql.ref(`${alias}.token`);
-  const ranged = after === null ? query : query.where(sql<boolean>`(${created}, ${token}) > (${after.created_ms}, ${after.token})`);
-  return ranged.orderBy(sql`${created}`).orderBy(sql`${token}`).limit(limit);
+  return keysetChunk(query, { direction: 'asc', after, limit }, { created: `${alias}.created_ms`, token: `${alias}.token` });
 }
 
 /**
