@@ -6,7 +6,7 @@
  * every action, a clock move, retrieve and list.
  */
 import Lithic from 'lithic';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { acceptedAccountToken, US_ADDRESS } from '../testing/enrollment.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
@@ -21,9 +21,8 @@ import {
   MANAGEMENT_OPERATION,
   PROGRAM_BALANCE,
 } from '../testing/money-shapes.js';
-import { shapeProblems, type Shape } from '../testing/shapes.js';
-
-type Steps = Record<string, () => Promise<unknown[]>>;
+import { describeShapeSteps, type Steps } from '../testing/shape-steps.js';
+import type { Shape } from '../testing/shapes.js';
 
 describeWithDb('money resources answer the SDK 0.119 types', () => {
   const context = useTestServer();
@@ -260,23 +259,5 @@ describeWithDb('money resources answer the SDK 0.119 types', () => {
     },
   ];
 
-  for (const { resource, shape, steps } of TABLE) {
-    describe(resource, () => {
-      const seenKeys = new Set<string>();
-      for (const [step, produce] of Object.entries(steps)) {
-        it(step, async () => {
-          const answers = await produce();
-          expect(answers.length).toBeGreaterThan(0);
-          for (const answer of answers) {
-            expect(shapeProblems(answer, shape), JSON.stringify(answer)).toEqual([]);
-            for (const key of Object.keys(answer as object)) seenKeys.add(key);
-          }
-        });
-      }
-      it('answers every key the type declares in some step', () => {
-        const declared = Object.keys(shape).map((key) => key.replace(/\?$/, ''));
-        expect(declared.filter((key) => !seenKeys.has(key))).toEqual([]);
-      });
-    });
-  }
+  describeShapeSteps(TABLE);
 });

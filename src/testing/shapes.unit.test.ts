@@ -11,6 +11,7 @@ const SHAPE: Shape = {
   events: arrayOf(object({ type: oneOf('A', 'B'), 'memo?': 'string' })),
   'flag?': 'boolean',
   'series?': nullable(object({ type: 'string' })),
+  'payload?': 'any-object',
 };
 
 const VALID = {
@@ -28,6 +29,7 @@ describe('shapeProblems', () => {
     expect(shapeProblems(VALID, SHAPE)).toEqual([]);
     expect(shapeProblems({ ...VALID, flag: false, series: null }, SHAPE)).toEqual([]);
     expect(shapeProblems({ ...VALID, series: { type: 'FEE' } }, SHAPE)).toEqual([]);
+    expect(shapeProblems({ ...VALID, payload: { anything: [1] } }, SHAPE)).toEqual([]);
   });
 
   it('names each missing required key and each undeclared key', () => {
@@ -55,6 +57,7 @@ describe('shapeProblems', () => {
   it('refuses what is not an object or not an array', () => {
     expect(shapeProblems([], SHAPE)).toEqual(['(root): array is not an object']);
     expect(shapeProblems({ ...VALID, events: {} }, SHAPE)).toEqual(['events: object is not an array']);
+    expect(shapeProblems({ ...VALID, payload: [] }, SHAPE)).toEqual(['payload: array is not an object']);
   });
 });
 

@@ -1,0 +1,32 @@
+/**
+ * The black-box shapes tests' runner: for each resource, every step that makes or changes one (or
+ * reads it) answers its shape (shapes.ts), and some step answers each key the shape declares, so
+ * an optional key no answer ever carries is seen too.
+ */
+import { describe, expect, it } from 'vitest';
+import { shapeProblems, type Shape } from './shapes.js';
+
+/** Each step by its name, giving the answers it got (at least one). */
+export type Steps = Record<string, () => Promise<unknown[]>>;
+
+export function describeShapeSteps(table: ReadonlyArray<{ resource: string; shape: Shape; steps: Steps }>): void {
+  for (const { resource, shape, steps } of table) {
+    describe(resource, () => {
+      const seenKeys = new Set<string>();
+      for (const [step, produce] of Object.entries(steps)) {
+        it(step, async () => {
+          const answers = await produce();
+          expect(answers.length).toBeGreaterThan(0);
+          for (const answer of answers) {
+            expect(shapeProblems(answer, shape), JSON.stringify(answer)).toEqual([]);
+            for (const key of Object.keys(answer as object)) seenKeys.add(key);
+          }
+        });
+      }
+      it('answers every key the type declares in some step', () => {
+        const declared = Object.keys(shape).map((key) => key.replace(/\?$/, ''));
+        expect(declared.filter((key) => !seenKeys.has(key))).toEqual([]);
+      });
+    });
+  }
+}
