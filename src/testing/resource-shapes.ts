@@ -1,11 +1,33 @@
 /**
- * The shapes of accounts, cards (and their spend limits), transactions, events, event subscriptions
+ * The shapes of account holders' enrollment answers, accounts, cards (and their spend limits), transactions, events, event subscriptions
  * and their message attempts, each a hand-kept copy of its SDK
  * 0.119 type (node_modules/lithic/resources), as money-shapes.ts keeps the money resources': the
  * black-box shapes tests of those folders check live answers against them, sdk-shapes.unit.test.ts
  * checks them against the SDK's declarations.
  */
 import { arrayOf, nullable, object, oneOf, type Shape } from './shapes.js';
+
+/** AccountHolderCreateResponse (account-holders.d.ts): the answer of an enrollment. */
+export const ACCOUNT_HOLDER_CREATED: Shape = {
+  token: 'uuid',
+  account_token: 'uuid',
+  status: oneOf('ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'),
+  status_reasons: arrayOf(
+    oneOf(
+      'ADDRESS_VERIFICATION_FAILURE', 'AGE_THRESHOLD_FAILURE', 'COMPLETE_VERIFICATION_FAILURE', 'DOB_VERIFICATION_FAILURE',
+      'ID_VERIFICATION_FAILURE', 'MAX_DOCUMENT_ATTEMPTS', 'MAX_RESUBMISSION_ATTEMPTS', 'NAME_VERIFICATION_FAILURE',
+      'OTHER_VERIFICATION_FAILURE', 'RISK_THRESHOLD_FAILURE', 'WATCHLIST_ALERT_FAILURE', 'PRIMARY_BUSINESS_ENTITY_ID_VERIFICATION_FAILURE',
+      'PRIMARY_BUSINESS_ENTITY_ADDRESS_VERIFICATION_FAILURE', 'PRIMARY_BUSINESS_ENTITY_NAME_VERIFICATION_FAILURE',
+      'PRIMARY_BUSINESS_ENTITY_BUSINESS_OFFICERS_NOT_MATCHED', 'PRIMARY_BUSINESS_ENTITY_SOS_FILING_INACTIVE',
+      'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED', 'PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE', 'PRIMARY_BUSINESS_ENTITY_WATCHLIST_FAILURE',
+      'PRIMARY_BUSINESS_ENTITY_REGISTERED_AGENT_FAILURE', 'CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE', 'CONTROL_PERSON_ID_VERIFICATION_FAILURE',
+      'CONTROL_PERSON_DOB_VERIFICATION_FAILURE', 'CONTROL_PERSON_NAME_VERIFICATION_FAILURE',
+    ),
+  ),
+  'created?': 'date-time',
+  'external_id?': 'string',
+  'required_documents?': arrayOf(object({ entity_token: 'uuid', status_reasons: arrayOf('string'), valid_documents: arrayOf('string') })),
+};
 
 /** Account (accounts.d.ts). */
 export const ACCOUNT: Shape = {

@@ -50,6 +50,7 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
     deliberate: { 'events[].detailed_results: array in the copy, string in the SDK': '0.119 types one string; Lithic answers an array (reference 07)' },
   },
   MANAGEMENT_OPERATION: { shape: copies.MANAGEMENT_OPERATION, sdkTypes: ['ManagementOperationTransaction'] },
+  ACCOUNT_HOLDER_CREATED: { shape: copies.ACCOUNT_HOLDER_CREATED, sdkTypes: ['AccountHolderCreateResponse'] },
   ACCOUNT: { shape: copies.ACCOUNT, sdkTypes: ['Account'] },
   ACCOUNT_SPEND_LIMITS: { shape: copies.ACCOUNT_SPEND_LIMITS, sdkTypes: ['AccountSpendLimits'] },
   CARD_SPEND_LIMITS: { shape: copies.CARD_SPEND_LIMITS, sdkTypes: ['CardSpendLimits'] },

@@ -1,9 +1,10 @@
 /**
- * Checks the hand-kept shapes (src/testing/shapes.ts) against the `lithic` SDK's own types: the
- * TypeScript compiler reads the SDK's declarations (node_modules/lithic/resources/**\/*.d.ts), and
- * both sides become the same flat list of fields, one per path (`events[].type`: the `type` of an
- * item of `events`), each with its JSON type, whether it is optional or nullable, and its enum
- * values. `shapeDrift` names every field where the two lists differ.
+ * Checks the hand-kept response shapes (money-shapes.ts, resource-shapes.ts; their format is
+ * shapes.ts's) against the `lithic` SDK's own types: the TypeScript compiler reads the SDK's
+ * declarations (node_modules/lithic/resources/**\/*.d.ts), and both sides become the same flat
+ * list of fields, one per path (`events[].type`: the `type` of an item of `events`), each with its
+ * JSON type, whether it is optional or nullable, and its enum values. `shapeDrift` names every
+ * field where the two lists differ.
  *
  * A copy may be narrower where JSON is the same: `uuid`, `date`, `date-time` are strings and
  * `integer` is a number, so they match the SDK's `string` and `number`.
@@ -56,7 +57,8 @@ function addSpec(fields: Fields, path: string, spec: Spec, optional: boolean, nu
 
 /**
  * The fields of SDK types, by their name as the SDK's default export spells them
- * (`BookTransferResponse`, `AuthRules.V2.V2CreateResponse`). One compiler run reads them all.
+ * (`BookTransferResponse`, `FinancialAccounts.BalanceListResponse`). One compiler run reads them
+ * all. A union of object types (an auth rule's parameters) has no shape and is refused.
  */
 export function sdkFields(typeNames: readonly string[]): Map<string, Fields> {
   // A source file that exists only in memory names each type, so the compiler resolves `lithic`
