@@ -1,9 +1,9 @@
 /**
- * The shapes of account holders' enrollment answers, accounts, cards (and their spend limits), transactions, events, event subscriptions
- * and their message attempts, each a hand-kept copy of its SDK
- * 0.119 type (node_modules/lithic/resources), as money-shapes.ts keeps the money resources': the
- * black-box shapes tests of those folders check live answers against them, sdk-shapes.unit.test.ts
- * checks them against the SDK's declarations.
+ * The shapes of enrollment answers, accounts, cards (and their spend limits), 3DS authentications,
+ * card transactions, events, event subscriptions and their message attempts, each a hand-kept
+ * copy of its SDK 0.119 type (node_modules/lithic/resources), as money-shapes.ts keeps the money
+ * resources': the black-box shapes tests of those folders check live answers against them,
+ * sdk-shapes.unit.test.ts checks them against the SDK's declarations.
  */
 import { arrayOf, nullable, object, oneOf, type Shape } from './shapes.js';
 
@@ -289,4 +289,114 @@ export const MESSAGE_ATTEMPT: Shape = {
   response_status_code: 'integer',
   status: oneOf('SUCCESS', 'FAILED', 'PENDING', 'SENDING'),
   url: 'string',
+};
+
+/** A 3DS cardholder's billing or shipping address: every line optional and nullable. */
+const THREE_DS_ADDRESS = object(
+  Object.fromEntries(['address1', 'address2', 'address3', 'city', 'country', 'postal_code'].map((line) => [`${line}?`, nullable('string')])),
+);
+
+/**
+ * ThreeDS.AuthenticationRetrieveResponse (three-ds/authentication.d.ts); tokens are uuids, created
+ * and transaction.date_time date-times. Written from the SDK's fields (testing/sdk-types.ts) and
+ * kept by hand since.
+ */
+export const THREE_DS_AUTHENTICATION: Shape = {
+  token: 'uuid',
+  account_type: nullable(oneOf('CREDIT', 'DEBIT', 'NOT_APPLICABLE')),
+  authentication_result: oneOf('DECLINE', 'SUCCESS', 'PENDING_CHALLENGE', 'PENDING_DECISION'),
+  card_expiry_check: oneOf('MATCH', 'MISMATCH', 'NOT_PRESENT'),
+  card_token: 'uuid',
+  cardholder: object({
+    'address_match?': nullable('boolean'),
+    'billing_address?': THREE_DS_ADDRESS,
+    'email?': nullable('string'),
+    'name?': nullable('string'),
+    'phone_number_home?': nullable('string'),
+    'phone_number_mobile?': nullable('string'),
+    'phone_number_work?': nullable('string'),
+    'shipping_address?': THREE_DS_ADDRESS,
+  }),
+  channel: oneOf('APP_BASED', 'BROWSER', 'THREE_DS_REQUESTOR_INITIATED'),
+  created: 'date-time',
+  merchant: object({
+    risk_indicator: object({
+      'delivery_email_address?': nullable('string'),
+      'delivery_time_frame?': nullable(oneOf('ELECTRONIC_DELIVERY', 'OVERNIGHT_SHIPPING', 'SAME_DAY_SHIPPING', 'TWO_DAY_OR_MORE_SHIPPING')),
+      'gift_card_amount?': nullable('integer'),
+      'gift_card_count?': nullable('integer'),
+      'gift_card_currency?': nullable('string'),
+      'order_availability?': nullable(oneOf('FUTURE_AVAILABILITY', 'MERCHANDISE_AVAILABLE')),
+      'pre_order_available_date?': nullable('string'),
+      'reorder_items?': nullable(oneOf('FIRST_TIME_ORDERED', 'REORDERED')),
+      'shipping_method?': nullable(oneOf(
+        'DIGITAL_GOODS', 'LOCKER_DELIVERY', 'OTHER', 'PICK_UP_AND_GO_DELIVERY', 'SHIP_TO_BILLING_ADDRESS',
+        'SHIP_TO_NON_BILLING_ADDRESS', 'SHIP_TO_OTHER_VERIFIED_ADDRESS', 'SHIP_TO_STORE', 'TRAVEL_AND_EVENT_TICKETS',
+      )),
+    }),
+    'id?': nullable('string'),
+    'country?': nullable('string'),
+    'mcc?': nullable('string'),
+    'name?': nullable('string'),
+  }),
+  message_category: oneOf('NON_PAYMENT_AUTHENTICATION', 'PAYMENT_AUTHENTICATION'),
+  three_ds_requestor_challenge_indicator: oneOf(
+    'OTHER', 'NO_PREFERENCE', 'NO_CHALLENGE_REQUESTED', 'CHALLENGE_PREFERENCE', 'CHALLENGE_MANDATE',
+    'NO_CHALLENGE_RISK_ALREADY_ASSESSED', 'DATA_SHARE_ONLY',
+  ),
+  'additional_data?': nullable(object({
+    'network_decision?': nullable(oneOf('LOW_RISK', 'NOT_LOW_RISK')),
+    'network_risk_score?': nullable('integer'),
+  })),
+  'app?': nullable(object({
+    'device?': nullable('string'),
+    'device_info?': nullable('string'),
+    'ip?': 'string',
+    'latitude?': nullable('number'),
+    'locale?': nullable('string'),
+    'longitude?': nullable('number'),
+    'os?': nullable('string'),
+    'platform?': nullable('string'),
+    'screen_height?': nullable('integer'),
+    'screen_width?': nullable('integer'),
+    'time_zone?': nullable('string'),
+  })),
+  'authentication_request_type?': nullable(oneOf(
+    'ADD_CARD', 'BILLING_AGREEMENT', 'DELAYED_SHIPMENT', 'EMV_TOKEN_CARDHOLDER_VERIFICATION', 'INSTALLMENT_TRANSACTION',
+    'MAINTAIN_CARD', 'PAYMENT_TRANSACTION', 'RECURRING_TRANSACTION', 'SPLIT_PAYMENT', 'SPLIT_SHIPMENT',
+  )),
+  'browser?': nullable(object({
+    'accept_header?': nullable('string'),
+    'ip?': nullable('string'),
+    'java_enabled?': nullable('boolean'),
+    'javascript_enabled?': nullable('boolean'),
+    'language?': nullable('string'),
+    'time_zone?': nullable('string'),
+    'user_agent?': nullable('string'),
+  })),
+  'challenge_metadata?': nullable(object({
+    method_type: oneOf('SMS_OTP', 'OUT_OF_BAND'),
+    status: oneOf(
+      'SUCCESS', 'PENDING', 'SMS_DELIVERY_FAILED', 'CARDHOLDER_TIMEOUT', 'CANCELED_VIA_CHALLENGE_UI', 'CANCELED_OOB',
+      'ATTEMPTS_EXCEEDED', 'ABORTED', 'ERROR',
+    ),
+    'phone_number?': nullable('string'),
+  })),
+  'challenge_orchestrated_by?': nullable(oneOf('LITHIC', 'CUSTOMER', 'NO_CHALLENGE')),
+  'decision_made_by?': nullable(oneOf('LITHIC_RULES', 'LITHIC_DEFAULT', 'CUSTOMER_RULES', 'CUSTOMER_ENDPOINT', 'NETWORK', 'UNKNOWN')),
+  'three_ri_request_type?': nullable(oneOf(
+    'ADD_CARD', 'BILLING_AGREEMENT', 'DELAYED_SHIPMENT', 'INSTALLMENT_TRANSACTION', 'RECURRING_TRANSACTION', 'SPLIT_PAYMENT',
+    'SPLIT_SHIPMENT', 'ACCOUNT_VERIFICATION', 'CARD_SECURITY_CODE_STATUS_CHECK', 'DEVICE_BINDING_STATUS_CHECK', 'MAIL_ORDER',
+    'MAINTAIN_CARD_INFO', 'OTHER_PAYMENT', 'TELEPHONE_ORDER', 'TOP_UP', 'TRUST_LIST_STATUS_CHECK',
+  )),
+  'transaction?': nullable(object({
+    amount: 'integer',
+    cardholder_amount: nullable('integer'),
+    currency: 'string',
+    currency_exponent: 'integer',
+    date_time: 'date-time',
+    type: nullable(oneOf(
+      'ACCOUNT_FUNDING', 'CHECK_ACCEPTANCE', 'GOODS_SERVICE_PURCHASE', 'PREPAID_ACTIVATION_AND_LOAD', 'QUASI_CASH_TRANSACTION',
+    )),
+  })),
 };

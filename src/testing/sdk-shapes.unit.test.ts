@@ -62,6 +62,7 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
       'pan: not in the SDK type': 'the same',
     },
   },
+  THREE_DS_AUTHENTICATION: { shape: copies.THREE_DS_AUTHENTICATION, sdkTypes: ['ThreeDS.AuthenticationRetrieveResponse'] },
   TRANSACTION: {
     shape: copies.TRANSACTION,
     sdkTypes: ['Transaction'],

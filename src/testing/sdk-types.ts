@@ -36,7 +36,7 @@ export function shapeFields(shape: Shape, path = '', fields: Fields = new Map())
 
 function addSpec(fields: Fields, path: string, spec: Spec, optional: boolean, nullable = false): void {
   if (typeof spec === 'string') {
-    const type = spec === 'integer' ? 'number' : spec === 'boolean' ? 'boolean' : spec === 'any-object' ? 'object' : 'string';
+    const type = spec === 'integer' || spec === 'number' ? 'number' : spec === 'boolean' ? 'boolean' : spec === 'any-object' ? 'object' : 'string';
     fields.set(path, { type, optional, nullable });
     return;
   }

@@ -5,11 +5,11 @@
  * declare, a wrong JSON type, a null where none is allowed, a value outside an enum.
  *
  * A shape maps each key to its spec; a key ending in `?` is optional (it may be absent). A spec is
- * a primitive (`string`, `integer`, `boolean`; `uuid`, `date`, `date-time` are strings in that
- * format; `any-object` is an object whatever its keys), `oneOf(…)`, `arrayOf(spec)`,
+ * a primitive (`string`, `integer`, `number`, `boolean`; `uuid`, `date`, `date-time` are strings
+ * in that format; `any-object` is an object whatever its keys), `oneOf(…)`, `arrayOf(spec)`,
  * `object(shape)` or `nullable(spec)`.
  */
-type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'boolean' | 'any-object';
+type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'number' | 'boolean' | 'any-object';
 export type Spec =
   | Primitive
   | { kind: 'enum'; values: readonly string[] }
@@ -36,6 +36,7 @@ function describeValue(value: unknown): string {
 function specProblems(value: unknown, spec: Spec, path: string): string[] {
   if (typeof spec === 'string') {
     if (spec === 'integer') return Number.isInteger(value) ? [] : [`${path}: ${JSON.stringify(value)} is not an integer`];
+    if (spec === 'number') return typeof value === 'number' ? [] : [`${path}: ${describeValue(value)} is not a number`];
     if (spec === 'boolean') return typeof value === 'boolean' ? [] : [`${path}: ${describeValue(value)} is not a boolean`];
     if (spec === 'any-object') return describeValue(value) === 'object' ? [] : [`${path}: ${describeValue(value)} is not an object`];
     if (typeof value !== 'string') return [`${path}: ${describeValue(value)} is not a string`];

@@ -12,6 +12,7 @@ const SHAPE: Shape = {
   'flag?': 'boolean',
   'series?': nullable(object({ type: 'string' })),
   'payload?': 'any-object',
+  'latitude?': 'number',
 };
 
 const VALID = {
@@ -29,7 +30,7 @@ describe('shapeProblems', () => {
     expect(shapeProblems(VALID, SHAPE)).toEqual([]);
     expect(shapeProblems({ ...VALID, flag: false, series: null }, SHAPE)).toEqual([]);
     expect(shapeProblems({ ...VALID, series: { type: 'FEE' } }, SHAPE)).toEqual([]);
-    expect(shapeProblems({ ...VALID, payload: { anything: [1] } }, SHAPE)).toEqual([]);
+    expect(shapeProblems({ ...VALID, payload: { anything: [1] }, latitude: 40.7 }, SHAPE)).toEqual([]);
   });
 
   it('names each missing required key and each undeclared key', () => {
@@ -58,6 +59,7 @@ describe('shapeProblems', () => {
     expect(shapeProblems([], SHAPE)).toEqual(['(root): array is not an object']);
     expect(shapeProblems({ ...VALID, events: {} }, SHAPE)).toEqual(['events: object is not an array']);
     expect(shapeProblems({ ...VALID, payload: [] }, SHAPE)).toEqual(['payload: array is not an object']);
+    expect(shapeProblems({ ...VALID, latitude: '40.7' }, SHAPE)).toEqual(['latitude: string is not a number']);
   });
 });
 
