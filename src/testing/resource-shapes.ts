@@ -7,26 +7,79 @@
  */
 import { arrayOf, nullable, object, oneOf, type Shape } from './shapes.js';
 
+/** The status reasons of a verification any holder may get (account-holders.d.ts). */
+const GENERAL_STATUS_REASONS = [
+  'ADDRESS_VERIFICATION_FAILURE', 'AGE_THRESHOLD_FAILURE', 'COMPLETE_VERIFICATION_FAILURE', 'DOB_VERIFICATION_FAILURE',
+  'ID_VERIFICATION_FAILURE', 'MAX_DOCUMENT_ATTEMPTS', 'MAX_RESUBMISSION_ATTEMPTS', 'NAME_VERIFICATION_FAILURE',
+  'OTHER_VERIFICATION_FAILURE', 'RISK_THRESHOLD_FAILURE', 'WATCHLIST_ALERT_FAILURE',
+];
+/** The status reasons of a business's verification: AccountHolderCreateResponse has them, AccountHolder does not. */
+export const BUSINESS_STATUS_REASONS = [
+  'PRIMARY_BUSINESS_ENTITY_ID_VERIFICATION_FAILURE', 'PRIMARY_BUSINESS_ENTITY_ADDRESS_VERIFICATION_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_NAME_VERIFICATION_FAILURE', 'PRIMARY_BUSINESS_ENTITY_BUSINESS_OFFICERS_NOT_MATCHED',
+  'PRIMARY_BUSINESS_ENTITY_SOS_FILING_INACTIVE', 'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED', 'PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE',
+  'PRIMARY_BUSINESS_ENTITY_WATCHLIST_FAILURE', 'PRIMARY_BUSINESS_ENTITY_REGISTERED_AGENT_FAILURE', 'CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE',
+  'CONTROL_PERSON_ID_VERIFICATION_FAILURE', 'CONTROL_PERSON_DOB_VERIFICATION_FAILURE', 'CONTROL_PERSON_NAME_VERIFICATION_FAILURE',
+];
+const STATUS_REASONS = arrayOf(oneOf(...GENERAL_STATUS_REASONS, ...BUSINESS_STATUS_REASONS));
+const HOLDER_STATUS = oneOf('ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED');
+const REQUIRED_DOCUMENTS = arrayOf(object({ entity_token: 'uuid', status_reasons: arrayOf('string'), valid_documents: arrayOf('string') }));
+
 /** AccountHolderCreateResponse (account-holders.d.ts): the answer of an enrollment. */
 export const ACCOUNT_HOLDER_CREATED: Shape = {
   token: 'uuid',
   account_token: 'uuid',
-  status: oneOf('ACCEPTED', 'PENDING_REVIEW', 'PENDING_DOCUMENT', 'PENDING_RESUBMIT', 'REJECTED'),
-  status_reasons: arrayOf(
-    oneOf(
-      'ADDRESS_VERIFICATION_FAILURE', 'AGE_THRESHOLD_FAILURE', 'COMPLETE_VERIFICATION_FAILURE', 'DOB_VERIFICATION_FAILURE',
-      'ID_VERIFICATION_FAILURE', 'MAX_DOCUMENT_ATTEMPTS', 'MAX_RESUBMISSION_ATTEMPTS', 'NAME_VERIFICATION_FAILURE',
-      'OTHER_VERIFICATION_FAILURE', 'RISK_THRESHOLD_FAILURE', 'WATCHLIST_ALERT_FAILURE', 'PRIMARY_BUSINESS_ENTITY_ID_VERIFICATION_FAILURE',
-      'PRIMARY_BUSINESS_ENTITY_ADDRESS_VERIFICATION_FAILURE', 'PRIMARY_BUSINESS_ENTITY_NAME_VERIFICATION_FAILURE',
-      'PRIMARY_BUSINESS_ENTITY_BUSINESS_OFFICERS_NOT_MATCHED', 'PRIMARY_BUSINESS_ENTITY_SOS_FILING_INACTIVE',
-      'PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED', 'PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE', 'PRIMARY_BUSINESS_ENTITY_WATCHLIST_FAILURE',
-      'PRIMARY_BUSINESS_ENTITY_REGISTERED_AGENT_FAILURE', 'CONTROL_PERSON_BLOCKLIST_ALERT_FAILURE', 'CONTROL_PERSON_ID_VERIFICATION_FAILURE',
-      'CONTROL_PERSON_DOB_VERIFICATION_FAILURE', 'CONTROL_PERSON_NAME_VERIFICATION_FAILURE',
-    ),
-  ),
+  status: HOLDER_STATUS,
+  status_reasons: STATUS_REASONS,
   'created?': 'date-time',
   'external_id?': 'string',
-  'required_documents?': arrayOf(object({ entity_token: 'uuid', status_reasons: arrayOf('string'), valid_documents: arrayOf('string') })),
+  'required_documents?': REQUIRED_DOCUMENTS,
+};
+
+/** An address as the SDK's account holders and accounts show it. */
+const ADDRESS = object({ address1: 'string', city: 'string', country: 'string', postal_code: 'string', state: 'string', 'address2?': 'string' });
+const PERSON = object({
+  address: ADDRESS,
+  dob: 'string',
+  email: 'string',
+  entity_token: 'uuid',
+  first_name: 'string',
+  last_name: 'string',
+  phone_number: 'string',
+});
+const BUSINESS_ENTITY = object({
+  address: ADDRESS,
+  dba_business_name: 'string',
+  entity_token: 'uuid',
+  government_id: 'string',
+  legal_business_name: 'string',
+  phone_numbers: arrayOf('string'),
+  'parent_company?': 'string',
+});
+
+/** AccountHolder (account-holders.d.ts): a holder as retrieved or listed. */
+export const ACCOUNT_HOLDER: Shape = {
+  token: 'uuid',
+  created: 'date-time',
+  'account_token?': 'uuid',
+  'beneficial_owner_entities?': arrayOf(BUSINESS_ENTITY),
+  'beneficial_owner_individuals?': arrayOf(PERSON),
+  'business_account_token?': 'uuid',
+  'business_entity?': BUSINESS_ENTITY,
+  'control_person?': PERSON,
+  'email?': 'string',
+  'exemption_type?': oneOf('AUTHORIZED_USER', 'PREPAID_CARD_USER'),
+  'external_id?': 'string',
+  'individual?': PERSON,
+  'nature_of_business?': 'string',
+  'phone_number?': 'string',
+  'required_documents?': REQUIRED_DOCUMENTS,
+  'status?': HOLDER_STATUS,
+  // Not the SDK's: the spec (2.3) lists the business reasons for the holder too, and a review records them.
+  'status_reasons?': STATUS_REASONS,
+  'user_type?': oneOf('BUSINESS', 'INDIVIDUAL'),
+  'verification_application?': object({ 'created?': 'date-time', 'status?': HOLDER_STATUS, 'status_reasons?': STATUS_REASONS, 'updated?': 'date-time' }),
+  'website_url?': 'string',
 };
 
 /** Account (accounts.d.ts). */
@@ -40,7 +93,7 @@ export const ACCOUNT: Shape = {
   'cardholder_currency?': 'string',
   'comment?': 'string',
   'substatus?': oneOf('FRAUD_IDENTIFIED', 'SUSPICIOUS_ACTIVITY', 'RISK_VIOLATION', 'END_USER_REQUEST', 'ISSUER_REQUEST', 'NOT_ACTIVE', 'INTERNAL_REVIEW', 'OTHER'),
-  'verification_address?': object({ address1: 'string', city: 'string', country: 'string', postal_code: 'string', state: 'string', 'address2?': 'string' }),
+  'verification_address?': ADDRESS,
 };
 
 /** The spend limits of an account or a card: each of three objects has the same optional windows. */

@@ -51,6 +51,15 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
   },
   MANAGEMENT_OPERATION: { shape: copies.MANAGEMENT_OPERATION, sdkTypes: ['ManagementOperationTransaction'] },
   ACCOUNT_HOLDER_CREATED: { shape: copies.ACCOUNT_HOLDER_CREATED, sdkTypes: ['AccountHolderCreateResponse'] },
+  ACCOUNT_HOLDER: {
+    shape: copies.ACCOUNT_HOLDER,
+    sdkTypes: ['AccountHolder'],
+    deliberate: Object.fromEntries(
+      ['status_reasons[]', 'verification_application.status_reasons[]'].flatMap((path) =>
+        copies.BUSINESS_STATUS_REASONS.map((reason) => [`${path}: enum value ${reason} not in the SDK type`, 'the spec (2.3) lists the business reasons for the holder too']),
+      ),
+    ),
+  },
   ACCOUNT: { shape: copies.ACCOUNT, sdkTypes: ['Account'] },
   ACCOUNT_SPEND_LIMITS: { shape: copies.ACCOUNT_SPEND_LIMITS, sdkTypes: ['AccountSpendLimits'] },
   CARD_SPEND_LIMITS: { shape: copies.CARD_SPEND_LIMITS, sdkTypes: ['CardSpendLimits'] },
