@@ -1,7 +1,7 @@
 /**
- * The hand-kept response shapes (testing/money-shapes.ts, testing/resource-shapes.ts) are what the `lithic` 0.119 SDK's types
- * declare, read from its .d.ts files by the TypeScript compiler (testing/sdk-types.ts): same keys,
- * optionality, nullability, JSON types and enum values. Where a copy deliberately differs, the
+ * The hand-kept response shapes (testing/money-shapes.ts, testing/resource-shapes.ts) are what
+ * the `lithic` 0.119 SDK's types declare, read from its .d.ts files by the TypeScript compiler
+ * (testing/sdk-types.ts): same keys, optionality, nullability, JSON types and enum values. Where a copy deliberately differs, the
  * difference is listed below with its reason, so any other drift, and any listed difference that
  * no longer occurs, fails.
  */
@@ -85,6 +85,11 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
 let sdk: ReturnType<typeof sdkFields>;
 beforeAll(() => {
   sdk = sdkFields(Object.values(COPIES).flatMap(({ sdkTypes }) => sdkTypes));
+});
+
+it('maps every shape those files export to the SDK types it copies', () => {
+  const exportedShapes = Object.entries(copies).filter(([, value]) => !Array.isArray(value));
+  expect(exportedShapes.map(([name]) => name).sort()).toEqual(Object.keys(COPIES).sort());
 });
 
 describe.each(Object.entries(COPIES))('%s', (_copy, { shape, sdkTypes, deliberate = {} }) => {
