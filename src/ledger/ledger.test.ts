@@ -215,7 +215,7 @@ describeWithDb('ledger', () => {
       expect(await verifyProgramLedger(db.kysely, big.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
     });
 
-    it(`refuses more than ${POST_MANY_ACCOUNTS_MAX} accounts in one call (its one UPDATE would pass the engines' parameter limits) before it writes`, async () => {
+    it(`refuses more than ${POST_MANY_ACCOUNTS_MAX} accounts in one call (callers batch by that bound) before it writes`, async () => {
       const { db } = context.server.server;
       const program = await context.server.newProgram('too many accounts at once');
       const { a } = await accountsOf(program);

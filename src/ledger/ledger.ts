@@ -179,8 +179,9 @@ export interface DatedMovement {
 
 /**
  * The most accounts one `postMany` may change. Its UPDATE, one statement (its locks are taken in
- * one sorted set, so it is not split), binds 19 parameters per account (each CASE repeats the
- * tokens): 19,000 at most, under SQLite's 32,766 and PostgreSQL's 65,535.
+ * one sorted set, so it is not split), binds 6 parameters per account (7 on PostgreSQL, whose
+ * locking subquery names the tokens again): 7,000 at most, well under SQLite's 32,766 and
+ * PostgreSQL's 65,535.
  */
 export const POST_MANY_ACCOUNTS_MAX = 1_000;
 
