@@ -25,6 +25,7 @@ import { describeWithDb, engine, useTestServer, type TestProgram } from '../test
 import { afterRowsNaming } from '../testing/interleave.js';
 import { openDatabase } from '../db/database.js';
 import { authRulesEvaluator, CompiledRuleCache } from './evaluator.js';
+import { rulesVersion } from './store.js';
 
 const GAMBLING = [{ attribute: 'MCC', operation: 'IS_ONE_OF', value: ['7995'] }];
 
@@ -174,7 +175,7 @@ describeWithDb('auth rules evaluator', () => {
 
   describe('cost', () => {
     /** Counts the statements run through a transaction (every query result passes through a plugin). */
-    async function statementsFor(program: TestProgram, card: Lithic.Card, eventToken: string): Promise<{ statements: number; results: RuleResult[] }> {
+    async function statementsFor(program: TestProgram, card: Lithic.Card, eventToken: string, rulesVersion?: string): Promise<{ statements: number; results: RuleResult[] }> {
       let statements = 0;
       const counter: KyselyPlugin = {
         transformQuery: (args) => args.node,
@@ -187,7 +188,14 @@ describeWithDb('auth rules evaluator', () => {
       const facts = { ...authorizationFacts(card, await programNow(program.client), at('7995')), event_token: eventToken };
       const scope = { programId: program.programId, clockOffsetMs: 0, nowMs: facts.now_ms };
       const results = await db.transaction((tx) =>
-        authRulesEvaluator.evaluateAuthorization({ db, tx: tx.withPlugin(counter) as typeof tx, scope, facts, history: fakeHistory().history }),
+        authRulesEvaluator.evaluateAuthorization({
+          db,
+          tx: tx.withPlugin(counter) as typeof tx,
+          scope,
+          facts,
+          history: fakeHistory().history,
+          ...(rulesVersion === undefined ? {} : { rules_version: rulesVersion }),
+        }),
       );
       return { statements, results };
     }
@@ -211,6 +219,17 @@ describeWithDb('auth rules evaluator', () => {
       const hundred = await statementsFor(program, card, eventToken);
       expect(hundred.statements).toBe(2);
       expect(hundred.results).toHaveLength(50);
+    });
+
+    it('does not read the rules version again when the caller read it (as an authorization does, with its card)', async () => {
+      const { program, client, card } = await setUp('cost with the version');
+      const eventToken = crypto.randomUUID();
+      await enforcedRule(client, conditionalBlock(GAMBLING));
+      await statementsFor(program, card, eventToken);
+      const version = await rulesVersion(context.server.server.db.kysely, program.programId);
+      const given = await statementsFor(program, card, eventToken, version);
+      expect(given).toMatchObject({ statements: 1 });
+      expect(given.results).toHaveLength(1);
     });
 
     it('compiles each rule version once, reading its parameters only then', () => {

@@ -104,5 +104,10 @@ export interface AuthRulesEvaluator {
     scope: ProgramScope;
     facts: AuthorizationFacts;
     history: AuthorizationHistory;
+    /**
+     * The program's rules version (programs.rules_version), when the caller read it in `tx`
+     * already (with the card): the evaluator then does not read it again.
+     */
+    rules_version?: string;
   }): Promise<RuleResult[]>;
 }

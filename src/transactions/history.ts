@@ -14,12 +14,13 @@
  * buckets for the whole hours on either side of them, and a raw sum over the list index (card or
  * account, created_ms) for the part of an hour at each end that the window cuts. A window that
  * reaches now (the usual case) has no cut at its end: no transaction is created after now, so the
- * current buckets are whole. All the parts are summed by one statement (`store.spendPartsSum`).
+ * current buckets are whole. All the parts are summed by one statement (`store.spendPartsSums`),
+ * with those of the other windows read together (an authorization's: `accountAndCardSpent`).
  * The cost is a few index seeks, at most 46 hour rows and a day row per day (a year is ≤ 366),
  * plus the card's or account's transactions in the cut part of an hour at each end (a window with
  * no whole hour in it: under two hours), however long the window, busy the account or large the
  * table. A window that begins at the card's or account's creation has no cut at all (see
- * `spentSince`). Velocity sums with merchant filters (MCC, country) cannot use the buckets and
+ * `partsSince`). Velocity sums with merchant filters (MCC, country) cannot use the buckets and
  * scan the card's or account's index over the window; counts of attempts (any result) likewise.
  */
 import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
@@ -107,6 +108,17 @@ function part(source: store.SpendPart['source'], range: { since_ms: number; unti
   return { source, since_ms: range.since_ms, until_ms: range.until_ms };
 }
 
+/** The parts of the window [since_ms, until_ms) of a card or account (`planWindow`). */
+function windowParts(scope: SpendScope, token: string, window: { since_ms: number; until_ms: number; now_ms: number }): store.SpendWindowParts {
+  const plan = planWindow(window.since_ms, window.until_ms, window.now_ms);
+  const parts: store.SpendPart[] = [
+    ...plan.raw.map((range) => part('raw', range)),
+    ...plan.hours.map((range) => part('hour', range)),
+    ...(plan.days ? [part('day', plan.days)] : []),
+  ];
+  return { scope, token, parts };
+}
+
 /** Approved spend (amount and count) of a card or account in [sinceMs, untilMs). */
 export async function windowSpend(
   exec: Executor,
@@ -115,58 +127,90 @@ export async function windowSpend(
   token: string,
   window: { since_ms: number; until_ms: number; now_ms: number },
 ): Promise<SpendSum> {
-  const plan = planWindow(window.since_ms, window.until_ms, window.now_ms);
-  const parts: store.SpendPart[] = [
-    ...plan.raw.map((range) => part('raw', range)),
-    ...plan.hours.map((range) => part('hour', range)),
-    ...(plan.days ? [part('day', plan.days)] : []),
-  ];
-  return store.spendPartsSum(exec, programId, scope, token, parts);
+  const [sum] = await store.spendPartsSums(exec, programId, [windowParts(scope, token, window)]);
+  return sum as SpendSum;
 }
 
 /**
- * Approved spend from `window.since_ms` up to now, of a card or account created at
+ * The parts of the window from `window.since_ms` up to now, of a card or account created at
  * `window.scope_created_ms`.
  * A window that begins at or before the creation (a FOREVER card limit, an account's lifetime
  * limit) begins instead at the start of that day: the card or account has no transactions before
  * it was created (the program clock only moves forward), so the sum is the same, but it comes from
  * day buckets alone, with no raw range and no hour buckets for the creation day.
  */
-async function spentSince(exec: Executor, programId: string, scope: SpendScope, token: string, window: SinceWindow): Promise<number> {
-  return (await windowSpend(exec, programId, scope, token, sinceWindowBounds(window))).amount_cents;
+function partsSince(scope: SpendScope, token: string, window: SinceWindow): store.SpendWindowParts {
+  return windowParts(scope, token, sinceWindowBounds(window));
 }
+
+/** No window (no limit): no part, so it sums to 0 without a query. */
+const NO_WINDOW = (scope: SpendScope, token: string): store.SpendWindowParts => ({ scope, token, parts: [] });
 
 /** What the window of a card's spend limit needs of it. */
 export type LimitedCard = Pick<CardsTable, 'token' | 'created_ms' | 'spend_limit_cents' | 'spend_limit_duration'>;
 
+/** The window of the card's spend limit (cards/spend.ts `cardWindowStartMs`); none without a limit or for a TRANSACTION one. */
+function cardWindow(card: LimitedCard, nowMs: number): store.SpendWindowParts {
+  const startMs = cardWindowStartMs(card, nowMs);
+  if (startMs === null) return NO_WINDOW('CARD', card.token);
+  return partsSince('CARD', card.token, { since_ms: startMs, scope_created_ms: card.created_ms, now_ms: nowMs });
+}
+
 /**
- * The card's approved spend in the window of its spend limit (cards/spend.ts `cardWindowStartMs`):
- * what the authorization engine checks the limit against. 0 for a card without a window (no
- * limit, or a TRANSACTION one), which costs no query.
+ * The card's approved spend in the window of its spend limit: what the authorization engine
+ * checks the limit against. 0 for a card without a window (no limit, or a TRANSACTION one),
+ * which costs no query.
  */
 export async function cardSpent(exec: Executor, programId: string, card: LimitedCard, nowMs: number): Promise<number> {
-  const startMs = cardWindowStartMs(card, nowMs);
-  if (startMs === null) return 0;
-  return spentSince(exec, programId, 'CARD', card.token, { since_ms: startMs, scope_created_ms: card.created_ms, now_ms: nowMs });
+  const [sum] = await store.spendPartsSums(exec, programId, [cardWindow(card, nowMs)]);
+  return (sum as SpendSum).amount_cents;
 }
 
 /** What the windows of an account's spend need of it. */
 export type LimitedAccount = Pick<AccountsTable, 'token' | 'created_ms' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents'>;
 
+/** The account's daily, monthly and lifetime windows (accounts/spend.ts), each only if it has a limit. */
+function accountWindows(account: LimitedAccount, nowMs: number): store.SpendWindowParts[] {
+  const windows = accountSpendWindows(account, nowMs);
+  const since = (startMs: number, limitCents: number | null) =>
+    limitCents === null || limitCents === 0
+      ? NO_WINDOW('ACCOUNT', account.token)
+      : partsSince('ACCOUNT', account.token, { since_ms: startMs, scope_created_ms: account.created_ms, now_ms: nowMs });
+  return [
+    since(windows.daily_start_ms, account.daily_spend_limit_cents),
+    since(windows.monthly_start_ms, account.monthly_spend_limit_cents),
+    since(windows.lifetime_start_ms, account.lifetime_spend_limit_cents),
+  ];
+}
+
+function accountSpentOf([daily, monthly, lifetime]: readonly SpendSum[]): AccountSpent {
+  return { daily_cents: daily?.amount_cents ?? 0, monthly_cents: monthly?.amount_cents ?? 0, lifetime_cents: lifetime?.amount_cents ?? 0 };
+}
+
 /**
  * The account's approved spend in the window of each limit it has (accounts/spend.ts): what the
  * engine checks an authorization against and what `spend_limits` shows. A window without a limit
- * costs no query and reads 0.
+ * reads 0; the others are one statement (none when the account has no limit).
  */
 export async function accountSpent(exec: Executor, programId: string, account: LimitedAccount, nowMs: number): Promise<AccountSpent> {
-  const windows = accountSpendWindows(account, nowMs);
-  const since = (startMs: number, limitCents: number | null) =>
-    limitCents === null || limitCents === 0 ? Promise.resolve(0) : spentSince(exec, programId, 'ACCOUNT', account.token, { since_ms: startMs, scope_created_ms: account.created_ms, now_ms: nowMs });
-  return {
-    daily_cents: await since(windows.daily_start_ms, account.daily_spend_limit_cents),
-    monthly_cents: await since(windows.monthly_start_ms, account.monthly_spend_limit_cents),
-    lifetime_cents: await since(windows.lifetime_start_ms, account.lifetime_spend_limit_cents),
-  };
+  return accountSpentOf(await store.spendPartsSums(exec, programId, accountWindows(account, nowMs)));
+}
+
+/**
+ * `accountSpent` and `cardSpent` together, in ONE statement: what an authorization's engine
+ * checks the account's limits and then the card's against. With the bench's limits (the account's
+ * daily, the card's monthly), one statement instead of two cost 11–12 µs of CPU against 17–19 µs
+ * (SQLite, in-process loop of the two reads, 8 alternating rounds).
+ */
+export async function accountAndCardSpent(
+  exec: Executor,
+  programId: string,
+  account: LimitedAccount,
+  card: LimitedCard,
+  nowMs: number,
+): Promise<{ account: AccountSpent; card_cents: number }> {
+  const sums = await store.spendPartsSums(exec, programId, [...accountWindows(account, nowMs), cardWindow(card, nowMs)]);
+  return { account: accountSpentOf(sums), card_cents: (sums[3] as SpendSum).amount_cents };
 }
 
 export interface SinceWindow {
@@ -175,7 +219,7 @@ export interface SinceWindow {
   now_ms: number;
 }
 
-/** The [since, until) that `spentSince` sums (pure, unit-tested with `planWindow`). */
+/** The [since, until) that a window from `since_ms` up to now sums (pure, unit-tested with `planWindow`). */
 export function sinceWindowBounds(window: SinceWindow): { since_ms: number; until_ms: number; now_ms: number } {
   const sinceMs = window.since_ms <= window.scope_created_ms ? utcDayStartOf(window.since_ms) : window.since_ms;
   return { since_ms: sinceMs, until_ms: window.now_ms + 1, now_ms: window.now_ms };

@@ -59,7 +59,7 @@ import type { ListResponse } from '../http/schemas.js';
 import { newToken } from '../ids.js';
 import * as ledger from '../ledger/ledger.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
-import { accountSpent, authorizationHistory, cardSpent, utcDayStartOf, utcHourStartOf } from './history.js';
+import { accountAndCardSpent, authorizationHistory, utcDayStartOf, utcHourStartOf } from './history.js';
 import { panEntryMode } from './entry-mode.js';
 import * as lifecycle from './lifecycle.js';
 import { scaledHalfUp, SETTLEMENT_CURRENCY, toApi } from './render.js';
@@ -465,12 +465,18 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
   };
 }
 
-/** The engine's sums: only the windows that have a limit cost a query. */
+/**
+ * The engine's sums: only the windows that have a limit are read, the account's and the card's in
+ * one statement (`accountAndCardSpent`), made when the engine first asks for either (it asks for
+ * the account's, then, unless they decline, for the card's).
+ */
 function spendSources(op: Operation, card: FoundCard) {
   const { tx, scope } = op;
+  let spent: ReturnType<typeof accountAndCardSpent> | undefined;
+  const both = () => (spent ??= accountAndCardSpent(tx, scope.programId, Object.assign(accountOf(card), { token: card.account_token }), card, scope.nowMs));
   return {
-    accountSpent: () => accountSpent(tx, scope.programId, Object.assign(accountOf(card), { token: card.account_token }), scope.nowMs),
-    cardWindowSpent: () => cardSpent(tx, scope.programId, card, scope.nowMs),
+    accountSpent: async () => (await both()).account,
+    cardWindowSpent: async () => (await both()).card_cents,
   };
 }
 
@@ -512,7 +518,14 @@ async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRu
     // Object.assign, not a spread into a literal: see money_events/events.ts transactionBase.
     Object.assign(spendSources(op, card), {
       authRules: () =>
-        deps.evaluator.evaluateAuthorization({ db: op.db, tx: op.tx, scope: op.scope, facts, history: authorizationHistory(op.tx, op.scope.programId, op.scope.nowMs) }),
+        deps.evaluator.evaluateAuthorization({
+          db: op.db,
+          tx: op.tx,
+          scope: op.scope,
+          facts,
+          history: authorizationHistory(op.tx, op.scope.programId, op.scope.nowMs),
+          rules_version: card.rules_version,
+        }),
       availableCents: () => lockedAvailableCents(op, card.issuing_financial_account_token),
     }),
   );

@@ -10,13 +10,14 @@
  * row (which the buckets would copy) fails it.
  */
 import fc from 'fast-check';
+import type { KyselyPlugin } from 'kysely';
 import { expect, it } from 'vitest';
 import { monthlyWindowStartMs } from '../accounts/spend.js';
 import { MS_PER_DAY, MS_PER_HOUR } from '../clock.js';
 import { frozenWallClock } from '../testing/clock.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { authorized, cardOnOwnAccount, moveClock, type Card } from '../testing/transactions.js';
-import { windowSpend, type SpendScope } from './history.js';
+import { accountAndCardSpent, windowSpend, type SpendScope } from './history.js';
 
 type Step =
   | { kind: 'authorize'; card: number; amount: number }
@@ -173,5 +174,28 @@ describeWithDb('spend buckets', () => {
       if (worked.amount_cents !== 0) nonZero++;
     }
     expect(nonZero).toBeGreaterThan(50);
+
+    // What an authorization reads: every window of the account's limits and the card's, in ONE statement.
+    let statements = 0;
+    const counter: KyselyPlugin = { transformQuery: (args) => args.node, transformResult: async (args) => ((statements += 1), args.result) };
+    const card = scopes[0] as Scope;
+    const limited = { daily_spend_limit_cents: LIMIT_CENTS, monthly_spend_limit_cents: LIMIT_CENTS, lifetime_spend_limit_cents: LIMIT_CENTS };
+    const both = await accountAndCardSpent(
+      db.withPlugin(counter),
+      program.programId,
+      { token: account.token, created_ms: 0, ...limited },
+      { token: card.token, created_ms: startMs, spend_limit_cents: LIMIT_CENTS, spend_limit_duration: 'MONTHLY' },
+      nowMs,
+    );
+    expect(statements).toBe(1);
+    expect(both).toEqual({
+      account: {
+        daily_cents: expected(account, nowMs - MS_PER_DAY, Number.MAX_SAFE_INTEGER).amount_cents,
+        monthly_cents: expected(account, monthlyWindowStartMs(nowMs), Number.MAX_SAFE_INTEGER).amount_cents,
+        lifetime_cents: expected(account, 0, Number.MAX_SAFE_INTEGER).amount_cents,
+      },
+      card_cents: expected(card, monthlyWindowStartMs(nowMs), Number.MAX_SAFE_INTEGER).amount_cents,
+    });
+    expect(both.account.lifetime_cents).toBeGreaterThan(both.card_cents);
   }, 120_000);
 });
