@@ -45,8 +45,8 @@ export function declinedFromQuery(exec: Executor, programId: string, financialAc
     .where('status', '=', sql.lit('DECLINED'));
 }
 
-/** Those transfers (`declinedFromQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
-export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
+/** Those transfers (`declinedFromQuery`): that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+export function declinedFrom(exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) {
   const query = declinedFromQuery(exec, programId, financialAccountToken).select(['token', 'created_ms']);
   return rowsAsked(query, 'book_transfers', asked).execute();
 }

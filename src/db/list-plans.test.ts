@@ -153,11 +153,12 @@ describeWithDb('filtered list plans', () => {
   }
 
   /** A financial account's declined movements (its financial transactions) and waiting operations (its close). */
+  const FIRST_CHUNK = { direction: 'desc', after: null, limit: 51 } as const;
   const lookups: Array<{ name: string; table: Table; index: string; read: (exec: Executor) => Promise<unknown> }> = [
     // The declines: one range of the partial index of the account's (migration 0038).
-    { name: 'declined transfers out of an account', table: 'book_transfers', index: 'book_transfers_declined_by_from_financial_account \\(program_id=\\? AND from_financial_account_token=\\?\\)', read: (exec) => bookTransfers.declinedFrom(exec, PROGRAM, 'fa-1') },
-    { name: 'declined payments of an account', table: 'external_payments', index: 'external_payments_declined_by_financial_account \\(program_id=\\? AND financial_account_token=\\?\\)', read: (exec) => externalPayments.declinedOn(exec, PROGRAM, 'fa-1') },
-    { name: 'declined operations on an account', table: 'management_operations', index: 'management_operations_declined_by_financial_account \\(program_id=\\? AND financial_account_token=\\?\\)', read: (exec) => managementOperations.declinedOn(exec, PROGRAM, 'fa-1') },
+    { name: 'declined transfers out of an account', table: 'book_transfers', index: 'book_transfers_declined_by_from_financial_account \\(program_id=\\? AND from_financial_account_token=\\?\\)', read: (exec) => bookTransfers.declinedFrom(exec, PROGRAM, 'fa-1', FIRST_CHUNK) },
+    { name: 'declined payments of an account', table: 'external_payments', index: 'external_payments_declined_by_financial_account \\(program_id=\\? AND financial_account_token=\\?\\)', read: (exec) => externalPayments.declinedOn(exec, PROGRAM, 'fa-1', FIRST_CHUNK) },
+    { name: 'declined operations on an account', table: 'management_operations', index: 'management_operations_declined_by_financial_account \\(program_id=\\? AND financial_account_token=\\?\\)', read: (exec) => managementOperations.declinedOn(exec, PROGRAM, 'fa-1', FIRST_CHUNK) },
     { name: 'an account’s waiting operation', table: 'management_operations', index: 'management_operations_by_status \\(program_id=\\? AND status=\\?\\)', read: (exec) => managementOperations.hasPendingFor(exec, PROGRAM, 'fa-1') },
   ];
   for (const { name, table, index, read } of lookups) {

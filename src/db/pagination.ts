@@ -243,14 +243,14 @@ export function keysetChunk<DB, TB extends keyof DB, O>(query: SelectQueryBuilde
 }
 
 /**
- * What a read of an account's rows of one kind (its declined transfers, say) is asked for: all of
- * them in list order (undefined), the one of a token (a primary-key seek), or a chunk of a walk.
+ * What a read of an account's rows of one kind (its declined transfers, say) is asked for: the one
+ * of a token (a primary-key seek), or a chunk of a walk. Never all of them: an account's rows are
+ * read a bounded chunk at a time.
  */
-export type RowsAsked = string | KeysetWalk | undefined;
+export type RowsAsked = string | KeysetWalk;
 
 /** `query` (whose table is `alias`, with `token` and `created_ms`) narrowed to the rows `asked`. */
 export function rowsAsked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, alias: string, asked: RowsAsked): SelectQueryBuilder<DB, TB, O> {
-  if (asked === undefined) return inListOrder(query);
   if (typeof asked === 'string') return query.where(sql<boolean>`${sql.ref(`${alias}.token`)} = ${asked}`);
   return keysetChunk(query, asked, { created: `${alias}.created_ms`, token: `${alias}.token` });
 }

@@ -48,10 +48,10 @@ export async function transition(
 /**
  * The DECLINED payments of a financial account, for its financial transactions, from
  * `external_payments_declined_by_financial_account` (migration 0038; the status a literal, as the
- * partial index states it): all, that of a token if it is one (a primary-key seek), or a chunk of a
+ * partial index states it): that of a token if it is one (a primary-key seek), or a chunk of a
  * walk (`RowsAsked`).
  */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) {
   const query = exec
     .selectFrom('external_payments')
     .select(['token', 'created_ms', 'payment_type'])

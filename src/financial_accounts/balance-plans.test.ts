@@ -73,11 +73,12 @@ describeWithDb('balance right after a card event: plans', () => {
   it('reads the declined card transactions of a financial account as one range of their partial index', async () => {
     const { kysely } = storage.db;
     const expected = Array.from({ length: TRANSACTIONS }, (_, i) => i).filter((i) => i % 10 === 7 && isDeclined(i)).map(transactionToken);
-    expect((await cardTransactions.declinedOn(kysely, PROGRAM, 'fa-7')).map((row) => row.token)).toEqual(expected);
+    const all = { direction: 'asc', after: null, limit: TRANSACTIONS } as const;
+    expect((await cardTransactions.declinedOn(kysely, PROGRAM, 'fa-7', all)).map((row) => row.token)).toEqual(expected);
     expect((await cardTransactions.declinedOn(kysely, PROGRAM, 'fa-7', transactionToken(1_227))).map((row) => row.token)).toEqual([transactionToken(1_227)]);
     // Approved, or declined on another account: not one of the account's declines.
     for (const i of [1_237, 1_230]) expect(await cardTransactions.declinedOn(kysely, PROGRAM, 'fa-7', transactionToken(i))).toEqual([]);
-    const plan = await pagePlan(kysely, (watched) => cardTransactions.declinedOn(watched, PROGRAM, 'fa-7'));
+    const plan = await pagePlan(kysely, (watched) => cardTransactions.declinedOn(watched, PROGRAM, 'fa-7', all));
     if (engine === 'sqlite') {
       expect(plan).toEqual([expect.stringMatching(/^SEARCH card_transactions USING INDEX card_transactions_declined_by_financial_account \(program_id=\? AND financial_account_token=\?\)$/)]);
     } else {

@@ -114,8 +114,8 @@ export function declinedOnQuery(exec: Executor, programId: string, financialAcco
     .where('status', '=', sql.lit('DECLINED'));
 }
 
-/** Those operations (`declinedOnQuery`): all, that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
+/** Those operations (`declinedOnQuery`): that of a token if it is one (a primary-key seek), or a chunk of a walk (`RowsAsked`). */
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) {
   const query = declinedOnQuery(exec, programId, financialAccountToken).select(['token', 'created_ms', 'direction']);
   return rowsAsked(query, 'management_operations', asked).execute();
 }

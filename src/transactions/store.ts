@@ -248,10 +248,10 @@ export async function eventOnAccountMs(exec: Executor, programId: string, financ
 /**
  * The DECLINED card transactions charged to a financial account (their card's ISSUING account),
  * which its financial transactions show: one range of `card_transactions_declined_by_financial_account`
- * (migration 0033; the status a literal, as the partial index states it); all, that of a token if
+ * (migration 0033; the status a literal, as the partial index states it); that of a token if
  * it is one (one seek, by primary key or in that index), or a chunk of a walk (`RowsAsked`).
  */
-export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked?: RowsAsked) {
+export function declinedOn(exec: Executor, programId: string, financialAccountToken: string, asked: RowsAsked) {
   const query = exec
     .selectFrom('card_transactions')
     .select(['token', 'created_ms', 'merchant_descriptor'])
