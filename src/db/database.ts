@@ -173,10 +173,9 @@ export function openDatabase(url: string | undefined, options: DatabaseOptions):
   const sqlite = engine === 'sqlite' ? openSqliteOrExplain(url, target, options.sqliteCheckpoints) : undefined;
   const dialect = sqlite?.dialect ?? openPostgres(target, options.pgPoolSize ?? 10).dialect;
   const kysely = new Kysely<Database>({ dialect });
-  const groups =
-    engine === 'sqlite'
-      ? new GroupCommitter(kysely, { bindEffects: (tx, effects) => commitEffects.set(tx, effects) })
-      : undefined;
+  const groups = sqlite
+    ? new GroupCommitter(kysely, { connection: sqlite.connection, bindEffects: (tx, effects) => commitEffects.set(tx, effects) })
+    : undefined;
 
   return {
     engine,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, engine, type TestDatabase } from '../testing/harness.js';
 import { openDatabase, type Db, type Tx } from './database.js';
 import { MAX_GROUP_SIZE } from './group-commit.js';
+import { prepared, preparedWrite } from './prepared.js';
 
 describe.skipIf(engine !== 'sqlite')('SQLite group commit', () => {
   let database: TestDatabase;
@@ -105,5 +106,39 @@ describe.skipIf(engine !== 'sqlite')('SQLite group commit', () => {
       db.transaction(async (tx) => (await sql<{ n: number }>`select count(*) as n from gc_parents where id = 'seen-1'`.execute(tx)).rows[0]?.n),
     ]);
     expect(seen[1]).toBe(1);
+  });
+
+  // Prepared statements of a running work go straight to the connection (group-commit.ts `executeCompiled`).
+  const insertPrepared = preparedWrite((db, id: string) => db.insertInto('gc_parents' as never).values({ id } as never));
+  const countPrepared = prepared((db, id: string) =>
+    db.selectFrom('gc_parents' as never).select((eb) => eb.fn.countAll<number>().as('n')).where('id' as never, '=', id as never),
+  );
+
+  it('runs the prepared statements of a work inside its savepoint: a failed write takes them back, alone', async () => {
+    const outcomes = await Promise.allSettled([
+      db.transaction(async (tx) => insertPrepared(tx, 'prepared-1')),
+      db.transaction(async (tx) => {
+        await insertPrepared(tx, 'prepared-2');
+        expect((await countPrepared(tx, 'prepared-2'))[0]).toEqual({ n: 1 });
+        throw new Error('refused');
+      }),
+      db.transaction(async (tx) => insertPrepared(tx, 'prepared-3')),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await parents('prepared-')).toEqual(['prepared-1', 'prepared-3']);
+  });
+
+  it('refuses a statement on a work\'s transaction once the work is over, instead of running it in whatever the connection is in', async () => {
+    let stale: Tx | undefined;
+    await db.transaction(async (tx) => {
+      stale = tx;
+      await insertPrepared(tx, 'stale-1');
+    });
+    await expect(insertPrepared(stale as Tx, 'stale-2')).rejects.toThrow(/already committed/);
+    // Nor while another group holds the connection.
+    await db.transaction(async () => {
+      await expect(insertPrepared(stale as Tx, 'stale-3')).rejects.toThrow(/already committed/);
+    });
+    expect(await parents('stale-')).toEqual(['stale-1']);
   });
 });

@@ -28,9 +28,9 @@
  * would wait for the group it is in. (It already could not: the connection mutex was held by its
  * own transaction before groups existed.)
  */
-import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
+import { CompiledQuery, type ControlledTransaction, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './schema.js';
-import type { Tx } from './database.js';
+import type { Executor, Tx } from './database.js';
 
 /** Works per group: enough to share the pages of a burst of writes, few enough to keep waits short. */
 export const MAX_GROUP_SIZE = 64;
@@ -45,8 +45,27 @@ interface QueuedWork {
 }
 
 export interface GroupCommitOptions {
+  /** The one connection Kysely's driver hands out (sqlite.ts `openSqlite`); see `executeCompiled`. */
+  connection: DatabaseConnection;
   /** Registers the after-commit effects list of a work's transaction (Db.afterCommit reads it). */
   bindEffects(tx: Tx, effects: Array<() => void>): void;
+}
+
+/** The connection of each work's transaction, while its work runs (see `executeCompiled`). */
+const runningWorks = new WeakMap<Executor, DatabaseConnection>();
+
+/**
+ * Runs a compiled query in `exec`. In the transaction of a group's work that is running, it runs
+ * straight on the connection: the group holds Kysely's connection mutex from BEGIN to COMMIT and
+ * runs one work at a time, and SQLite answers synchronously, so nothing else can use the
+ * connection meanwhile, and Kysely's path adds nothing but cost (its transaction executor builds a
+ * new executor and chains six promises per statement: 1.9 µs against 0.8 µs for `select 1`,
+ * about 10 µs of a book transfer's 12 statements). Anywhere else, and in a work's transaction
+ * once its work is over, through Kysely as before (its checks apply).
+ */
+export async function executeCompiled<R>(exec: Executor, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const connection = runningWorks.get(exec);
+  return connection === undefined ? exec.executeQuery(query) : connection.executeQuery<R>(query);
 }
 
 export class GroupCommitter {
@@ -143,30 +162,41 @@ export class GroupCommitter {
    * told. Throws (its caller told) when a savepoint statement itself fails: the group is then lost.
    */
   async #runInSavepoint(group: ControlledTransaction<Database>, queued: QueuedWork): Promise<{ value: unknown } | typeof FAILED> {
-    await tellOnFailure(queued, () => group.executeQuery(SAVEPOINT));
+    const { connection } = this.#options;
+    await tellOnFailure(queued, () => connection.executeQuery(SAVEPOINT));
     const tx = group.withoutPlugins();
     this.#options.bindEffects(tx, queued.effects);
     let value: unknown;
     try {
-      value = await queued.work(tx);
+      value = await runWork(queued, tx, connection);
     } catch (error) {
       queued.reject(error);
-      await group.executeQuery(ROLLBACK_TO_SAVEPOINT);
-      await group.executeQuery(RELEASE_SAVEPOINT);
+      await connection.executeQuery(ROLLBACK_TO_SAVEPOINT);
+      await connection.executeQuery(RELEASE_SAVEPOINT);
       return FAILED;
     }
-    await tellOnFailure(queued, () => group.executeQuery(RELEASE_SAVEPOINT));
+    await tellOnFailure(queued, () => connection.executeQuery(RELEASE_SAVEPOINT));
     return { value };
   }
 }
 
 const FAILED = Symbol('failed');
 
+/** Runs a work; its transaction's statements run straight on the connection meanwhile (`executeCompiled`). */
+async function runWork(queued: QueuedWork, tx: Tx, connection: DatabaseConnection): Promise<unknown> {
+  runningWorks.set(tx, connection);
+  try {
+    return await queued.work(tx);
+  } finally {
+    runningWorks.delete(tx);
+  }
+}
+
 /**
  * A work's savepoint statements, the SQL Kysely's `savepoint('work')`, `rollbackToSavepoint` and
  * `releaseSavepoint` send, compiled once: those build two ControlledTransactions and compile the
- * command on every call (~7 µs a work, a few per cent of a book transfer). The group's own
- * ControlledTransaction runs them instead, on the same connection.
+ * command on every call (~7 µs a work, a few per cent of a book transfer). They run on the
+ * connection the group's transaction holds (see `executeCompiled`).
  */
 const SAVEPOINT = CompiledQuery.raw('savepoint "work"');
 const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to "work"');

@@ -19,10 +19,12 @@
  *   fresh tokens whose INSERT cannot fail but for a bug.
  *
  * The SQL text is the same string each time, so the statement itself is a cached prepared
- * statement too (see sqlite.ts / postgres.ts).
+ * statement too (see sqlite.ts / postgres.ts). In the transaction of a SQLite write they run straight
+ * on the connection, past Kysely's executor (group-commit.ts `executeCompiled`).
  */
 import { CompiledQuery, PostgresAdapter, type Insertable, type Kysely } from 'kysely';
 import type { Executor } from './database.js';
+import { executeCompiled } from './group-commit.js';
 import { deferrable } from './pg-deferred.js';
 import type { Database } from './schema.js';
 
@@ -91,7 +93,7 @@ export function prepared<Args extends unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<Row> },
 ): (exec: Executor, ...args: Args) => Promise<Row[]> {
   const compile = compiler(build);
-  return async (exec, ...args) => (await exec.executeQuery<Row>(compile(exec, args))).rows;
+  return async (exec, ...args) => (await executeCompiled(exec, compile(exec, args))).rows;
 }
 
 /** A prepared INSERT, UPDATE or DELETE: runs it with new arguments and returns how many rows it changed. */
@@ -99,7 +101,7 @@ export function preparedWrite<Args extends unknown[]>(
   build: (db: Kysely<Database>, ...args: Args) => { compile(): CompiledQuery<unknown> },
 ): (exec: Executor, ...args: Args) => Promise<number> {
   const compile = compiler(build);
-  return async (exec, ...args) => Number((await exec.executeQuery(compile(exec, args))).numAffectedRows ?? 0);
+  return async (exec, ...args) => Number((await executeCompiled(exec, compile(exec, args))).numAffectedRows ?? 0);
 }
 
 /**
@@ -119,9 +121,9 @@ export function preparedDeferredWrite<Args extends unknown[]>(
         sql = deferrable(query.sql, 1); // the row count a held statement answers: nominal, nothing reads it
         markedSql.set(query.sql, sql);
       }
-      await exec.executeQuery({ ...query, sql });
+      await executeCompiled(exec, { ...query, sql });
     } else {
-      await exec.executeQuery(query);
+      await executeCompiled(exec, query);
     }
   };
 }
@@ -142,7 +144,7 @@ export function preparedByShape<Row>(
       template = compileTemplate(build(exec, shape, placeholders(args.length)));
       templates.set(key, template);
     }
-    return (await exec.executeQuery<Row>(withArguments(template, args))).rows;
+    return (await executeCompiled(exec, withArguments<Row>(template, args))).rows;
   };
 }
 
@@ -224,5 +226,5 @@ async function insertStatement<T extends keyof Database & string>(
   for (const row of rows) {
     for (const column of columns) values[next++] = (row as Record<string, unknown>)[column] ?? null;
   }
-  await exec.executeQuery(withArguments(template, values));
+  await executeCompiled(exec, withArguments(template, values));
 }

@@ -43,10 +43,10 @@ import { SqliteConnection } from './sqlite-connection.js';
 class ImmediateTransactionDriver extends SqliteDriver {
   readonly #checkpointer: Checkpointer | undefined;
   readonly #connection: SqliteConnection;
-  constructor(database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
+  constructor(connection: SqliteConnection, database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
     super({ database });
     this.#checkpointer = checkpointer;
-    this.#connection = new SqliteConnection(database);
+    this.#connection = connection;
   }
   override async acquireConnection(): Promise<DatabaseConnection> {
     await super.acquireConnection(); // Kysely's mutex: one user of the connection at a time
@@ -90,15 +90,17 @@ class TransactionalDdlAdapter extends SqliteAdapter {
 }
 
 class ImmediateTransactionDialect extends SqliteDialect {
+  readonly #connection: SqliteConnection;
   readonly #database: BetterSqlite3.Database;
   readonly #checkpointer: Checkpointer | undefined;
-  constructor(database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
+  constructor(connection: SqliteConnection, database: BetterSqlite3.Database, checkpointer: Checkpointer | undefined) {
     super({ database });
+    this.#connection = connection;
     this.#database = database;
     this.#checkpointer = checkpointer;
   }
   override createDriver() {
-    return new ImmediateTransactionDriver(this.#database, this.#checkpointer);
+    return new ImmediateTransactionDriver(this.#connection, this.#database, this.#checkpointer);
   }
   override createAdapter() {
     return new TransactionalDdlAdapter();
@@ -247,7 +249,15 @@ function useUnicodeLower(database: BetterSqlite3.Database): void {
   database.function('lower', { deterministic: true }, (value: unknown) => (value === null ? null : String(value).toLowerCase()));
 }
 
-export function openSqlite(filename: string, checkpoints: CheckpointerOptions = {}): { dialect: Dialect; checkpointer: Checkpointer | undefined } {
+/**
+ * Opens the database. `connection` is the one connection the dialect's driver hands out (under
+ * Kysely's mutex): group commit runs its works' statements on it directly while its transaction
+ * holds that mutex (group-commit.ts).
+ */
+export function openSqlite(
+  filename: string,
+  checkpoints: CheckpointerOptions = {},
+): { dialect: Dialect; connection: DatabaseConnection; checkpointer: Checkpointer | undefined } {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   const database = new BetterSqlite3(filename);
   database.pragma('journal_mode = WAL');
@@ -263,7 +273,8 @@ export function openSqlite(filename: string, checkpoints: CheckpointerOptions = 
     database.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer(path.resolve(filename), checkpoints, checkpoints.onError ?? warnOfCheckpointerError);
   }
-  return { dialect: new ImmediateTransactionDialect(database, checkpointer), checkpointer };
+  const connection = new SqliteConnection(database);
+  return { dialect: new ImmediateTransactionDialect(connection, database, checkpointer), connection, checkpointer };
 }
 
 export function isSqliteBusy(error: unknown): boolean {
