@@ -4,8 +4,9 @@
  *
  * For one event: ONE query loads the ACTIVE rules of the stream that apply to the card with their
  * current and draft parameters (store.applicableRules). It is skipped when the program's rules
- * version (one primary-key read, or none when the caller read it with the card) is the one this process last loaded them at for the card: every
- * change to rules or targets, by any process, gives a new version. Each (rule, version) is
+ * version (one primary-key read, or none when the caller read it with the card) is the one this
+ * process last loaded them at for the card: every change to rules or targets, by any process,
+ * gives a new version. Each (rule, version) is
  * compiled once and kept (versions are immutable, so the cache can never be stale). Every current
  * version is evaluated and enforced, every draft version evaluated in shadow; then the event's
  * verdicts, as one *outcome*, add one to that outcome's counter for the day (the per-day aggregate
@@ -14,8 +15,9 @@
  * lock order, docs/architecture.md; `recordOutcomeLast`). History (velocity sums, transaction
  * counts) is read only through the engine's indexed `AuthorizationHistory`, each distinct query at
  * most once per event.
- * So an event costs 2 statements (1 when the caller gives the version) plus its distinct history queries: neither grows with past
- * transactions, and the writes do not grow with the number of rules.
+ * So an event costs 2 statements (1 when the caller gives the version) plus its distinct history
+ * queries: neither grows with past transactions, and the writes do not grow with the number of
+ * rules.
  */
 import crypto from 'node:crypto';
 import { isoTimestamp } from '../clock.js';

@@ -36,8 +36,9 @@ export type CardForAuthorizationRow = CardsTable & {
  * The card with this PAN (by its keyed hash) in the program, its account's limits and state, the
  * status of the account's ISSUING financial account, whether the program requires funds and its
  * Auth Rules version (the program row is read anyway: this saves the evaluator's own read of the
- * version, a statement of ~6 µs of CPU on SQLite, measured in an in-process loop). An unlocked read: on PostgreSQL the service then locks the
- * account and the card (the seam's order); on SQLite the transaction already holds the write lock.
+ * version, a statement of ~6 µs of CPU on SQLite, measured in an in-process loop). An unlocked
+ * read: on PostgreSQL the service then locks the account and the card (the seam's order); on
+ * SQLite the transaction already holds the write lock.
  */
 const selectCardForAuthorization = prepared((db, programId: string, panLookupHash: string) =>
   db
