@@ -6,12 +6,13 @@
  * and any listed difference that no longer occurs, fails.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import * as authRuleCopies from './auth-rule-shapes.js';
 import * as moneyCopies from './money-shapes.js';
 import * as resourceCopies from './resource-shapes.js';
 import { sdkFields, shapeDrift, shapeFields } from './sdk-types.js';
 import { nullable, oneOf, type Shape } from './shapes.js';
 
-const copies = { ...moneyCopies, ...resourceCopies };
+const copies = { ...moneyCopies, ...resourceCopies, ...authRuleCopies };
 
 /** Each copy, the SDK types (as `Lithic.<name>`) it copies, and its deliberate differences (why). */
 const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Record<string, string> }> = {
@@ -80,6 +81,12 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
   EVENT: { shape: copies.EVENT, sdkTypes: ['Event'] },
   EVENT_SUBSCRIPTION: { shape: copies.EVENT_SUBSCRIPTION, sdkTypes: ['EventSubscription'] },
   MESSAGE_ATTEMPT: { shape: copies.MESSAGE_ATTEMPT, sdkTypes: ['MessageAttempt'] },
+  AUTH_RULE: {
+    shape: copies.AUTH_RULE,
+    sdkTypes: ['V2CreateResponse', 'V2RetrieveResponse', 'V2ListResponse', 'V2UpdateResponse', 'V2DraftResponse', 'V2PromoteResponse'].map((name) => `AuthRules.${name}`),
+    deliberate: { 'type: enum value CONDITIONAL_3DS_ACTION not in the SDK type': 'the spec (2.1) types 3DS rules CONDITIONAL_3DS_ACTION; 0.119 says CONDITIONAL_ACTION (reference 01)' },
+  },
+  AUTH_RULE_REPORT: { shape: copies.AUTH_RULE_REPORT, sdkTypes: ['AuthRules.V2RetrieveReportResponse'] },
 };
 
 let sdk: ReturnType<typeof sdkFields>;

@@ -8,6 +8,11 @@
  *
  * A copy may be narrower where JSON is the same: `uuid`, `date`, `date-time` are strings and
  * `integer` is a number, so they match the SDK's `string` and `number`.
+ *
+ * A union (`number | 'DAY' | FixedWindowWeek | …`) is a field of type `union` and, inside it, one
+ * field per variant at `path<name>`: an object variant named by its interface, the others by their
+ * JSON type (string literals together make one `string` enum), so the copy's `union({ name: … })`
+ * is compared variant by variant.
  */
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -24,6 +29,9 @@ type Fields = Map<string, Field>;
 
 const arrayItem = (path: string) => `${path}[]`;
 const member = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+const variant = (path: string, name: string) => `${path}<${name}>`;
+/** Whether `path` is a field inside the field at `outer` (a member, an array's item or a variant). */
+const isInside = (path: string, outer: string) => path.length > outer.length && path.startsWith(outer) && '.[<'.includes(path[outer.length]!);
 
 /** The fields of a hand-kept shape. */
 export function shapeFields(shape: Shape, path = '', fields: Fields = new Map()): Fields {
@@ -52,13 +60,17 @@ function addSpec(fields: Fields, path: string, spec: Spec, optional: boolean, nu
     case 'object':
       fields.set(path, { type: 'object', optional, nullable });
       shapeFields(spec.shape, path, fields);
+      return;
+    case 'union':
+      fields.set(path, { type: 'union', optional, nullable });
+      for (const [name, each] of Object.entries(spec.variants)) addSpec(fields, variant(path, name), each, false);
   }
 }
 
 /**
  * The fields of SDK types, by their name as the SDK's default export spells them
  * (`BookTransferResponse`, `FinancialAccounts.BalanceListResponse`). One compiler run reads them
- * all. A union of object types (an auth rule's parameters) has no shape and is refused.
+ * all.
  */
 export function sdkFields(typeNames: readonly string[]): Map<string, Fields> {
   // A source file that exists only in memory names each type, so the compiler resolves `lithic`
@@ -98,11 +110,26 @@ function addType(checker: ts.TypeChecker, fields: Fields, path: string, type: ts
   const nullable = members.some((each) => (each.flags & ts.TypeFlags.Null) !== 0);
   // An optional property's type includes `undefined`; `optional` already says it.
   const rest = members.filter((each) => (each.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)) === 0);
-  const [single] = rest;
-  const field = (kind: string, values?: string[]) => fields.set(path, { type: kind, optional, nullable, ...(values && { values }) });
-  if (rest.length > 0 && rest.every((each) => (each.flags & ts.TypeFlags.BooleanLike) !== 0)) return void field('boolean');
-  if (rest.length > 0 && rest.every((each) => each.isStringLiteral())) return void field('string', rest.map((each) => (each as ts.StringLiteralType).value));
-  if (rest.length !== 1 || single === undefined) throw new Error(`${path}: a union of ${checker.typeToString(type)} is not a JSON type this reads`);
+  addMembers(checker, fields, path, rest, { optional, nullable });
+}
+
+/** Adds the field at `path` whose type is the union of `members` (none of them null or undefined). */
+function addMembers(checker: ts.TypeChecker, fields: Fields, path: string, members: readonly ts.Type[], flags: { optional: boolean; nullable: boolean }): void {
+  const field = (kind: string, values?: string[]) => fields.set(path, { type: kind, ...flags, ...(values && { values }) });
+  if (members.length > 0 && members.every((each) => (each.flags & ts.TypeFlags.BooleanLike) !== 0)) return void field('boolean');
+  if (members.length > 0 && members.every((each) => each.isStringLiteral())) return void field('string', members.map((each) => (each as ts.StringLiteralType).value));
+  const variants = new Map<string, ts.Type[]>();
+  for (const each of members.length > 1 ? members : []) {
+    const name = variantName(checker, each, path);
+    variants.set(name, [...(variants.get(name) ?? []), each]);
+  }
+  if (variants.size > 1) {
+    field('union');
+    for (const [name, group] of variants) addMembers(checker, fields, variant(path, name), group, { optional: false, nullable: false });
+    return;
+  }
+  const [single] = members;
+  if (members.length !== 1 || single === undefined) throw new Error(`${path}: a union of ${members.map((each) => checker.typeToString(each)).join(' | ')} is not a JSON type this reads`);
   if (single.flags & ts.TypeFlags.String) return void field('string');
   if (single.flags & ts.TypeFlags.Number) return void field('number');
   if (single.flags & ts.TypeFlags.Unknown || single.flags & ts.TypeFlags.Any) return void field('unknown');
@@ -117,6 +144,17 @@ function addType(checker: ts.TypeChecker, fields: Fields, path: string, type: ts
   throw new Error(`${path}: ${checker.typeToString(single)} is not a JSON type this reads`);
 }
 
+/** A union member's variant name: an object's interface name, else its JSON type. */
+function variantName(checker: ts.TypeChecker, type: ts.Type, path: string): string {
+  if (type.flags & ts.TypeFlags.BooleanLike) return 'boolean';
+  if (type.flags & ts.TypeFlags.StringLike) return 'string';
+  if (type.flags & ts.TypeFlags.NumberLike) return 'number';
+  if (checker.isArrayType(type)) return 'array';
+  const name = type.getSymbol()?.getName();
+  if (type.flags & ts.TypeFlags.Object && name !== undefined && !name.startsWith('__')) return name;
+  throw new Error(`${path}: ${checker.typeToString(type)} is an anonymous or unknown variant of a union this cannot name`);
+}
+
 /** Every way the copy's fields differ from the SDK's, one line per difference, in path order. */
 export function shapeDrift(copy: Fields, sdk: Fields): string[] {
   const drift: string[] = [];
@@ -124,7 +162,7 @@ export function shapeDrift(copy: Fields, sdk: Fields): string[] {
   const unmatched: string[] = [];
   const paths = [...new Set([...sdk.keys(), ...copy.keys()])].sort(); // a field sorts before the fields inside it
   for (const path of paths) {
-    if (unmatched.some((outer) => path.startsWith(`${outer}.`) || path.startsWith(`${outer}[]`))) continue;
+    if (unmatched.some((outer) => isInside(path, outer))) continue;
     const [mine, theirs] = [copy.get(path), sdk.get(path)];
     if (mine === undefined || theirs === undefined || mine.type !== theirs.type) unmatched.push(path);
     if (mine === undefined || theirs === undefined) {

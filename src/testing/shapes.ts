@@ -7,7 +7,10 @@
  * A shape maps each key to its spec; a key ending in `?` is optional (it may be absent). A spec is
  * a primitive (`string`, `integer`, `number`, `boolean`; `uuid`, `date`, `date-time` are strings
  * in that format; `any-object` is an object whatever its keys), `oneOf(…)`, `arrayOf(spec)`,
- * `object(shape)` or `nullable(spec)`.
+ * `object(shape)`, `nullable(spec)` or `union({ name: spec, … })`: a value that matches one of the
+ * variants. A variant is named as the SDK's union names it (sdk-types.ts pairs them by name): an
+ * object by its interface (`VelocityLimitParams`), anything else by its JSON type (`string`,
+ * `number`, `boolean`, `array`).
  */
 type Primitive = 'string' | 'uuid' | 'date' | 'date-time' | 'integer' | 'number' | 'boolean' | 'any-object';
 export type Spec =
@@ -15,13 +18,15 @@ export type Spec =
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'array'; of: Spec }
   | { kind: 'object'; shape: Shape }
-  | { kind: 'nullable'; of: Spec };
+  | { kind: 'nullable'; of: Spec }
+  | { kind: 'union'; variants: { readonly [name: string]: Spec } };
 export type Shape = { readonly [key: string]: Spec };
 
 export const oneOf = (...values: string[]): Spec => ({ kind: 'enum', values });
 export const arrayOf = (of: Spec): Spec => ({ kind: 'array', of });
 export const object = (shape: Shape): Spec => ({ kind: 'object', shape });
 export const nullable = (of: Spec): Spec => ({ kind: 'nullable', of });
+export const union = (variants: { readonly [name: string]: Spec }): Spec => ({ kind: 'union', variants });
 
 const FORMATS: Record<'uuid' | 'date' | 'date-time', RegExp> = {
   uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
@@ -51,7 +56,25 @@ function specProblems(value: unknown, spec: Spec, path: string): string[] {
       return Array.isArray(value) ? value.flatMap((item, index) => specProblems(item, spec.of, `${path}[${index}]`)) : [`${path}: ${describeValue(value)} is not an array`];
     case 'object':
       return shapeProblems(value, spec.shape, path);
+    case 'union':
+      return unionProblems(value, spec.variants, path);
   }
+}
+
+/**
+ * None when `value` matches a variant; else one line naming each variant's problems, leaving out
+ * the variants of another JSON type when some are of the value's own (their problems lie inside it).
+ */
+function unionProblems(value: unknown, variants: { readonly [name: string]: Spec }, path: string): string[] {
+  const byVariant: Array<[string, string[]]> = [];
+  for (const [name, variant] of Object.entries(variants)) {
+    const problems = specProblems(value, variant, path);
+    if (problems.length === 0) return [];
+    byVariant.push([name, problems]);
+  }
+  const sameType = byVariant.filter(([, problems]) => problems.every((problem) => !problem.startsWith(`${path}: `)));
+  const shown = (sameType.length > 0 ? sameType : byVariant).map(([name, problems]) => `${name} (${problems.join('; ')})`);
+  return [`${path}: matches no variant: ${shown.join(', ')}`];
 }
 
 /** Every difference between `value` and `shape` (empty when it conforms), each naming its path. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrayOf, jsonStructure, nullable, object, oneOf, shapeProblems, type Shape } from './shapes.js';
+import { arrayOf, jsonStructure, nullable, object, oneOf, shapeProblems, union, type Shape } from './shapes.js';
 
 const SHAPE: Shape = {
   token: 'uuid',
@@ -60,6 +60,26 @@ describe('shapeProblems', () => {
     expect(shapeProblems({ ...VALID, events: {} }, SHAPE)).toEqual(['events: object is not an array']);
     expect(shapeProblems({ ...VALID, payload: [] }, SHAPE)).toEqual(['payload: array is not an object']);
     expect(shapeProblems({ ...VALID, latitude: '40.7' }, SHAPE)).toEqual(['latitude: string is not a number']);
+  });
+});
+
+describe('shapeProblems of a union', () => {
+  const PERIOD: Shape = {
+    period: union({ number: 'integer', string: oneOf('DAY', 'WEEK'), Week: object({ type: oneOf('WEEK'), 'day_of_week?': 'integer' }), Custom: object({ type: oneOf('CUSTOM'), duration: 'integer' }) }),
+  };
+
+  it('accepts a value that matches any one variant', () => {
+    for (const period of [60, 'DAY', { type: 'WEEK' }, { type: 'WEEK', day_of_week: 3 }, { type: 'CUSTOM', duration: 10 }]) expect(shapeProblems({ period }, PERIOD)).toEqual([]);
+  });
+
+  it('refuses one that matches none, naming the problems of each variant of its JSON type (or all when none is)', () => {
+    expect(shapeProblems({ period: { type: 'CUSTOM' } }, PERIOD)).toEqual([
+      'period: matches no variant: Week (period.type: "CUSTOM" is not one of WEEK), Custom (period.duration: is missing)',
+    ]);
+    expect(shapeProblems({ period: 'HOUR' }, PERIOD)).toEqual([
+      'period: matches no variant: number (period: "HOUR" is not an integer), string (period: "HOUR" is not one of DAY, WEEK), ' +
+        'Week (period: string is not an object), Custom (period: string is not an object)',
+    ]);
   });
 });
 
