@@ -1,10 +1,11 @@
 /**
  * The black-box shapes tests' runner: for each resource, every step that makes or changes one (or
  * reads it) answers its shape (shapes.ts), and some step answers each key the shape declares, so
- * an optional key no answer ever carries is seen too.
+ * an optional key no answer ever carries is seen too; where the shape has unions, some step answers
+ * each of their variants.
  */
 import { describe, expect, it } from 'vitest';
-import { shapeProblems, type Shape } from './shapes.js';
+import { shapeProblems, unionVariants, unionVariantsTaken, type Shape } from './shapes.js';
 
 /** Each step by its name, giving the answers it got (at least one). */
 export type Steps = Record<string, () => Promise<unknown[]>>;
@@ -13,6 +14,7 @@ export function describeShapeSteps(table: ReadonlyArray<{ resource: string; shap
   for (const { resource, shape, steps } of table) {
     describe(resource, () => {
       const seenKeys = new Set<string>();
+      const seenVariants = new Set<string>();
       for (const [step, produce] of Object.entries(steps)) {
         it(step, async () => {
           const answers = await produce();
@@ -20,6 +22,7 @@ export function describeShapeSteps(table: ReadonlyArray<{ resource: string; shap
           for (const answer of answers) {
             expect(shapeProblems(answer, shape), JSON.stringify(answer)).toEqual([]);
             for (const key of Object.keys(answer as object)) seenKeys.add(key);
+            for (const variant of unionVariantsTaken(answer, shape)) seenVariants.add(variant);
           }
         });
       }
@@ -27,6 +30,12 @@ export function describeShapeSteps(table: ReadonlyArray<{ resource: string; shap
         const declared = Object.keys(shape).map((key) => key.replace(/\?$/, ''));
         expect(declared.filter((key) => !seenKeys.has(key))).toEqual([]);
       });
+      const variants = unionVariants(shape);
+      if (variants.length > 0) {
+        it('answers every variant of its unions in some step', () => {
+          expect(variants.filter((variant) => !seenVariants.has(variant))).toEqual([]);
+        });
+      }
     });
   }
 }

@@ -38,6 +38,9 @@ function describeValue(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
+const member = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function specProblems(value: unknown, spec: Spec, path: string): string[] {
   if (typeof spec === 'string') {
     if (spec === 'integer') return Number.isInteger(value) ? [] : [`${path}: ${JSON.stringify(value)} is not an integer`];
@@ -81,7 +84,7 @@ function unionProblems(value: unknown, variants: { readonly [name: string]: Spec
 export function shapeProblems(value: unknown, shape: Shape, path = ''): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path || '(root)'}: ${describeValue(value)} is not an object`];
   const record = value as Record<string, unknown>;
-  const at = (key: string) => (path === '' ? key : `${path}.${key}`);
+  const at = (key: string) => member(path, key);
   const problems: string[] = [];
   const declared = new Set<string>();
   for (const [declaration, spec] of Object.entries(shape)) {
@@ -96,6 +99,51 @@ export function shapeProblems(value: unknown, shape: Shape, path = ''): string[]
   }
   for (const key of Object.keys(record)) if (!declared.has(key)) problems.push(`${at(key)}: is not declared`);
   return problems;
+}
+
+/** Each variant of each union in `shape`, as `path<name>` (an array's items at `path[]`), nested ones too. */
+export function unionVariants(shape: Shape): string[] {
+  return variantsIn(object(shape), '');
+}
+
+function variantsIn(spec: Spec, path: string): string[] {
+  if (typeof spec === 'string' || spec.kind === 'enum') return [];
+  switch (spec.kind) {
+    case 'nullable':
+      return variantsIn(spec.of, path);
+    case 'array':
+      return variantsIn(spec.of, `${path}[]`);
+    case 'object':
+      return Object.entries(spec.shape).flatMap(([key, each]) => variantsIn(each, member(path, key.replace(/\?$/, ''))));
+    case 'union':
+      return Object.entries(spec.variants).flatMap(([name, each]) => [`${path}<${name}>`, ...variantsIn(each, `${path}<${name}>`)]);
+  }
+}
+
+/** The variants of `unionVariants(shape)` that `value` takes: at each union in it, every variant its part there matches. */
+export function unionVariantsTaken(value: unknown, shape: Shape): string[] {
+  return variantsTaken(value, object(shape), '');
+}
+
+function variantsTaken(value: unknown, spec: Spec, path: string): string[] {
+  if (typeof spec === 'string' || spec.kind === 'enum') return [];
+  switch (spec.kind) {
+    case 'nullable':
+      return value === null ? [] : variantsTaken(value, spec.of, path);
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((item) => variantsTaken(item, spec.of, `${path}[]`)) : [];
+    case 'object': {
+      if (!isRecord(value)) return [];
+      return Object.entries(spec.shape).flatMap(([declaration, each]) => {
+        const key = declaration.replace(/\?$/, '');
+        return key in value ? variantsTaken(value[key], each, member(path, key)) : [];
+      });
+    }
+    case 'union':
+      return Object.entries(spec.variants)
+        .filter(([, each]) => specProblems(value, each, path).length === 0)
+        .flatMap(([name, each]) => [`${path}<${name}>`, ...variantsTaken(value, each, `${path}<${name}>`)]);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { arrayOf, jsonStructure, nullable, object, oneOf, shapeProblems, union, type Shape } from './shapes.js';
+import { arrayOf, jsonStructure, nullable, object, oneOf, shapeProblems, union, unionVariants, unionVariantsTaken, type Shape } from './shapes.js';
 
 const SHAPE: Shape = {
   token: 'uuid',
@@ -80,6 +80,20 @@ describe('shapeProblems of a union', () => {
       'period: matches no variant: number (period: "HOUR" is not an integer), string (period: "HOUR" is not one of DAY, WEEK), ' +
         'Week (period: string is not an object), Custom (period: string is not an object)',
     ]);
+  });
+});
+
+describe('unionVariants and unionVariantsTaken', () => {
+  const RULE: Shape = {
+    'version?': nullable(object({ parameters: union({ Block: object({ conditions: arrayOf(object({ value: union({ string: 'string', array: arrayOf('string') }) })) }), Lock: object({ merchants: arrayOf('string') }) }) })),
+  };
+
+  it('lists every variant of every union, nested ones by their path, and those a value takes', () => {
+    expect(unionVariants(RULE)).toEqual(['version.parameters<Block>', 'version.parameters<Block>.conditions[].value<string>', 'version.parameters<Block>.conditions[].value<array>', 'version.parameters<Lock>']);
+    const block = { version: { parameters: { conditions: [{ value: ['a'] }, { value: ['b'] }] } } };
+    expect(unionVariantsTaken(block, RULE)).toEqual(['version.parameters<Block>', 'version.parameters<Block>.conditions[].value<array>', 'version.parameters<Block>.conditions[].value<array>']);
+    expect(unionVariantsTaken({ version: null }, RULE)).toEqual([]);
+    expect(unionVariantsTaken({ version: { parameters: { merchants: 'x' } } }, RULE)).toEqual([]);
   });
 });
 
