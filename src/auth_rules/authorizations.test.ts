@@ -113,6 +113,30 @@ describeWithDb('Auth Rules on authorizations', () => {
     expect((await authorize(client, card, { amount: 1_000 })).status).toBe('PENDING');
   });
 
+  it('a VELOCITY_LIMIT on count limits $0 authorizations, which count as every approved authorization does; balance inquiries and credits neither count nor are limited', async () => {
+    const { client, card } = await fresh('velocity zero');
+    await enforcedRule(client, velocityLimit({ limit_count: 1, period: { type: 'DAY' } }, { card_tokens: [card.token] }, 'one a day'));
+    const other = async (status: 'BALANCE_INQUIRY' | 'CREDIT_AUTHORIZATION', amount: number) =>
+      (await client.transactions.retrieve((await client.transactions.simulateAuthorization({ amount, descriptor: 'SHOP', pan: card.pan as string, status })).token as string)).status;
+    expect((await authorize(client, card, { amount: 0 })).status).toBe('PENDING');
+    expect(await other('BALANCE_INQUIRY', 0)).toBe('SETTLED');
+    expect(await other('CREDIT_AUTHORIZATION', 500)).toBe('PENDING');
+    // The $0 authorization was the one the limit allows: the next, of any amount, would be the second.
+    const second = await authorize(client, card, { amount: 0 });
+    expect(second.status).toBe('DECLINED');
+    expect(second.events?.[0]?.rule_results[0]).toMatchObject({ name: 'one a day', result: 'CARD_SPEND_LIMIT_EXCEEDED' });
+    expect((await authorize(client, card, { amount: 100 })).status).toBe('DECLINED');
+    expect(await other('BALANCE_INQUIRY', 0)).toBe('SETTLED');
+  });
+
+  it('a VELOCITY_LIMIT on amount leaves a $0 authorization alone, even with the window full', async () => {
+    const { client, card } = await fresh('velocity zero amount');
+    await enforcedRule(client, velocityLimit({ limit_amount: 1_000 }, { card_tokens: [card.token] }));
+    expect((await authorize(client, card, { amount: 1_000 })).status).toBe('PENDING');
+    expect((await authorize(client, card, { amount: 0 })).status).toBe('PENDING');
+    expect((await authorize(client, card, { amount: 1 })).status).toBe('DECLINED');
+  });
+
   it('a VELOCITY_LIMIT with include_pan_entry_modes counts only authorizations made that way', async () => {
     const { client } = await fresh('velocity pan entry');
     const card = await client.cards.create({ type: 'VIRTUAL', pin: Buffer.from('4321').toString('base64') });

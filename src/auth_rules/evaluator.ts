@@ -297,6 +297,7 @@ export function authorizationInput(facts: AuthorizationFacts, history: Authoriza
       card_token: facts.card.token,
       account_token: facts.card.account_token,
       amount_cents: facts.amount_cents,
+      counts_as_spend: facts.counts_as_spend,
       now_ms: facts.now_ms,
       merchant: facts.merchant,
       pan_entry_mode: facts.pan_entry_mode,

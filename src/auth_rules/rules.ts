@@ -11,8 +11,10 @@
  *   here) does not list: the result is DECLINED, and the explanation says it was a challenge.
  * - VELOCITY_LIMIT: DECLINED when this authorization would push the card's or account's approved
  *   spend in the window above `limit_amount`, or their number above `limit_count`. An
- *   authorization the filters leave out (MCC, country, PAN entry mode), or that is not a debit (amount ≤ 0), does
- *   not count towards the window, so the rule approves it without looking at history.
+ *   authorization the filters leave out (MCC, country, PAN entry mode), or that does not count as
+ *   spend (a balance inquiry, a credit), does not count towards the window, so the rule approves it
+ *   without looking at history. A $0 debit authorization counts (the history counts it), so
+ *   `limit_count` limits it; adding nothing, it never goes over `limit_amount`.
  * - MERCHANT_LOCK: the merchant must match an entry (every field the entry gives, exactly);
  *   otherwise DECLINED.
  *
@@ -45,6 +47,8 @@ interface AuthorizationInput {
   card_token: string;
   account_token: string;
   amount_cents: number;
+  /** Approved, it counts as spend (engine/rules-seam.ts `AuthorizationFacts`). */
+  counts_as_spend: boolean;
   now_ms: number;
   merchant: { acceptor_id: string; descriptor: string; mcc: string; country: string };
   pan_entry_mode: string;
@@ -101,7 +105,7 @@ function velocityRule(parameters: VelocityLimitParameters): CompiledRule {
   const where = `${parameters.scope === 'CARD' ? 'Card' : 'Account'} spend in ${describePeriod(parameters.period)}`;
   return async ({ authorization }) => {
     invariant(authorization, 'VELOCITY_LIMIT rules run on the AUTHORIZATION stream');
-    if (authorization.amount_cents <= 0 || !countsTowardsVelocity(parameters.filters, authorization)) return APPROVED_VERDICT;
+    if (!authorization.counts_as_spend || !countsTowardsVelocity(parameters.filters, authorization)) return APPROVED_VERDICT;
     const spent = await authorization.approvedSpend({
       scope: parameters.scope,
       token: parameters.scope === 'CARD' ? authorization.card_token : authorization.account_token,
@@ -110,7 +114,7 @@ function velocityRule(parameters: VelocityLimitParameters): CompiledRule {
       filters: parameters.filters,
     });
     const amount = spent.amount_cents + authorization.amount_cents;
-    if (limitAmount !== null && amount > limitAmount) {
+    if (limitAmount !== null && authorization.amount_cents > 0 && amount > limitAmount) {
       return { decision: 'DECLINED', result: 'CARD_SPEND_LIMIT_EXCEEDED', explanation: `${where} would be ${amount} cents, above the limit of ${limitAmount}` };
     }
     if (limitCount !== null && spent.count + 1 > limitCount) {

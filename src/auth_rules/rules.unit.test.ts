@@ -164,7 +164,7 @@ describe('velocity limits', () => {
     expect(fake.spendQueries).toEqual([{ scope: 'ACCOUNT', token: 'account-1', since_ms: NOW - 3_600_000, until_ms: NOW + 1, filters }]);
   });
 
-  it('an authorization the filters leave out, or that is not a debit, does not count and is approved without a history query', async () => {
+  it('an authorization the filters leave out, or that does not count as spend, does not count and is approved without a history query', async () => {
     const grocery = { merchant: { mcc: '5411', country: 'USA' }, pan_entry_mode: 'ECOMMERCE' };
     expect(countsTowardsVelocity({ include_mccs: ['5411'] }, { ...grocery, merchant: { mcc: '5999', country: 'USA' } })).toBe(false);
     expect(countsTowardsVelocity({ exclude_mccs: ['5411'] }, grocery)).toBe(false);
@@ -175,8 +175,17 @@ describe('velocity limits', () => {
     expect(countsTowardsVelocity({ include_mccs: ['5411'], include_countries: ['USA'], exclude_mccs: null, include_pan_entry_modes: null }, grocery)).toBe(true);
     const fake = fakeHistory({ amount_cents: 1_000_000, count: 100 });
     expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1, filters: { exclude_mccs: ['5411'] } }), {}, fake.history)).decision).toBe('APPROVED');
-    expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1 }), { amount_cents: -500 }, fake.history)).decision).toBe('APPROVED');
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1 }), { amount_cents: -500, counts_as_spend: false }, fake.history)).decision).toBe('APPROVED');
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1 }), { amount_cents: 0, counts_as_spend: false }, fake.history)).decision).toBe('APPROVED');
     expect(fake.spendQueries).toEqual([]);
+  });
+
+  it('a $0 authorization that counts as spend is limited by limit_count, never by limit_amount', async () => {
+    const full = fakeHistory({ amount_cents: 5_000, count: 1 });
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 1 }), { amount_cents: 0 }, full.history)).decision).toBe('DECLINED');
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_count: 2 }), { amount_cents: 0 }, full.history)).decision).toBe('APPROVED');
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_amount: 1_000 }), { amount_cents: 0 }, full.history)).decision).toBe('APPROVED');
+    expect((await run('VELOCITY_LIMIT', velocity({ limit_amount: 1_000 }), { amount_cents: 1 }, full.history)).decision).toBe('DECLINED');
   });
 });
 

@@ -44,6 +44,11 @@ export interface AuthorizationFacts {
   };
   /** TRANSACTION_AMOUNT: the authorization amount including the acquirer fee, in cents. */
   amount_cents: number;
+  /**
+   * Approved, it would count as spend (`AuthorizationHistory.approvedSpend` counts it): a debit
+   * authorization, of any amount ($0 too); not a balance inquiry or a credit. Velocity limits count it.
+   */
+  counts_as_spend: boolean;
   /** CASH_AMOUNT, in cents (0 when none). */
   cash_amount_cents: number;
   merchant: {

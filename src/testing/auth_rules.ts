@@ -60,6 +60,7 @@ export function authorizationFacts(card: { token: string; account_token: string 
     transaction_token: crypto.randomUUID(),
     card: { token: card.token, account_token: card.account_token, state: 'OPEN', pin_status: 'NOT_SET' },
     amount_cents: 1_000,
+    counts_as_spend: true,
     cash_amount_cents: 0,
     merchant: { acceptor_id: 'ACME-1', descriptor: 'ACME STORE', mcc: '5411', country: 'USA', currency: 'USD' },
     pan_entry_mode: 'ECOMMERCE',

@@ -86,6 +86,15 @@ function isCreditKind(kind: string): boolean {
   return CREDIT_KINDS.includes(kind);
 }
 
+/**
+ * Whether an approved message of this kind counts as spend (history.ts: spend limits, velocity
+ * counts): the debit authorizations, AUTHORIZATION and FINANCIAL_AUTHORIZATION, whatever their
+ * amount (a $0 one too); never a balance inquiry or a credit.
+ */
+export function countsAsSpend(kind: string): boolean {
+  return kind === 'AUTHORIZATION' || kind === 'FINANCIAL_AUTHORIZATION';
+}
+
 /** +1 for debit kinds, −1 for credit kinds. */
 export function signOf(kind: string): 1 | -1 {
   return isCreditKind(kind) ? -1 : 1;

@@ -236,7 +236,7 @@ interface Opening {
 async function recordOpening(op: Operation, card: FoundCard, opening: Opening, decision: lifecycle.Decision): Promise<store.TransactionRow> {
   const effect = lifecycle.open(opening.kind, opening.magnitude_cents, decision, op.scope.nowMs);
   assertAmounts(opening.kind, effect.amounts);
-  const countsAsSpend = decision.approved && (opening.kind === 'AUTHORIZATION' || opening.kind === 'FINANCIAL_AUTHORIZATION');
+  const countsAsSpend = decision.approved && lifecycle.countsAsSpend(opening.kind);
   const amounts = effect.amounts;
   const merchant = merchantColumns(opening.merchant);
   const row: store.TransactionRow = {
@@ -447,6 +447,7 @@ function authorizationFacts(card: FoundCard, opening: Opening, body: SimulateAut
     transaction_token: opening.token,
     card: { token: card.token, account_token: card.account_token, state: card.state, pin_status: card.pin_status },
     amount_cents: lifecycle.signOf(opening.kind) * opening.magnitude_cents,
+    counts_as_spend: lifecycle.countsAsSpend(opening.kind),
     cash_amount_cents: 0,
     merchant: {
       acceptor_id: merchant.merchant_acceptor_id,
