@@ -1,11 +1,13 @@
 /**
  * Events, event subscriptions and their message attempts answer exactly the SDK 0.119 types: each answer that makes,
  * changes or reads one is checked against its shape copied from the type
- * (testing/resource-shapes.ts, itself checked against the SDK by testing/sdk-shapes.unit.test.ts).
+ * (testing/resource-shapes.ts, itself checked against the SDK by testing/sdk-shapes.unit.test.ts);
+ * a subscription's secret against Events.SubscriptionRetrieveSecretResponse (testing/reply-shapes.ts).
  */
 import Lithic from 'lithic';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { SUBSCRIPTION_SECRET } from '../testing/reply-shapes.js';
 import { EVENT, EVENT_SUBSCRIPTION, MESSAGE_ATTEMPT } from '../testing/resource-shapes.js';
 import { describeShapeSteps } from '../testing/shape-steps.js';
 import { receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
@@ -48,6 +50,21 @@ describeWithDb('events, event subscriptions and message attempts answer the SDK 
             await client.events.subscriptions.retrieve(some.token),
             ...(await client.events.subscriptions.list({ page_size: 100 })).data,
           ];
+        },
+      },
+    },
+    {
+      resource: 'event subscription secret',
+      shape: SUBSCRIPTION_SECRET,
+      steps: {
+        'new, rotated, of a disabled subscription': async () => {
+          const subscription = await client.events.subscriptions.create({ url: `${receiver.url}/secret` });
+          const first = await client.events.subscriptions.retrieveSecret(subscription.token);
+          await client.events.subscriptions.rotateSecret(subscription.token);
+          const rotated = await client.events.subscriptions.retrieveSecret(subscription.token);
+          expect(rotated.secret).not.toBe(first.secret);
+          await client.events.subscriptions.update(subscription.token, { url: `${receiver.url}/secret`, disabled: true });
+          return [first, rotated, await client.events.subscriptions.retrieveSecret(subscription.token)];
         },
       },
     },

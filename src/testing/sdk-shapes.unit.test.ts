@@ -8,11 +8,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as authRuleCopies from './auth-rule-shapes.js';
 import * as moneyCopies from './money-shapes.js';
+import * as replyCopies from './reply-shapes.js';
 import * as resourceCopies from './resource-shapes.js';
 import { sdkFields, shapeDrift, shapeFields } from './sdk-types.js';
 import { nullable, oneOf, type Shape } from './shapes.js';
 
-const copies = { ...moneyCopies, ...resourceCopies, ...authRuleCopies };
+const copies = { ...moneyCopies, ...resourceCopies, ...authRuleCopies, ...replyCopies };
 
 /** Each copy, the SDK types (as `Lithic.<name>`) it copies, and its deliberate differences (why). */
 const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Record<string, string> }> = {
@@ -87,6 +88,32 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
     deliberate: { 'type: enum value CONDITIONAL_3DS_ACTION not in the SDK type': 'the spec (2.1) types 3DS rules CONDITIONAL_3DS_ACTION; 0.119 says CONDITIONAL_ACTION (reference 01)' },
   },
   AUTH_RULE_REPORT: { shape: copies.AUTH_RULE_REPORT, sdkTypes: ['AuthRules.V2RetrieveReportResponse'] },
+  ACCOUNT_HOLDER_REPLY: {
+    shape: copies.ACCOUNT_HOLDER_REPLY,
+    sdkTypes: ['AccountHolderUpdateResponse.KYBKYCPatchResponse', 'AccountHolderSimulateEnrollmentReviewResponse'],
+    deliberate: Object.fromEntries(
+      ['status', 'verification_application.status'].map((path) => [
+        `${path}: enum value PENDING_REVIEW not in the SDK type`,
+        'a KYB_BASIC holder waits in PENDING_REVIEW (reference 02), and can be patched meanwhile',
+      ]),
+    ),
+  },
+  ACCOUNT_HOLDER_PATCHED: { shape: copies.ACCOUNT_HOLDER_PATCHED, sdkTypes: ['AccountHolderUpdateResponse.PatchResponse'] },
+  SUBSCRIPTION_SECRET: { shape: copies.SUBSCRIPTION_SECRET, sdkTypes: ['Events.SubscriptionRetrieveSecretResponse'] },
+  SIMULATED_TRANSACTION: {
+    shape: copies.SIMULATED_TRANSACTION,
+    sdkTypes: [
+      'TransactionSimulateAuthorizationResponse',
+      'TransactionSimulateAuthorizationAdviceResponse',
+      'TransactionSimulateCreditAuthorizationAdviceResponse',
+      'TransactionSimulateReturnResponse',
+    ],
+  },
+  SIMULATED_EVENT: {
+    shape: copies.SIMULATED_EVENT,
+    sdkTypes: ['TransactionSimulateClearingResponse', 'TransactionSimulateVoidResponse', 'TransactionSimulateReturnReversalResponse'],
+  },
+  SIMULATED_THREE_DS_AUTHENTICATION: { shape: copies.SIMULATED_THREE_DS_AUTHENTICATION, sdkTypes: ['ThreeDS.AuthenticationSimulateResponse'] },
 };
 
 let sdk: ReturnType<typeof sdkFields>;
