@@ -6,6 +6,7 @@ import {
   AccountHolder,
   AccountHolderCreated,
   AccountHolderPatched,
+  AccountHolderReply,
   CreateAccountHolderBody,
   EnrollmentReviewBody,
   ListAccountHoldersQuery,
@@ -75,12 +76,12 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'checked as on create (400 naming the path, nothing changed); an entity_token that is not one of the holder’s in that ' +
           'role is a 422. Only ACCEPTED and PENDING_REVIEW holders can be updated (a REJECTED one is final: 422). No ' +
           'verification runs again: the information changes, the status stays; verification_application.updated moves to the ' +
-          'program clock when something changed. The KYB and KYC patches answer the whole holder (as retrieve), the legacy ' +
-          'patch the PatchResponse.',
+          'program clock when something changed. The KYB and KYC patches answer the whole holder as retrieve shows it but ' +
+          'without entity_token in its people and businesses (SDK KYBKYCPatchResponse), the legacy patch the PatchResponse.',
         tags,
         params: TokenParams('account_holder_token'),
         body: UpdateAccountHolderBody,
-        response: { 200: Type.Union([AccountHolder, AccountHolderPatched]) },
+        response: { 200: Type.Union([AccountHolderReply, AccountHolderPatched]) },
       },
     },
     async (request, reply) =>
@@ -102,10 +103,11 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Simulate an enrollment review',
         description:
           'Decides a holder pending review (KYB_BASIC): ACCEPTED, or REJECTED with status_reasons. ' +
-          'A holder that is not pending review is refused (422).',
+          'A holder that is not pending review is refused (422). Answers the holder as retrieve shows it but without ' +
+          'entity_token in its people and businesses (SDK AccountHolderSimulateEnrollmentReviewResponse).',
         tags: ['Simulation'],
         body: EnrollmentReviewBody,
-        response: { 200: AccountHolder },
+        response: { 200: AccountHolderReply },
       },
     },
     async (request, reply) => commit(request, reply, (tx) => service.simulateEnrollmentReview(db, tx, request.scope, request.body)),

@@ -308,6 +308,26 @@ export const AccountHolder = Type.Object(
 );
 export type AccountHolder = Static<typeof AccountHolder>;
 
+const PersonReply = Type.Omit(PersonResponse, ['entity_token']);
+const BusinessEntityReply = Type.Omit(BusinessEntityResponse, ['entity_token']);
+/**
+ * The KYB and KYC patches' answer and the enrollment review's (SDK 0.119 KYBKYCPatchResponse,
+ * AccountHolderSimulateEnrollmentReviewResponse): the whole holder, its people and businesses
+ * without their entity_token (those types declare none; retrieve and list show them).
+ */
+export const AccountHolderReply = Type.Object(
+  {
+    ...AccountHolder.properties,
+    individual: Type.Optional(PersonReply),
+    business_entity: Type.Optional(BusinessEntityReply),
+    control_person: Type.Optional(PersonReply),
+    beneficial_owner_individuals: Type.Optional(Type.Array(PersonReply)),
+    beneficial_owner_entities: Type.Optional(Type.Array(BusinessEntityReply)),
+  },
+  { description: 'Account holder, without entity tokens' },
+);
+export type AccountHolderReply = Static<typeof AccountHolderReply>;
+
 /**
  * Lithic's SDK sizes this list's pages with `limit`; the contract names every list's `page_size`.
  * Either is taken (not both), with the same bounds and default (50).

@@ -33,6 +33,7 @@ import type {
   AccountHolder,
   AccountHolderCreated,
   AccountHolderPatched,
+  AccountHolderReply,
   BusinessEntity,
   BusinessEntityInput,
   CreateAccountHolderBody,
@@ -311,6 +312,24 @@ export function toApi(row: store.AccountHolderRow): AccountHolder {
   };
 }
 
+/** An entity (a person or a business) without its entity token. */
+function withoutEntityToken<T extends { entity_token: string }>({ entity_token: _entityToken, ...fields }: T): Omit<T, 'entity_token'> {
+  return fields;
+}
+
+/** The holder as the KYB and KYC patches and the enrollment review answer it: its people and businesses without their entity tokens. */
+function toReply(holder: AccountHolder): AccountHolderReply {
+  const { individual, business_entity: business, control_person: control, beneficial_owner_individuals: owners, beneficial_owner_entities: entities, ...rest } = holder;
+  return {
+    ...rest,
+    ...(individual ? { individual: withoutEntityToken(individual) } : {}),
+    ...(business ? { business_entity: withoutEntityToken(business) } : {}),
+    ...(control ? { control_person: withoutEntityToken(control) } : {}),
+    ...(owners ? { beneficial_owner_individuals: owners.map(withoutEntityToken) } : {}),
+    ...(entities ? { beneficial_owner_entities: entities.map(withoutEntityToken) } : {}),
+  };
+}
+
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateAccountHolderBody): Promise<AccountHolderCreated> {
   const { row: fields, governmentIds, individualIdDigits } = enrollment(body, scope.nowMs);
   if (fields.business_account_token !== null) await checkBusinessAccount(tx, scope.programId, fields.business_account_token);
@@ -385,7 +404,7 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListAccou
  * never before the holder's last change (a PATCH by a request that saw a moved clock may have made
  * it; the row is locked, so one committing meanwhile is seen); a REJECTED holder's account is closed.
  */
-export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: ProgramScope, body: EnrollmentReviewBody): Promise<AccountHolder> {
+export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: ProgramScope, body: EnrollmentReviewBody): Promise<AccountHolderReply> {
   const token = body.account_holder_token;
   if (token === undefined) throw new InvalidRequestError('account_holder_token: is required');
   const decision = requestedReview(body);
@@ -401,7 +420,7 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: Pro
   if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope, holder.account_token);
   const decidedHolder = await get(tx, scope, token);
   await emitVerification(tx, scope, decidedHolder);
-  return decidedHolder;
+  return toReply(decidedHolder);
 }
 
 /** The legacy patch's answer (SDK PatchResponse): the holder's contact details, an individual's names, a business's legal name, and its address. */
@@ -443,7 +462,8 @@ function patchedGovernmentIds(secrets: Secrets, stored: string | null, changes: 
  * checks it) and keeps its status; `updated` stamps (and the account_holder.updated event) move to
  * the program clock when something changed, never before the holder's last change (a request that
  * saw a moved clock may have made it; the row is locked, so one committing meanwhile is seen).
- * The KYB and KYC patches answer the whole holder, the legacy patch its PatchResponse.
+ * The KYB and KYC patches answer the whole holder without its entity tokens (SDK
+ * KYBKYCPatchResponse), the legacy patch its PatchResponse.
  */
 export async function update(
   db: Db,
@@ -452,7 +472,7 @@ export async function update(
   secrets: Secrets,
   token: string,
   body: UpdateAccountHolderBody,
-): Promise<AccountHolder | AccountHolderPatched> {
+): Promise<AccountHolderReply | AccountHolderPatched> {
   const holder = await store.lock(db, tx, requestScope.programId, token);
   if (!holder) throw notFound('account holder', token);
   const scope = actingOn(requestScope, holder.updated_ms);
@@ -478,5 +498,5 @@ export async function update(
     row = { ...holder, ...stamped };
     await emitEvent(tx, scope.programId, 'account_holder.updated', toApi(row), scope.nowMs);
   }
-  return variant === 'LEGACY' ? toPatched(row) : toApi(row);
+  return variant === 'LEGACY' ? toPatched(row) : toReply(toApi(row));
 }

@@ -113,3 +113,11 @@ export async function acceptedAccountToken(client: Lithic): Promise<string> {
   const holder = await enroll(client, kycBody());
   return holder.account_token;
 }
+
+const ENTITY_ROLES = new Set(['individual', 'business_entity', 'control_person', 'beneficial_owner_individuals', 'beneficial_owner_entities']);
+/** A holder as the KYB and KYC patches and the enrollment review answer it: its people and businesses without their entity_token. */
+export function withoutEntityTokens<T extends object>(holder: T): T {
+  const untokened = (entity: object) => Object.fromEntries(Object.entries(entity).filter(([key]) => key !== 'entity_token'));
+  const entries = Object.entries(holder).map(([key, value]) => [key, !ENTITY_ROLES.has(key) ? value : Array.isArray(value) ? value.map(untokened) : untokened(value as object)]);
+  return Object.fromEntries(entries) as T;
+}
