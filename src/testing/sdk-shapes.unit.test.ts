@@ -1,9 +1,9 @@
 /**
- * The hand-kept response shapes (testing/money-shapes.ts, testing/resource-shapes.ts) are what
- * the `lithic` 0.119 SDK's types declare, read from its .d.ts files by the TypeScript compiler
- * (testing/sdk-types.ts): same keys, optionality, nullability, JSON types and enum values. Where a
- * copy deliberately differs, the difference is listed below with its reason, so any other drift,
- * and any listed difference that no longer occurs, fails.
+ * The hand-kept response shapes (testing/money-shapes.ts, resource-shapes.ts, auth-rule-shapes.ts,
+ * reply-shapes.ts) are what the `lithic` 0.119 SDK's types declare, read from its .d.ts files by
+ * the TypeScript compiler (testing/sdk-types.ts): same keys, optionality, nullability, JSON types,
+ * enum values and union variants. Where a copy deliberately differs, the difference is listed below
+ * with its reason, so any other drift, and any listed difference that no longer occurs, fails.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as authRuleCopies from './auth-rule-shapes.js';
