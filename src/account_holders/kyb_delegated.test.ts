@@ -207,7 +207,7 @@ describeWithDb('KYB_DELEGATED account holders', () => {
       ['owners not a list', withField(full, 'beneficial_owner_individuals', full.control_person), 'beneficial_owner_individuals: must be array'],
       ['tos_timestamp', withField(full, 'tos_timestamp', 'yesterday'), 'tos_timestamp: must be a valid date-time'],
       ['nature_of_business empty', withField(full, 'nature_of_business', ''), 'nature_of_business: must NOT have fewer than 1 characters'],
-      ['website', withField(full, 'website_url', 'not a url'), 'website_url: must be a valid uri'],
+      ['website', withField(full, 'website_url', 'not a url'), 'website_url: must be an http:// or https:// URL naming a host'],
       ['external_id empty', withField(full, 'external_id', ''), 'external_id: must NOT have fewer than 1 characters'],
       ['NUL character', withField(minimal, 'business_entity.legal_business_name', 'Acme\u0000'), 'business_entity.legal_business_name: must not contain the NUL character (U+0000)'],
       // Fields of other variants, and of later SDKs (naics_code), are not KYB_DELEGATED's.

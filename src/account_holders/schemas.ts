@@ -7,7 +7,7 @@
  * The schemas check structure, types and lengths; content rules (US addresses, E.164 phones,
  * SSN/EIN formats, dates of birth) are in rules.ts, with messages that explain the rule.
  */
-import { DateTime, EmptyOrVisibleText, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, type Static } from '../http/schemas.js';
+import { DateTime, EmptyOrVisibleText, ShapeChosenBy, StrictObject, StringEnum, Type, Uuid, VisibleText, WEB_URL_PATTERN, type Static } from '../http/schemas.js';
 
 const KYB_WORKFLOWS = ['KYB_BASIC', 'KYB_BYO'] as const;
 const KYB_DELEGATED = 'KYB_DELEGATED';
@@ -131,8 +131,8 @@ export const DelegatedBusinessEntityInput = businessEntityInput('optional');
 export type BusinessEntityInput = Static<typeof DelegatedBusinessEntityInput>;
 
 const ExternalId = Type.Optional(VisibleText(MAX_TEXT, 'Your identifier for the holder; not blank, no control characters'));
-const NatureOfBusiness = Type.String({ minLength: 1, maxLength: 1024 });
-const WebsiteUrl = Type.String({ format: 'uri', maxLength: 2048 });
+const NatureOfBusiness = VisibleText(1024, 'What the business does: not blank, no control characters');
+const WebsiteUrl = Type.String({ format: 'uri', pattern: WEB_URL_PATTERN, maxLength: 2048, description: 'The business’s website: an http:// or https:// URL naming a host' });
 const BeneficialOwnerIndividuals = Type.Array(KybPersonInput, { maxItems: MAX_BENEFICIAL_OWNERS });
 
 export const KybBody = StrictObject({

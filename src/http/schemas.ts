@@ -25,6 +25,9 @@ export const VISIBLE_TEXT_PATTERN = '^[^\\S\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\
  */
 export const EMPTY_OR_VISIBLE_TEXT_PATTERN = `^$|${VISIBLE_TEXT_PATTERN}`;
 
+/** A web page's address: http:// or https:// and a host (with `format: 'uri'`: a `javascript:` or `https://` alone is not one). */
+export const WEB_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@\\s]+(?:[/?#].*)?$';
+
 /** A name or label a client gives (a holder's name, a nickname): 1 to `maxLength` characters that show something. */
 export function VisibleText(maxLength: number, description = 'Not blank, no control characters') {
   return Type.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT_PATTERN, description });

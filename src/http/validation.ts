@@ -13,7 +13,7 @@ import addFormatsPlugin from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HookHandlerDoneFunction } from 'fastify';
 import { InvalidRequestError } from '../errors.js';
 import { maskCardNumbers } from '../logger.js';
-import { EMPTY_OR_VISIBLE_TEXT_PATTERN, VISIBLE_TEXT_PATTERN } from './schemas.js';
+import { EMPTY_OR_VISIBLE_TEXT_PATTERN, VISIBLE_TEXT_PATTERN, WEB_URL_PATTERN } from './schemas.js';
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
 
@@ -73,6 +73,7 @@ export function fieldPath(instancePath: string, extra?: string): string {
 const PATTERN_MEANINGS: ReadonlyMap<string, string> = new Map([
   [VISIBLE_TEXT_PATTERN, 'must contain a character other than white space, and no control characters'],
   [EMPTY_OR_VISIBLE_TEXT_PATTERN, 'must be empty, or contain a character other than white space, and no control characters'],
+  [WEB_URL_PATTERN, 'must be an http:// or https:// URL naming a host'],
 ]);
 
 export function describeValidationError(error: ErrorObject, context: string | undefined): string {
