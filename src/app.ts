@@ -4,7 +4,8 @@
  *
  *   onRequest   request id header, then authentication (API key → program scope and its clock),
  *               except on routes marked `config: { public: true }` (/openapi.json)
- *   validation  a body sent to a write that takes none is refused; no U+0000 or lone surrogate
+ *   validation  a body sent to a write that takes none is refused, so is a query parameter sent
+ *               to a route that takes none; no U+0000 or lone surrogate
  *               anywhere (PostgreSQL text cannot hold them), no `__proto__`/`constructor` key, no
  *               nesting past 32 levels; tokens lower-cased; comma-separated array queries split;
  *               then the route's TypeBox schema (bodies strict; query strings coerced)
@@ -38,7 +39,7 @@ import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.
 import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, integerQueryParameters, lowerCaseTokens, refuseBody, refuseLooseIntegers, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, integerQueryParameters, lowerCaseTokens, refuseBody, refuseLooseIntegers, refuseQuery, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -110,6 +111,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
     }
     if (route.schema?.body === undefined && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(String(route.method))) {
       route.preValidation = [...[route.preValidation ?? []].flat(), refuseBody];
+    }
+    if (route.schema?.querystring === undefined && !(route.config as { public?: boolean } | undefined)?.public) {
+      route.preValidation = [...[route.preValidation ?? []].flat(), refuseQuery];
     }
     if (!(route.config as { public?: boolean } | undefined)?.public) {
       route.onRequest = [...[route.onRequest ?? []].flat(), authenticateRequest];

@@ -161,6 +161,25 @@ describeWithDb('HTTP layer', () => {
     await expectErrorResponse(response, 400, /^body: this operation takes no body/);
   });
 
+  it('answers a query parameter sent to an operation that takes none with 400 naming it (it would be ignored), and changes nothing', async () => {
+    const { client, apiKey } = context.program;
+    const account = (await client.accounts.list()).data[0];
+    if (account === undefined) throw new Error('a program has its default account');
+    const patch = await context.server.request('PATCH', `/v1/accounts/${account.token}?state=CLOSED`, { apiKey, body: '{"daily_spend_limit": 1}' });
+    await expectErrorResponse(patch, 400, /^state: is not a recognised field \(this operation takes no query parameters\)$/);
+    expect(await client.accounts.retrieve(account.token)).toEqual(account);
+    const subscription = await client.events.subscriptions.create({ url: 'https://example.com/hooks' });
+    const secret = await client.events.subscriptions.retrieveSecret(subscription.token);
+    for (const [method, path] of [
+      ['GET', `/v1/accounts/${account.token}?with_holder=true`],
+      ['POST', `/v1/event_subscriptions/${subscription.token}/secret/rotate?secret=x`],
+      ['GET', `/v1/event_subscriptions/${subscription.token}?with_content=true`],
+    ] as const) {
+      await expectErrorResponse(await context.server.request(method, path, { apiKey }), 400, /^(with_holder|secret|with_content): is not a recognised field/);
+    }
+    expect(await client.events.subscriptions.retrieveSecret(subscription.token)).toEqual(secret);
+  });
+
   it('answers a body that is not an object with 400 where the body is optional too (no body at all is an empty one)', async () => {
     const { token } = await context.program.client.financialAccounts.create({ nickname: 'kept', type: 'OPERATING' });
     for (const body of ['null', '[]', '7']) {
@@ -241,12 +260,12 @@ describeWithDb('HTTP layer', () => {
 
   it('logs one completion line per request with its id, method, path (no query), status and duration', async () => {
     const token = '00000000-0000-4000-8000-000000000000';
-    const response = await context.server.request('GET', `/v1/financial_accounts/${token}?q=1`, { apiKey: context.program.apiKey });
-    expect(response.status).toBe(404);
+    const response = await context.server.request('GET', `/v1/financial_accounts?page_size=1&ending_before=${token}`, { apiKey: context.program.apiKey });
+    expect(response.status).toBe(400);
     const id = response.headers.get('x-request-id');
     const lines = context.server.logs().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     const completed = lines.find((line) => line.reqId === id && line.msg === 'request completed');
-    expect(completed).toMatchObject({ req: { method: 'GET', url: `/v1/financial_accounts/${token}` }, res: { statusCode: 404 } });
+    expect(completed).toMatchObject({ req: { method: 'GET', url: '/v1/financial_accounts' }, res: { statusCode: 400 } });
     expect(completed?.responseTime).toEqual(expect.any(Number));
   });
 

@@ -261,6 +261,16 @@ export function rejectUnsafeInput(request: FastifyRequest, _reply: FastifyReply,
 }
 
 /**
+ * preValidation for an operation that takes no query parameters: one sent anyway would go unread (a
+ * `PATCH /v1/accounts/{token}?state=CLOSED` would answer 200 and close nothing), so it is a 400
+ * naming it, as an unknown field of a list's query is.
+ */
+export async function refuseQuery(request: { query: unknown }): Promise<void> {
+  const [field] = Object.keys((request.query ?? {}) as object);
+  if (field !== undefined) throw new InvalidRequestError(`${maskCardNumbers(field)}: is not a recognised field (this operation takes no query parameters)`);
+}
+
+/**
  * preValidation for a write that takes no body: a body sent anyway would go unread (a `recover` with
  * `{"begin": …}` in it would recover everything), so it is a 400. No body, an empty one, or `{}`
  * is none.
