@@ -154,6 +154,28 @@ describeWithDb('body token as idempotency key', () => {
         expect(await snapshot(resource)).toEqual(before);
       });
 
+      it("refuses an external bank account's token with 400, changing nothing: its micro-deposits, sent once funded, would join the transaction", async () => {
+        const { client } = context.program;
+        const unfunded = await newAccount(client, 'unfunded');
+        const bankAccount = await client.externalBankAccounts.create({
+          owner: 'Jo',
+          owner_type: 'INDIVIDUAL',
+          account_number: String(crypto.randomInt(1e9, 1e10)),
+          country: 'USA',
+          currency: 'USD',
+          routing_number: '011000015',
+          type: 'CHECKING',
+          verification_method: 'MICRO_DEPOSIT',
+          financial_account_token: unfunded,
+        });
+        expect(bankAccount.verification_state).toBe('INSUFFICIENT_FUNDS');
+        const before = await snapshot(resource);
+        const refused = await post(resource, creates[resource](bankAccount.token), crypto.randomUUID());
+        expect(refused.status).toBe(400);
+        expect(JSON.parse(refused.text).message).toMatch(new RegExp(`^token: '${bankAccount.token}' is already the token of an external bank account`));
+        expect(await snapshot(resource)).toEqual(before);
+      });
+
       it('concurrent requests with one token, some with headers, create exactly one', async () => {
         const token = crypto.randomUUID();
         const body = creates[resource](token);

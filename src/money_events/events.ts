@@ -10,6 +10,7 @@ import type { Db, Executor } from '../db/database.js';
 import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound } from '../errors.js';
 import { CURRENCY, SystemAccount } from '../ledger/ledger.js';
+import * as externalBankAccounts from '../external_bank_accounts/store.js';
 import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
 import type { MoneyEventsTable } from './tables.js';
@@ -56,13 +57,18 @@ export async function append(exec: Executor, programId: string, transactionToken
 /**
  * The token of a new transaction: the client's (Lithic's create calls accept one, and it becomes the
  * resource's token) or a fresh one. A client token already taken by another transaction of this
- * program is a 400; a repeat of the same create is answered earlier, by the idempotency layer.
+ * program is a 400, and so is an external bank account's: its micro-deposits are a transaction of
+ * that token (sent later when its funding account lacked the funds), which would join the new one.
+ * A repeat of the same create is answered earlier, by the idempotency layer.
  */
 export async function newTransactionToken(exec: Executor, programId: string, clientToken: string | undefined): Promise<string> {
   if (clientToken === undefined) return newToken();
   // A card transaction's token too: the ledger groups an account's journals into transactions by token.
   if ((await store.exists(exec, programId, clientToken)) || (await cardTransactions.exists(exec, programId, clientToken))) {
     throw new InvalidRequestError(`token: '${clientToken}' is already the token of another transaction`);
+  }
+  if ((await externalBankAccounts.find(exec, programId, clientToken)) !== undefined) {
+    throw new InvalidRequestError(`token: '${clientToken}' is already the token of an external bank account, whose micro-deposits are a transaction of that token`);
   }
   return clientToken;
 }
