@@ -61,6 +61,22 @@ describeWithDb('ledger', () => {
     expect(await verifyProgramLedger(db.kysely, context.program.programId)).toEqual({ discrepancies: [], entries_sum_cents: 0 });
   });
 
+  it('keeps a balance row stamped by its latest movement when one stamped earlier commits after it (a request that read the clock before a move), as its history reads it', async () => {
+    const { db } = context.server.server;
+    const { client, programId } = context.program;
+    const account = (await client.financialAccounts.create({ nickname: 'straggled', type: 'OPERATING' })).token;
+    const nowMs = Date.now();
+    const latest = transfer(reserve, account, 500);
+    await db.transaction((tx) => post(tx, programId, latest, nowMs + 10 * 86_400_000));
+    const [afterLatest] = (await client.financialAccounts.balances.list(account)).data;
+    // The straggler: stamped by the clock its request read before the clock moved, committed after.
+    await db.transaction((tx) => post(tx, programId, transfer(reserve, account, 200), nowMs));
+    const [now] = (await client.financialAccounts.balances.list(account)).data;
+    expect(now).toMatchObject({ available_amount: 700, updated: afterLatest?.updated, last_transaction_token: latest.transaction_token, last_transaction_event_token: latest.event_token });
+    const [throughLatest] = (await client.financialAccounts.balances.list(account, { balance_date: afterLatest?.updated })).data;
+    expect(now).toEqual(throughLatest);
+  });
+
   it('writes nothing when the transaction that posts fails', async () => {
     const { db } = context.server.server;
     const before = await getBalances(db.kysely, context.program.programId, [operating, reserve]);

@@ -119,6 +119,10 @@ const applyBalanceDeltasStatement = preparedByShape<Balance & { financial_accoun
   const tokens = Array.from({ length: count }, (_, index) => args[1 + CHANGE_FIELDS.length * index] as string);
   const availableDelta = changeOf('available_cents');
   const pendingDelta = changeOf('pending_cents');
+  // A touched row keeps the stamp of its latest movement: one stamped earlier that commits later (its
+  // request read the clock before a move) adds its amounts, as its entries count at their time.
+  const latest = (field: 'last_transaction_token' | 'last_transaction_event_token' | 'updated_ms') =>
+    sql<never>`case when ${changeOf('updated_ms')} >= ${sql.ref('balances.updated_ms')} or ${sql.ref('balances.last_transaction_token')} is null then ${changeOf(field)} else ${sql.ref(`balances.${field}`)} end`;
   const locked = lockedInOrder(db, programId, tokens);
   return (
     db
@@ -127,9 +131,9 @@ const applyBalanceDeltasStatement = preparedByShape<Balance & { financial_accoun
       .set({
         available_cents: sql`available_cents + ${availableDelta}`,
         pending_cents: sql`pending_cents + ${pendingDelta}`,
-        last_transaction_token: changeOf('last_transaction_token'),
-        last_transaction_event_token: changeOf('last_transaction_event_token'),
-        updated_ms: changeOf('updated_ms'),
+        last_transaction_token: latest('last_transaction_token'),
+        last_transaction_event_token: latest('last_transaction_event_token'),
+        updated_ms: latest('updated_ms'),
       })
       .where('balances.program_id', '=', programId)
       .where(sql<boolean>`${sql.ref('balances.financial_account_token')} = ${changeOf('financial_account_token')}`)
@@ -166,7 +170,8 @@ export interface BalanceChange {
 
 /**
  * Applies each change to its account's balance row and answers the rows as updated, in token
- * order. An account missing from the answer has no row, or its change would take an amount past
+ * order. A row's stamp (updated, last transaction and event) stays that of its latest movement by
+ * program time, as its history through now reads it. An account missing from the answer has no row, or its change would take an amount past
  * Number.MAX_SAFE_INTEGER cents (its row is then unchanged).
  */
 export async function applyBalanceDeltas(exec: Executor, programId: string, changes: readonly BalanceChange[]): Promise<UpdatedBalance[]> {
