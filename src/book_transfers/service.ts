@@ -76,17 +76,19 @@ export function transferMovement(row: store.BookTransferRow, eventToken: string,
   };
 }
 
-export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateBookTransferBody): Promise<BookTransfer> {
-  const { programId, nowMs } = scope;
+export async function create(db: Db, tx: Tx, requestScope: ProgramScope, body: CreateBookTransferBody): Promise<BookTransfer> {
+  const { programId } = requestScope;
   const from = body.from_financial_account_token;
   const to = body.to_financial_account_token;
   if (from === to) throw new InvalidRequestError('to_financial_account_token: must differ from from_financial_account_token');
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueMoney(db, tx, scope, [from, to]);
+  await applyDueMoney(db, tx, requestScope, [from, to]);
   const { balances, suspense } = await lockMovementBalances(tx, programId, [
     { token: from, field: 'from_financial_account_token' },
     { token: to, field: 'to_financial_account_token', suspenseIfClosed: body.on_closed_account === 'USE_SUSPENSE' },
   ]);
+  const scope = actingOn(requestScope, ledger.lastMovedMs(balances));
+  const { nowMs } = scope;
   const approved = ledger.availableCents(balances, from) >= body.amount;
   const row: store.BookTransferRow = {
     program_id: programId,

@@ -206,11 +206,13 @@ async function progress(tx: Tx, scope: ProgramScope, row: Row, to: 'SETTLED' | '
   return current;
 }
 
-export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateExternalPaymentBody): Promise<ExternalPayment> {
-  const { programId, nowMs } = scope;
+export async function create(db: Db, tx: Tx, requestScope: ProgramScope, body: CreateExternalPaymentBody): Promise<ExternalPayment> {
+  const { programId } = requestScope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueMoney(db, tx, scope, [body.financial_account_token]);
+  await applyDueMoney(db, tx, requestScope, [body.financial_account_token]);
   const balances = await lockOpenBalances(tx, programId, [{ token: body.financial_account_token, field: 'financial_account_token' }]);
+  const scope = actingOn(requestScope, ledger.lastMovedMs(balances));
+  const { nowMs } = scope;
   const approved = body.payment_type === 'DEPOSIT' || ledger.availableCents(balances, body.financial_account_token) >= body.amount;
   const row: Row = {
     program_id: programId,

@@ -107,6 +107,18 @@ export function balanceAmounts(balance: Balance) {
   };
 }
 
+/**
+ * When the latest of the locked balances last moved (or was opened): a movement decided on them is
+ * stamped no earlier (programs/scope.ts `actingOn`), though its request read the program clock
+ * before a move that a movement since was stamped by; else its entries would change the accounts'
+ * history before that movement.
+ */
+export function lastMovedMs(locked: ReadonlyMap<string, Balance>): number {
+  let latestMs = 0;
+  for (const balance of locked.values()) latestMs = Math.max(latestMs, balance.updated_ms);
+  return latestMs;
+}
+
 /** The available funds of a financial account whose balance `lockBalances` returned. */
 export function availableCents(locked: ReadonlyMap<string, Balance>, financialAccountToken: string): number {
   const balance = locked.get(financialAccountToken);

@@ -127,12 +127,13 @@ const accountOf = (row: { financial_account_token: string }, suspenseIfClosed = 
 const settled = (row: Row) => ({ status: 'SETTLED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: row.amount_cents }) as const;
 const declined = { status: 'DECLINED', result: 'DECLINED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
 
-export async function create(db: Db, tx: Tx, scope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
-  const { programId, nowMs } = scope;
+export async function create(db: Db, tx: Tx, requestScope: ProgramScope, body: CreateManagementOperationBody): Promise<ManagementOperation> {
+  const { programId } = requestScope;
   const token = await newTransactionToken(tx, programId, body.token);
-  await applyDueMoney(db, tx, scope, [body.financial_account_token]);
+  await applyDueMoney(db, tx, requestScope, [body.financial_account_token]);
   const suspenseIfClosed = body.on_closed_account === 'USE_SUSPENSE' && body.direction === 'CREDIT';
   const { balances, suspense } = await lockMovementBalances(tx, programId, accountOf(body, suspenseIfClosed));
+  const { nowMs } = actingOn(requestScope, ledger.lastMovedMs(balances));
 
   let row: Row = {
     program_id: programId,

@@ -1,0 +1,48 @@
+/**
+ * A create (book transfer, external payment, management operation) whose request read the program
+ * clock before a move, and that commits after a movement stamped by the moved clock on its
+ * account, is stamped when that movement was, not before it: the account's history up to then
+ * stays as it was read.
+ */
+import { expect, it } from 'vitest';
+import { MS_PER_DAY } from '../clock.js';
+import * as bookTransfers from '../book_transfers/service.js';
+import * as externalPayments from '../external_payments/service.js';
+import * as managementOperations from '../management_operations/service.js';
+import type { Tx } from '../db/database.js';
+import type { ProgramScope } from '../programs/scope.js';
+import { describeWithDb, useTestServer } from '../testing/harness.js';
+import { fund, newAccount } from '../testing/money.js';
+
+describeWithDb('a create by a request that read the clock before a move', () => {
+  const context = useTestServer();
+
+  type Create = (scope: ProgramScope, account: string, other: string, today: string) => (tx: Tx) => Promise<{ token: string; created: string }>;
+  const creates: Record<'book_transfer' | 'external_payment' | 'management_operation', Create> = {
+    book_transfer: (scope, account, other) => (tx) =>
+      bookTransfers.create(context.server.server.db, tx, scope, { amount: 20, category: 'TRANSFER', type: 'TRANSFER', subtype: 'x', from_financial_account_token: account, to_financial_account_token: other }),
+    external_payment: (scope, account, _other, today) => (tx) =>
+      externalPayments.create(context.server.server.db, tx, scope, { amount: 20, category: 'EXTERNAL_ACH', effective_date: today, financial_account_token: account, payment_type: 'WITHDRAWAL' }),
+    management_operation: (scope, account, _other, today) => (tx) =>
+      managementOperations.create(context.server.server.db, tx, scope, { amount: 20, category: 'MANAGEMENT_FEE', direction: 'DEBIT', effective_date: today, event_type: 'CASH_BACK', financial_account_token: account }),
+  };
+
+  it.each(Object.keys(creates) as Array<keyof typeof creates>)('a %s is stamped no earlier than its account’s last movement', async (resource) => {
+    const program = await context.server.newProgram(resource);
+    const { client } = program;
+    const [account, other] = [await newAccount(client, 'a'), await newAccount(client, 'b')];
+    // The straggler's clock: the one its request read before the move.
+    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
+    await client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + 10 * MS_PER_DAY).toISOString() } });
+    await fund(client, account, 1_000);
+    const [funded] = (await client.financialAccounts.balances.list(account)).data;
+    const { db } = context.server.server;
+    const straggler = await db.transaction(creates[resource](before, account, other, new Date(before.nowMs).toISOString().slice(0, 10)));
+    expect(Date.parse(straggler.created)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+    const [beforeFunding] = (await client.financialAccounts.balances.list(account, { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() })).data;
+    expect(beforeFunding).toMatchObject({ available_amount: 0 });
+    const [now] = (await client.financialAccounts.balances.list(account)).data;
+    expect(now).toMatchObject({ available_amount: 980, last_transaction_token: straggler.token });
+    expect(Date.parse(now?.updated as string)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+  });
+});
