@@ -133,17 +133,20 @@ export async function create(db: Db, tx: Tx, requestScope: ProgramScope, body: C
 export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, memo: string | undefined): Promise<BookTransfer> {
   const row = await store.find(tx, requestScope.programId, token);
   if (!row) throw notFound('book transfer', token);
-  const scope = actingOn(requestScope, row.updated_ms);
-  const { programId, nowMs } = scope;
-  if ((await store.markReversed(tx, programId, token, nowMs)) === 0) {
-    const current = await store.find(tx, programId, token);
-    throw new UnprocessableError(`book transfer '${token}' is ${current?.status ?? row.status}; only a SETTLED transfer can be reversed`);
-  }
-  await applyDueMoney(db, tx, scope, [row.from_financial_account_token, row.to_financial_account_token]);
-  await lockOpenBalances(tx, programId, [
+  const { programId } = requestScope;
+  const refuse = (status: string) => new UnprocessableError(`book transfer '${token}' is ${status}; only a SETTLED transfer can be reversed`);
+  if (row.status !== 'SETTLED') throw refuse(row.status);
+  const afterRow = actingOn(requestScope, row.updated_ms);
+  await applyDueMoney(db, tx, afterRow, [row.from_financial_account_token, row.to_financial_account_token]);
+  // Its balances before the transfer (as its create locked them): never stamped before their last movement.
+  const balances = await lockOpenBalances(tx, programId, [
     { token: row.from_financial_account_token, field: 'from_financial_account_token' },
     ...(row.credit_in_suspense === 1 ? [] : [{ token: row.to_financial_account_token, field: 'to_financial_account_token' }]),
   ]);
+  const { nowMs } = actingOn(afterRow, ledger.lastMovedMs(balances));
+  if ((await store.markReversed(tx, programId, token, nowMs)) === 0) {
+    throw refuse((await store.find(tx, programId, token))?.status ?? row.status);
+  }
   const event = await append(
     tx,
     programId,

@@ -262,8 +262,10 @@ export async function act(db: Db, tx: Tx, requestScope: ProgramScope, token: str
   if (!row) throw notFound('external payment', token);
   assertCan(row, action);
   assertDatedInOrder((await eventsOf(tx, requestScope.programId, [token])).get(token) ?? [], body.effective_date);
-  const scope = actingOn(requestScope, row.updated_ms);
-  await applyDueMoney(db, tx, scope, [row.financial_account_token]);
+  const afterRow = actingOn(requestScope, row.updated_ms);
+  await applyDueMoney(db, tx, afterRow, [row.financial_account_token]);
+  // Nor before its account's last movement (ledger.lastMovedMs).
+  const scope = actingOn(afterRow, ledger.lastMovedMs(await ledger.lockExistingBalances(tx, afterRow.programId, [row.financial_account_token])));
   let updated: Row;
   switch (action) {
     case 'settle':

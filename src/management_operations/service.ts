@@ -308,7 +308,7 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   // Read again: the due job may have just settled or declined it.
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);
-  const { nowMs } = actingOn(requestScope, row.updated_ms);
+  const afterRow = actingOn(requestScope, row.updated_ms);
   if (row.status !== 'SETTLED' && row.status !== 'PENDING') {
     throw new UnprocessableError(`management operation '${token}' is ${row.status}; only a SETTLED or PENDING operation can be reversed`);
   }
@@ -317,11 +317,13 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   if (row.status === 'SETTLED' && body.effective_date < row.effective_date) {
     throw new UnprocessableError(`effective_date: must be on or after ${row.effective_date}, the effective_date of the operation; got ${body.effective_date}`);
   }
+  // Money moves back: its balance locked first (as the create locked it), never stamped before its last movement.
+  const movesBack = row.status === 'SETTLED' && row.credit_in_suspense === 0;
+  const { nowMs } = movesBack ? actingOn(afterRow, ledger.lastMovedMs(await lockOpenBalances(tx, programId, accountOf(row)))) : afterRow;
   const reversed = { status: 'REVERSED', result: 'APPROVED', pending_amount_cents: 0, settled_amount_cents: 0 } as const;
   if ((await store.transition(tx, programId, token, row.status, reversed, nowMs)) === 0) {
     throw new UnprocessableError(`management operation '${token}' was changed by a concurrent request; only a SETTLED or PENDING operation can be reversed`);
   }
-  if (row.status === 'SETTLED' && row.credit_in_suspense === 0) await lockOpenBalances(tx, programId, accountOf(row));
   const event = await append(
     tx,
     programId,

@@ -4,6 +4,7 @@
  * account, is stamped when that movement was, not before it: the account's history up to then
  * stays as it was read.
  */
+import type Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import * as bookTransfers from '../book_transfers/service.js';
@@ -12,7 +13,7 @@ import * as managementOperations from '../management_operations/service.js';
 import type { Tx } from '../db/database.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
-import { fund, newAccount } from '../testing/money.js';
+import { bookTransfer, fund, newAccount } from '../testing/money.js';
 
 describeWithDb('a create by a request that read the clock before a move', () => {
   const context = useTestServer();
@@ -44,5 +45,49 @@ describeWithDb('a create by a request that read the clock before a move', () => 
     const [now] = (await client.financialAccounts.balances.list(account)).data;
     expect(now).toMatchObject({ available_amount: 980, last_transaction_token: straggler.token });
     expect(Date.parse(now?.updated as string)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+  });
+});
+
+describeWithDb('an action by a request that read the clock before a move', () => {
+  const context = useTestServer();
+  const db = () => context.server.server.db;
+
+  type Act = (scope: ProgramScope, token: string, today: string) => (tx: Tx) => Promise<{ token: string; updated: string }>;
+  /** Each resource: made (before the move) on `account`, and its action that moves money. */
+  const actions: Record<string, { make: (client: Lithic, account: string, other: string, today: string) => Promise<string>; act: Act }> = {
+    'book transfer reverse': {
+      make: async (client, account, other) => (await bookTransfer(client, account, other, 20)).token,
+      act: (scope, token) => (tx) => bookTransfers.reverse(db(), tx, scope, token, undefined),
+    },
+    'external payment release': {
+      make: async (client, account, _other, today) =>
+        (await client.externalPayments.create({ amount: 20, category: 'EXTERNAL_ACH', effective_date: today, financial_account_token: account, payment_type: 'WITHDRAWAL' })).token,
+      act: (scope, token, today) => (tx) => externalPayments.act(db(), tx, scope, token, 'release', { effective_date: today }),
+    },
+    'management operation reverse': {
+      make: async (client, account, _other, today) =>
+        (await client.managementOperations.create({ amount: 20, category: 'MANAGEMENT_FEE', direction: 'DEBIT', effective_date: today, event_type: 'CASH_BACK', financial_account_token: account })).token,
+      act: (scope, token, today) => (tx) => managementOperations.reverse(db(), tx, scope, token, { effective_date: today }),
+    },
+  };
+
+  it.each(Object.keys(actions))('a %s is stamped no earlier than its account’s last movement', async (name) => {
+    const { make, act } = actions[name] as (typeof actions)[string];
+    const program = await context.server.newProgram(name);
+    const { client } = program;
+    const [account, other] = [await newAccount(client, 'a'), await newAccount(client, 'b')];
+    await fund(client, account, 100);
+    const today = new Date(Date.now()).toISOString().slice(0, 10);
+    const token = await make(client, account, other, today);
+    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
+    await client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + 10 * MS_PER_DAY).toISOString() } });
+    await fund(client, account, 1_000);
+    const [funded] = (await client.financialAccounts.balances.list(account)).data;
+    const justBefore = { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() };
+    const [historyBefore] = (await client.financialAccounts.balances.list(account, justBefore)).data;
+    const acted = await db().transaction(act(before, token, today));
+    expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+    expect((await client.financialAccounts.balances.list(account, justBefore)).data[0]).toEqual(historyBefore);
+    expect((await client.financialAccounts.balances.list(account)).data[0]).toMatchObject({ last_transaction_token: token });
   });
 });
