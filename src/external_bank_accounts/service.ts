@@ -187,13 +187,15 @@ async function sendMicroDeposits(
   const balances = await lockOpenBalances(tx, scope.programId, [{ token: fundingToken, field: 'financial_account_token' }]);
   const availableCents = ledger.availableCents(balances, fundingToken);
   if (availableCents < amounts[0] + amounts[1]) return { availableCents };
+  // Never before the funding account's last movement (ledger.lastMovedMs).
+  const { nowMs } = actingOn(scope, ledger.lastMovedMs(balances));
   const move = async (type: string, amountCents: number) => {
     const event = await append(
       tx,
       scope.programId,
       row.token,
       { type, amount_cents: Math.abs(amountCents), result: 'APPROVED', detailed_results: APPROVED },
-      scope.nowMs,
+      nowMs,
     );
     await ledger.post(
       tx,
@@ -207,7 +209,7 @@ async function sendMicroDeposits(
           { account: ledger.SystemAccount.EXTERNAL_BANKS, bucket: 'available', amount_cents: -amountCents },
         ],
       },
-      scope.nowMs,
+      nowMs,
     );
   };
   await move(MICRO_DEPOSIT_EVENT, -amounts[0]);

@@ -8,6 +8,7 @@ import type Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import * as bookTransfers from '../book_transfers/service.js';
+import * as externalBankAccounts from '../external_bank_accounts/service.js';
 import * as externalPayments from '../external_payments/service.js';
 import * as managementOperations from '../management_operations/service.js';
 import type { Tx } from '../db/database.js';
@@ -52,7 +53,7 @@ describeWithDb('an action by a request that read the clock before a move', () =>
   const context = useTestServer();
   const db = () => context.server.server.db;
 
-  type Act = (scope: ProgramScope, token: string, today: string) => (tx: Tx) => Promise<{ token: string; updated: string }>;
+  type Act = (scope: ProgramScope, token: string, today: string) => (tx: Tx) => Promise<unknown>;
   /** Each resource: made (before the move) on `account`, and its action that moves money. */
   const actions: Record<string, { make: (client: Lithic, account: string, other: string, today: string) => Promise<string>; act: Act }> = {
     'book transfer reverse': {
@@ -63,6 +64,24 @@ describeWithDb('an action by a request that read the clock before a move', () =>
       make: async (client, account, _other, today) =>
         (await client.externalPayments.create({ amount: 20, category: 'EXTERNAL_ACH', effective_date: today, financial_account_token: account, payment_type: 'WITHDRAWAL' })).token,
       act: (scope, token, today) => (tx) => externalPayments.act(db(), tx, scope, token, 'release', { effective_date: today }),
+    },
+    'bank account retry_micro_deposits': {
+      make: async (client, account) =>
+        (
+          await client.externalBankAccounts.create({
+            owner: 'Jo',
+            owner_type: 'INDIVIDUAL',
+            account_number: '123456789',
+            country: 'USA',
+            currency: 'USD',
+            routing_number: '011000015',
+            type: 'CHECKING',
+            verification_method: 'MICRO_DEPOSIT',
+            financial_account_token: account,
+          })
+        ).token,
+      act: (scope, token) => (tx) =>
+        externalBankAccounts.retry(db(), tx, scope, context.server.server.app.deps.secrets, token, 'MICRO_DEPOSIT', {}),
     },
     'management operation reverse': {
       make: async (client, account, _other, today) =>
@@ -85,7 +104,8 @@ describeWithDb('an action by a request that read the clock before a move', () =>
     const [funded] = (await client.financialAccounts.balances.list(account)).data;
     const justBefore = { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() };
     const [historyBefore] = (await client.financialAccounts.balances.list(account, justBefore)).data;
-    const acted = await db().transaction(act(before, token, today));
+    await db().transaction(act(before, token, today));
+    const acted = await client.financialAccounts.financialTransactions.retrieve(account, token);
     expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
     expect((await client.financialAccounts.balances.list(account, justBefore)).data[0]).toEqual(historyBefore);
     expect((await client.financialAccounts.balances.list(account)).data[0]).toMatchObject({ last_transaction_token: token });
