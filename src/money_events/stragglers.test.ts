@@ -15,6 +15,9 @@ import type { Tx } from '../db/database.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
 import { bookTransfer, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount, setRequireFunds, type Card } from '../testing/transactions.js';
+import * as transactions from '../transactions/service.js';
+import { authRulesEvaluator } from '../auth_rules/evaluator.js';
 
 describeWithDb('a create by a request that read the clock before a move', () => {
   const context = useTestServer();
@@ -109,5 +112,84 @@ describeWithDb('an action by a request that read the clock before a move', () =>
     expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
     expect((await client.financialAccounts.balances.list(account, justBefore)).data[0]).toEqual(historyBefore);
     expect((await client.financialAccounts.balances.list(account)).data[0]).toMatchObject({ last_transaction_token: token });
+  });
+});
+
+/**
+ * Card messages (programs/scope.ts `actingOn` over the ISSUING balance they lock): a card's
+ * transaction is created, decided (a decline too: on the balance and spend windows as of then) and
+ * moved no earlier than its account's last movement.
+ */
+describeWithDb('a card message by a request that read the clock before a move', () => {
+  const context = useTestServer();
+  const op = (scope: ProgramScope, tx: Tx) => ({ db: context.server.server.db, tx, scope });
+  const deps = () => ({ secrets: context.server.server.app.deps.secrets, evaluator: authRulesEvaluator });
+
+  /** A move of `days` on the program's clock, then a funding of the card's ISSUING account at the moved clock. */
+  async function movedAndFunded(program: { programId: string; client: Lithic }, card: Card, days: number) {
+    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
+    await program.client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + days * MS_PER_DAY).toISOString() } });
+    await fund(program.client, card.funding.token, 1_000);
+    const [funded] = (await program.client.financialAccounts.balances.list(card.funding.token)).data;
+    const justBefore = { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() };
+    const historyBefore = (await program.client.financialAccounts.balances.list(card.funding.token, justBefore)).data[0];
+    return { before, fundedMs: Date.parse(funded?.updated as string), justBefore, historyBefore, funded };
+  }
+
+  type Open = (scope: ProgramScope, pan: string) => (tx: Tx) => Promise<{ token: string }>;
+  const opens: Record<string, { requireFunds: boolean; moves: boolean; open: Open }> = {
+    authorization: { requireFunds: false, moves: true, open: (scope, pan) => (tx) => transactions.authorize(op(scope, tx), deps(), { amount: 20, descriptor: 'SHOP', pan }) },
+    'authorization deciding on funds': { requireFunds: true, moves: true, open: (scope, pan) => (tx) => transactions.authorize(op(scope, tx), deps(), { amount: 20, descriptor: 'SHOP', pan }) },
+    'declined authorization': { requireFunds: true, moves: false, open: (scope, pan) => (tx) => transactions.authorize(op(scope, tx), deps(), { amount: 5_000, descriptor: 'SHOP', pan }) },
+    return: { requireFunds: false, moves: true, open: (scope, pan) => (tx) => transactions.simulateReturn(op(scope, tx), deps().secrets, { amount: 20, descriptor: 'SHOP', pan }) },
+    'credit authorization advice': {
+      requireFunds: false,
+      moves: true,
+      open: (scope, pan) => (tx) => transactions.creditAuthorizationAdvice(op(scope, tx), deps().secrets, { amount: 20, descriptor: 'SHOP', pan }),
+    },
+  };
+
+  it.each(Object.keys(opens))('a new %s is stamped no earlier than its account’s last movement', async (name) => {
+    const { requireFunds, moves, open } = opens[name] as (typeof opens)[string];
+    const program = await context.server.newProgram(name);
+    const { client } = program;
+    await setRequireFunds(client, requireFunds);
+    const card = await cardOnOwnAccount(client);
+    const { before, fundedMs, justBefore, historyBefore, funded } = await movedAndFunded(program, card, 10);
+    const { token } = await context.server.server.db.transaction(open(before, card.pan));
+    const opened = await client.transactions.retrieve(token);
+    expect(opened.status === 'DECLINED').toBe(!moves);
+    expect(Date.parse(opened.created)).toBeGreaterThanOrEqual(fundedMs);
+    expect((await client.financialAccounts.balances.list(card.funding.token, justBefore)).data[0]).toEqual(historyBefore);
+    const [now] = (await client.financialAccounts.balances.list(card.funding.token)).data;
+    expect(now?.last_transaction_token).toBe(moves ? token : funded?.last_transaction_token);
+  });
+
+  type Act = (scope: ProgramScope, token: string) => (tx: Tx) => Promise<unknown>;
+  /** Each message: the transaction it acts on (made before the move), and the message. */
+  const messages: Record<string, { make: (client: Lithic, card: Card) => Promise<string>; act: Act }> = {
+    clearing: { make: (client, card) => authorize(client, card, 20), act: (scope, token) => (tx) => transactions.clearing(op(scope, tx), { token }) },
+    void: { make: (client, card) => authorize(client, card, 20), act: (scope, token) => (tx) => transactions.voidAuthorization(op(scope, tx), { token }) },
+    'changed amount (authorization advice)': { make: (client, card) => authorize(client, card, 20), act: (scope, token) => (tx) => transactions.authorizationAdvice(op(scope, tx), { token, amount: 30 }) },
+    'return reversal': {
+      make: async (client, card) => (await client.transactions.simulateReturn({ amount: 20, descriptor: 'SHOP', pan: card.pan })).token as string,
+      act: (scope, token) => (tx) => transactions.returnReversal(op(scope, tx), { token }),
+    },
+  };
+
+  it.each(Object.keys(messages))('a %s is stamped no earlier than its account’s last movement', async (name) => {
+    const { make, act } = messages[name] as (typeof messages)[string];
+    const program = await context.server.newProgram(name);
+    const { client } = program;
+    const card = await cardOnOwnAccount(client);
+    const token = await make(client, card);
+    // Two days: the authorizations are still PENDING (they expire after seven).
+    const { before, fundedMs, justBefore, historyBefore } = await movedAndFunded(program, card, 2);
+    await context.server.server.db.transaction(act(before, token));
+    const acted = await client.transactions.retrieve(token);
+    expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(fundedMs);
+    expect(Date.parse(acted.events?.at(-1)?.created as string)).toBeGreaterThanOrEqual(fundedMs);
+    expect((await client.financialAccounts.balances.list(card.funding.token, justBefore)).data[0]).toEqual(historyBefore);
+    expect((await client.financialAccounts.balances.list(card.funding.token)).data[0]).toMatchObject({ last_transaction_token: token });
   });
 });

@@ -25,8 +25,10 @@
  * so authorizations of one account decide one at a time and can never together exceed a limit;
  * then the holds that have fallen due (and, when it decides on funds, the due management
  * operations), then their balances with its own in one sorted set, before they expire
- * (`applyDueBeforeDeciding`). Messages on an existing transaction lock the transaction row
- * (with the holds that have fallen due, in one sorted set, before any balance: `recordNetworkMessage`).
+ * (`applyDueBeforeDeciding`), then its own ISSUING balance (already held if any fell due), before
+ * it decides. Messages on an existing transaction lock the transaction row (with the holds that
+ * have fallen due, in one sorted set, before any balance: `recordNetworkMessage`), then its balance.
+ * Each message then acts no earlier than that balance's last movement (`actingOnIssuingBalance`).
  *
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
  * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
@@ -292,9 +294,13 @@ async function recordMessage(op: Operation, token: string, apply: Apply, missing
   return applyMessage(op, row, apply);
 }
 
-/** Applies a message to a transaction this database transaction has locked, appending its event (never dated before the transaction's last change). */
+/**
+ * Applies a message to a transaction this database transaction has locked, appending its event:
+ * its balance is locked next (`actingOnIssuingBalance`), and the message is never dated before the
+ * transaction's last change nor before that balance's last movement.
+ */
 async function applyMessage(requestOp: Operation, row: store.TransactionRow, apply: Apply): Promise<store.TransactionRow> {
-  const op: Operation = { ...requestOp, scope: actingOn(requestOp.scope, row.updated_ms) };
+  const { op } = await actingOnIssuingBalance({ ...requestOp, scope: actingOn(requestOp.scope, row.updated_ms) }, row.financial_account_token);
   const { tx, scope } = op;
   const effect = await apply(row);
   assertAmounts(row.kind, effect.amounts);
@@ -496,13 +502,28 @@ async function applyDueBeforeDeciding(op: Operation, card: FoundCard): Promise<v
   else await expireDueInOrder(op, [], [own]);
 }
 
-/** The available balance, locked until commit (due management operations took effect first: `applyDueBeforeDeciding`). */
-async function lockedAvailableCents(op: Operation, financialAccountToken: string): Promise<number> {
+/**
+ * Locks the balance of the ISSUING financial account a card message moves money on (after the
+ * card or transaction rows, before the spend buckets: the documented order) and answers the
+ * operation acting at the later of its time and that balance's last movement (programs/scope.ts
+ * `actingOn`): a request that read the program clock before a move, committing after a movement
+ * stamped by the moved clock, neither decides nor writes days before that movement, so the
+ * account's history up to then stays as it was read. Its closing locks the same row, so a status
+ * read after this (`issuingStatus`) is the one the message acts on.
+ */
+async function actingOnIssuingBalance(op: Operation, financialAccountToken: string): Promise<{ op: Operation; balances: Map<string, ledger.Balance> }> {
   const balances = await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
-  return ledger.availableCents(balances, financialAccountToken);
+  return { op: { ...op, scope: actingOn(op.scope, ledger.lastMovedMs(balances)) }, balances };
 }
 
-async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRulesEvaluator }, card: FoundCard, opening: Opening, body: SimulateAuthorizationBody): Promise<EngineDecision> {
+async function decide(
+  op: Operation,
+  deps: { secrets: Secrets; evaluator: AuthRulesEvaluator },
+  card: FoundCard,
+  opening: Opening,
+  body: SimulateAuthorizationBody,
+  balances: ReadonlyMap<string, ledger.Balance>,
+): Promise<EngineDecision> {
   const facts = authorizationFacts(card, opening, body, op.scope.nowMs);
   return decideAuthorization(
     {
@@ -527,7 +548,7 @@ async function decide(op: Operation, deps: { secrets: Secrets; evaluator: AuthRu
           history: authorizationHistory(op.tx, op.scope.programId, op.scope.nowMs),
           rules_version: card.rules_version,
         }),
-      availableCents: () => lockedAvailableCents(op, card.issuing_financial_account_token),
+      availableCents: async () => ledger.availableCents(balances, card.issuing_financial_account_token),
     }),
   );
 }
@@ -544,15 +565,18 @@ async function recordOnCard(op: Operation, card: FoundCard, opening: Opening, de
 
 /** `POST /v1/simulate/authorize`: every authorization kind, decided by the engine, recorded either way. */
 export async function authorize(
-  op: Operation,
+  requestOp: Operation,
   deps: { secrets: Secrets; evaluator: AuthRulesEvaluator },
   body: SimulateAuthorizationBody,
 ): Promise<{ token: string }> {
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
   const merchantMagnitude = merchantMagnitudeCents(kind, body);
-  const card = await findCard(op, deps.secrets, body.pan);
-  await applyDueBeforeDeciding(op, card);
+  const card = await findCard(requestOp, deps.secrets, body.pan);
+  await applyDueBeforeDeciding(requestOp, card);
+  // Decided on (funds, spend windows, Auth Rules) and recorded, declined too, at the time of the
+  // balance it decided on; locked once, after what fell due moved it.
+  const { op, balances } = await actingOnIssuingBalance(requestOp, card.issuing_financial_account_token);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -564,7 +588,7 @@ export async function authorize(
     card_present: body.pin !== undefined,
     partial_approval_capable: body.partial_approval_capable ?? false,
   };
-  const decision = await decide(op, deps, card, opening, body);
+  const decision = await decide(op, deps, card, opening, body, balances);
   const recorded = decision.partial_amount_cents === null ? opening : partiallyApproved(opening, decision.partial_amount_cents);
   await recordOpening(op, card, recorded, decision);
   await recordOnCard(op, card, recorded, decision);
@@ -616,20 +640,20 @@ function refuseClosedAccount(field: string, financialAccountToken: string, statu
 }
 
 /**
- * The status of a card account's ISSUING financial account, read once its balance is locked:
- * closing an account locks its balance too, so a message that waited for the lock sees the account
- * closed rather than landing on it after the closing checked that it was empty.
+ * The status of a card account's ISSUING financial account, whose balance the caller has locked
+ * (`actingOnIssuingBalance`): closing an account locks its balance too, so a message that waited for
+ * the lock sees the account closed rather than landing on it after the closing checked that it was empty.
  */
-async function lockedIssuingStatus(op: Operation, financialAccountToken: string): Promise<string | undefined> {
-  await ledger.lockBalances(op.tx, op.scope.programId, [financialAccountToken]);
+async function issuingStatus(op: Operation, financialAccountToken: string): Promise<string | undefined> {
   return (await financialAccountStore.find(op.tx, op.scope.programId, financialAccountToken))?.status;
 }
 
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
-async function networkMessage(op: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
-  const card = await findCard(op, secrets, body.pan);
+async function networkMessage(requestOp: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
+  const card = await findCard(requestOp, secrets, body.pan);
   const issuing = card.issuing_financial_account_token;
-  refuseClosedAccount('pan', issuing, await lockedIssuingStatus(op, issuing));
+  const { op } = await actingOnIssuingBalance(requestOp, issuing);
+  refuseClosedAccount('pan', issuing, await issuingStatus(op, issuing));
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -685,7 +709,7 @@ export async function authorizationAdvice(op: Operation, body: SimulateAuthoriza
 export async function clearing(op: Operation, body: SimulateClearingBody): Promise<void> {
   await recordNetworkMessage(op, body.token, async (current) => {
     if (!lifecycle.clearsAfterExpiry(current)) return lifecycle.clear(current, body.amount);
-    refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
+    refuseClosedAccount('token', current.financial_account_token, await issuingStatus(op, current.financial_account_token));
     return lifecycle.clear(current, body.amount ?? (await releasedByExpiry(op, current.token)));
   });
 }
@@ -710,7 +734,7 @@ export async function expireAuthorization(op: Operation, token: string): Promise
 export async function returnReversal(op: Operation, body: SimulateReturnReversalBody): Promise<void> {
   await recordNetworkMessage(op, body.token, async (current) => {
     const effect = lifecycle.reverseReturn(current);
-    refuseClosedAccount('token', current.financial_account_token, await lockedIssuingStatus(op, current.financial_account_token));
+    refuseClosedAccount('token', current.financial_account_token, await issuingStatus(op, current.financial_account_token));
     return effect;
   });
 }
