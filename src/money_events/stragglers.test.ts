@@ -19,6 +19,22 @@ import { authorize, cardOnOwnAccount, setRequireFunds, type Card } from '../test
 import * as transactions from '../transactions/service.js';
 import { authRulesEvaluator } from '../auth_rules/evaluator.js';
 
+/**
+ * The straggler's clock (a scope read before the move), then a move of `days` on the program's
+ * clock and a funding of `account` at the moved clock; with the account's balance as its history
+ * reads it just before that funding.
+ */
+async function movedAndFunded(program: { programId: string; client: Lithic }, account: string, days: number) {
+  const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
+  await program.client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + days * MS_PER_DAY).toISOString() } });
+  await fund(program.client, account, 1_000);
+  const [funded] = (await program.client.financialAccounts.balances.list(account)).data;
+  const fundedMs = Date.parse(funded?.updated as string);
+  const justBefore = { balance_date: new Date(fundedMs - 1).toISOString() };
+  const historyBefore = (await program.client.financialAccounts.balances.list(account, justBefore)).data[0];
+  return { before, fundedMs, justBefore, historyBefore, funded };
+}
+
 describeWithDb('a create by a request that read the clock before a move', () => {
   const context = useTestServer();
 
@@ -37,18 +53,15 @@ describeWithDb('a create by a request that read the clock before a move', () => 
     const { client } = program;
     const [account, other] = [await newAccount(client, 'a'), await newAccount(client, 'b')];
     // The straggler's clock: the one its request read before the move.
-    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
-    await client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + 10 * MS_PER_DAY).toISOString() } });
-    await fund(client, account, 1_000);
-    const [funded] = (await client.financialAccounts.balances.list(account)).data;
+    const { before, fundedMs, justBefore } = await movedAndFunded(program, account, 10);
     const { db } = context.server.server;
     const straggler = await db.transaction(creates[resource](before, account, other, new Date(before.nowMs).toISOString().slice(0, 10)));
-    expect(Date.parse(straggler.created)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
-    const [beforeFunding] = (await client.financialAccounts.balances.list(account, { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() })).data;
+    expect(Date.parse(straggler.created)).toBeGreaterThanOrEqual(fundedMs);
+    const [beforeFunding] = (await client.financialAccounts.balances.list(account, justBefore)).data;
     expect(beforeFunding).toMatchObject({ available_amount: 0 });
     const [now] = (await client.financialAccounts.balances.list(account)).data;
     expect(now).toMatchObject({ available_amount: 980, last_transaction_token: straggler.token });
-    expect(Date.parse(now?.updated as string)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+    expect(Date.parse(now?.updated as string)).toBeGreaterThanOrEqual(fundedMs);
   });
 });
 
@@ -101,15 +114,10 @@ describeWithDb('an action by a request that read the clock before a move', () =>
     await fund(client, account, 100);
     const today = new Date(Date.now()).toISOString().slice(0, 10);
     const token = await make(client, account, other, today);
-    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
-    await client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + 10 * MS_PER_DAY).toISOString() } });
-    await fund(client, account, 1_000);
-    const [funded] = (await client.financialAccounts.balances.list(account)).data;
-    const justBefore = { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() };
-    const [historyBefore] = (await client.financialAccounts.balances.list(account, justBefore)).data;
+    const { before, fundedMs, justBefore, historyBefore } = await movedAndFunded(program, account, 10);
     await db().transaction(act(before, token, today));
     const acted = await client.financialAccounts.financialTransactions.retrieve(account, token);
-    expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(Date.parse(funded?.updated as string));
+    expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(fundedMs);
     expect((await client.financialAccounts.balances.list(account, justBefore)).data[0]).toEqual(historyBefore);
     expect((await client.financialAccounts.balances.list(account)).data[0]).toMatchObject({ last_transaction_token: token });
   });
@@ -124,17 +132,6 @@ describeWithDb('a card message by a request that read the clock before a move', 
   const context = useTestServer();
   const op = (scope: ProgramScope, tx: Tx) => ({ db: context.server.server.db, tx, scope });
   const deps = () => ({ secrets: context.server.server.app.deps.secrets, evaluator: authRulesEvaluator });
-
-  /** A move of `days` on the program's clock, then a funding of the card's ISSUING account at the moved clock. */
-  async function movedAndFunded(program: { programId: string; client: Lithic }, card: Card, days: number) {
-    const before: ProgramScope = { programId: program.programId, clockOffsetMs: 0, nowMs: Date.now() };
-    await program.client.post('/v1/simulate/clock', { body: { now: new Date(Date.now() + days * MS_PER_DAY).toISOString() } });
-    await fund(program.client, card.funding.token, 1_000);
-    const [funded] = (await program.client.financialAccounts.balances.list(card.funding.token)).data;
-    const justBefore = { balance_date: new Date(Date.parse(funded?.updated as string) - 1).toISOString() };
-    const historyBefore = (await program.client.financialAccounts.balances.list(card.funding.token, justBefore)).data[0];
-    return { before, fundedMs: Date.parse(funded?.updated as string), justBefore, historyBefore, funded };
-  }
 
   type Open = (scope: ProgramScope, pan: string) => (tx: Tx) => Promise<{ token: string }>;
   const opens: Record<string, { requireFunds: boolean; moves: boolean; open: Open }> = {
@@ -155,7 +152,7 @@ describeWithDb('a card message by a request that read the clock before a move', 
     const { client } = program;
     await setRequireFunds(client, requireFunds);
     const card = await cardOnOwnAccount(client);
-    const { before, fundedMs, justBefore, historyBefore, funded } = await movedAndFunded(program, card, 10);
+    const { before, fundedMs, justBefore, historyBefore, funded } = await movedAndFunded(program, card.funding.token, 10);
     const { token } = await context.server.server.db.transaction(open(before, card.pan));
     const opened = await client.transactions.retrieve(token);
     expect(opened.status === 'DECLINED').toBe(!moves);
@@ -184,7 +181,7 @@ describeWithDb('a card message by a request that read the clock before a move', 
     const card = await cardOnOwnAccount(client);
     const token = await make(client, card);
     // Two days: the authorizations are still PENDING (they expire after seven).
-    const { before, fundedMs, justBefore, historyBefore } = await movedAndFunded(program, card, 2);
+    const { before, fundedMs, justBefore, historyBefore } = await movedAndFunded(program, card.funding.token, 2);
     await context.server.server.db.transaction(act(before, token));
     const acted = await client.transactions.retrieve(token);
     expect(Date.parse(acted.updated)).toBeGreaterThanOrEqual(fundedMs);
