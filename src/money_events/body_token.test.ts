@@ -176,6 +176,14 @@ describeWithDb('body token as idempotency key', () => {
         expect(await snapshot(resource)).toEqual(before);
       });
 
+      it("refuses a financial account's token with 400, changing nothing: the account's history would name the account itself", async () => {
+        const before = await snapshot(resource);
+        const refused = await post(resource, creates[resource](to), crypto.randomUUID());
+        expect(refused.status).toBe(400);
+        expect(JSON.parse(refused.text).message).toBe(`token: '${to}' is already the token of a financial account`);
+        expect(await snapshot(resource)).toEqual(before);
+      });
+
       it('concurrent requests with one token, some with headers, create exactly one', async () => {
         const token = crypto.randomUUID();
         const body = creates[resource](token);

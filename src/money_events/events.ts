@@ -11,6 +11,7 @@ import type { PageParams } from '../db/pagination.js';
 import { invariant, InvalidRequestError, notFound } from '../errors.js';
 import { CURRENCY, SystemAccount } from '../ledger/ledger.js';
 import * as externalBankAccounts from '../external_bank_accounts/store.js';
+import * as financialAccounts from '../financial_accounts/store.js';
 import * as cardTransactions from '../transactions/store.js';
 import * as store from './store.js';
 import type { MoneyEventsTable } from './tables.js';
@@ -59,6 +60,8 @@ export async function append(exec: Executor, programId: string, transactionToken
  * resource's token) or a fresh one. A client token already taken by another transaction of this
  * program is a 400, and so is an external bank account's: its micro-deposits are a transaction of
  * that token (sent later when its funding account lacked the funds), which would join the new one.
+ * A financial account's token is a 400 too: the account's `last_transaction_token`, and every list
+ * of its history, would name the account itself.
  * A repeat of the same create is answered earlier, by the idempotency layer.
  */
 export async function newTransactionToken(exec: Executor, programId: string, clientToken: string | undefined): Promise<string> {
@@ -69,6 +72,9 @@ export async function newTransactionToken(exec: Executor, programId: string, cli
   }
   if ((await externalBankAccounts.find(exec, programId, clientToken)) !== undefined) {
     throw new InvalidRequestError(`token: '${clientToken}' is already the token of an external bank account, whose micro-deposits are a transaction of that token`);
+  }
+  if ((await financialAccounts.find(exec, programId, clientToken)) !== undefined) {
+    throw new InvalidRequestError(`token: '${clientToken}' is already the token of a financial account`);
   }
   return clientToken;
 }
