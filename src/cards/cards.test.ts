@@ -560,6 +560,30 @@ describeWithDb('cards', () => {
       expect(await apiFailure(context.program.client.cards.retrieve('not-a-card'))).toEqual({ status: 400, message: 'card_token: must be a valid uuid' });
     });
 
+    it('answers the card operations it does not serve as every route it does not serve: 404 "No route", not a 400 about a card token', async () => {
+      const { client, apiKey } = context.program;
+      const card = await createCard({ type: 'VIRTUAL' });
+      const notServed = [
+        () => client.cards.aggregateBalances.list(),
+        () => client.cards.aggregateBalances.list({ account_token: card.account_token }),
+        () => client.cards.balances.list(card.token),
+        () => client.cards.financialTransactions.list(card.token),
+        () => client.cards.reissue(card.token, {}),
+        () => client.cards.provision(card.token, { digital_wallet: 'APPLE_PAY' }),
+      ];
+      for (const call of notServed) {
+        const failure = await apiFailure(call());
+        expect(failure.status, failure.message).toBe(404);
+        expect(failure.message).toMatch(/^No route for (GET|POST) \/v1\/cards\//);
+      }
+      // With or without a key, as any path no route serves.
+      for (const key of [apiKey, undefined]) {
+        const response = await context.server.request('GET', '/v1/cards/aggregate_balances', key === undefined ? {} : { apiKey: key });
+        expect(response.status).toBe(404);
+        expect(((await response.json()) as { message: string }).message).toBe('No route for GET /v1/cards/aggregate_balances');
+      }
+    });
+
     it('applies 50 concurrent updates one at a time: the card ends as one of them left it', async () => {
       const card = await createCard({ type: 'VIRTUAL' });
       const before = await cardRow(card.token);

@@ -26,6 +26,11 @@ export const cardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => commit(request, reply, (tx) => service.create(db, tx, request.scope, secrets, request.body)),
   );
 
+  // SDK 0.119's `cards.aggregateBalances.list()` (GET /v1/cards/aggregate_balances) is not served. Its path would
+  // otherwise reach GET /v1/cards/:card_token and answer a 400 about a malformed card token; it answers as any path
+  // no route serves (404 "No route", with or without a key), and stays out of /openapi.json.
+  app.get('/v1/cards/aggregate_balances', { config: { public: true }, schema: { hide: true } }, (_request, reply) => reply.callNotFound());
+
   app.get(
     '/v1/cards/:card_token',
     { schema: { summary: 'Get a card', tags, params: TokenParams('card_token'), response: { 200: Card } } },
