@@ -124,6 +124,27 @@ describeWithDb('financial accounts: updates, status, balances, financial transac
       expect((await client.financialAccounts.updateStatus(card.funding.token, { status: 'CLOSED', substatus: 'END_USER_REQUEST' })).status).toBe('CLOSED');
     });
 
+    it('lets a SUSPENDED ISSUING account take the network’s other messages (the clearing, reversal and advice of what it approved before, a return) while it declines new authorizations', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      const cleared = await authorize(client, card, 1_000);
+      const voided = await authorize(client, card, 500);
+      const advised = await authorize(client, card, 300);
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      expect((await client.transactions.retrieve(await authorize(client, card, 100))).result).toBe('ACCOUNT_STATE_TRANSACTION_FAIL');
+      await client.transactions.simulateClearing({ token: cleared });
+      await client.transactions.simulateVoid({ token: voided });
+      await client.transactions.simulateAuthorizationAdvice({ token: advised, amount: 350 });
+      await client.transactions.simulateReturn({ amount: 200, descriptor: 'COFFEE SHOP', pan: card.pan });
+      const statuses = await Promise.all([cleared, voided, advised].map(async (token) => (await client.transactions.retrieve(token)).status));
+      expect(statuses).toEqual(['SETTLED', 'VOIDED', 'PENDING']);
+      // Cleared 1,000 and pending 350 out, 200 returned.
+      expect(await balanceOf(client, card.funding.token)).toMatchObject({ available: -1_150, pending: 350 });
+      expect((await client.financialAccounts.retrieve(card.funding.token)).status).toBe('SUSPENDED');
+      await client.financialAccounts.updateStatus(card.funding.token, { status: 'OPEN', substatus: null });
+      expect((await client.transactions.retrieve(await authorize(client, card, 100))).result).toBe('APPROVED');
+    });
+
     it('refuses to close an account that still holds money, pending included', async () => {
       const { client } = context.program;
       const account = await newAccount(client);
