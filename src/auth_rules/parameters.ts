@@ -108,8 +108,9 @@ function readOneOf<const T extends readonly string[]>(value: unknown, path: stri
   return value as T[number];
 }
 
+/** An integer in [minimum, maximum]; both within the safe integers, so a larger integer is out of range (not "not an integer"). */
 function readInteger(value: unknown, path: string, minimum: number, maximum: number = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail(path, `must be an integer, not ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value)) fail(path, `must be an integer, not ${describe(value)}`);
   if (value < minimum || value > maximum) fail(path, `must be between ${minimum} and ${maximum}`);
   return value;
 }
