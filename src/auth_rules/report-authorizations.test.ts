@@ -121,6 +121,7 @@ describeWithDb('Auth Rules report and conditions on simulated authorizations', (
     const other = await fresh('another program');
     expect(await messageOf('?begin=2031-03-11&end=2031-03-11', other.program.apiKey)).toEqual([404, `auth rule '${rule.token}' not found`]);
     expect((await messageOf('?begin=2020-01-01&end=2031-03-11', other.program.apiKey))[0]).toBe(404);
+    expect(await messageOf('?begin=2031-02-30&end=2031-03-11', other.program.apiKey)).toEqual([400, 'begin: must be a valid date']);
     await expectError(report(other.client, rule.token, '2031-03-11', '2031-03-11'), 404);
     await expectError(report(client, crypto.randomUUID(), '2031-03-11', '2031-03-11'), 404);
   });
