@@ -43,13 +43,13 @@ export const SimulateAuthenticationBody = StrictObject({
   pan: Type.String({ pattern: '^[0-9]{16}$', description: 'Sixteen-digit card number' }),
   merchant: StrictObject({
     id: VisibleText(15, 'Card acceptor id: not blank, no control characters'),
-    country: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3' }),
+    country: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 3166-1 alpha-3; a code that does not exist is a 400' }),
     mcc: Type.String({ pattern: '^[0-9]{4}$' }),
     name: VisibleText(25, 'Descriptor, not blank, no control characters; a name containing CHALLENGE forces a challenge'),
   }),
   transaction: StrictObject({
     amount: Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Cents' }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; a code that does not exist, or one EMV 3DS excludes (XXX, XTS, XDR, metals, bond units), is a 400' }),
   }),
   card_expiry_check: Type.Optional(StringEnum(CARD_EXPIRY_CHECKS, { description: 'Default MATCH' })),
 });

@@ -9,6 +9,7 @@
  *     DECLINE, else a matching CHALLENGE rule → PENDING_CHALLENGE (decided by CUSTOMER_RULES);
  *  3. a merchant name containing CHALLENGE → PENDING_CHALLENGE (the simulator's keyword);
  *  4. otherwise SUCCESS.
+ * Before anything: the merchant's country and the purchase currency are codes that exist (currencies.ts), else 400.
  * The card is found by its PAN within the calling program only (else 422, as the card transaction simulations).
  *
  * A PENDING_CHALLENGE authentication is resolved once, by the first of a challenge response
@@ -33,12 +34,13 @@
  */
 import { accountUsability, fundingUsability } from '../accounts/spend.js';
 import * as accountStore from '../accounts/store.js';
+import { ISO_3166_ALPHA3 } from '../cards/countries.js';
 import { cardUsability } from '../cards/spend.js';
 import { catchUp, dueAfterLifetime, fallsDueAt, type ClockJob, type DueCheck, type DueWork } from '../clock-jobs.js';
 import { isoSecondTimestamp, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
-import { UnprocessableError, notFound } from '../errors.js';
+import { InvalidRequestError, UnprocessableError, notFound } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { newToken } from '../ids.js';
 import type { ProgramScope } from '../programs/scope.js';
@@ -46,6 +48,7 @@ import { ruleEngine, type RuleEvaluation } from '../auth_rules/evaluator.js';
 import type { RuleInput } from '../auth_rules/rules.js';
 import { findCardForAuthorization, type CardForAuthorizationRow } from '../transactions/store.js';
 import type { ChallengeResponseBody, SimulateAuthenticationBody, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
+import { currencyExponent, isPurchaseCurrency } from './currencies.js';
 import * as store from './store.js';
 
 const MESSAGE_CATEGORY = 'PAYMENT_AUTHENTICATION';
@@ -54,17 +57,6 @@ const CARDHOLDER_CURRENCY = 'USD';
 /** Every simulated authentication comes from a browser that told nothing about itself. */
 const CHANNEL = 'BROWSER';
 const UNKNOWN_BROWSER = { accept_header: null, ip: null, java_enabled: null, javascript_enabled: null, language: null, time_zone: null, user_agent: null };
-/**
- * ISO 4217 minor units of the currencies that do not have 2 (the SIX list): the EMV 3DS
- * `purchaseExponent` of a purchase in them. Every other code, known or not, has 2.
- */
-const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = {
-  ...Object.fromEntries(['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF'].map((code) => [code, 0])),
-  ...Object.fromEntries(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3])),
-  CLF: 4,
-  UYW: 4,
-};
-const DEFAULT_CURRENCY_EXPONENT = 2;
 /** The one right code of the sandbox's simulated OTP entry (the SDK's own example). */
 export const SANDBOX_OTP = '123456';
 /**
@@ -132,7 +124,16 @@ async function otpPhoneNumber(tx: Tx, scope: ProgramScope, card: CardForAuthoriz
   return (await accountStore.findWithHolder(tx, scope.programId, card.account_token))?.holder_phone_number ?? null;
 }
 
+/** What the schema's patterns cannot say: the merchant's country and the purchase currency are codes that exist (400, before the card is looked up). */
+function checkCodes(body: SimulateAuthenticationBody): void {
+  if (!ISO_3166_ALPHA3.has(body.merchant.country)) throw new InvalidRequestError('merchant.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA');
+  if (!isPurchaseCurrency(body.transaction.currency)) {
+    throw new InvalidRequestError('transaction.currency: must be an ISO 4217 currency code that EMV 3-D Secure takes as a purchase currency, e.g. USD (not XXX, XTS, XDR, a metal or a bond unit)');
+  }
+}
+
 export async function simulate(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, body: SimulateAuthenticationBody): Promise<{ token: string }> {
+  checkCodes(body);
   const card = await findCardForAuthorization(tx, scope.programId, secrets.lookupHash(body.pan));
   // As the card transaction simulations: a network message for a card the program does not have cannot be processed.
   if (!card) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
@@ -274,7 +275,7 @@ export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
       amount: row.amount_cents,
       cardholder_amount: row.currency === CARDHOLDER_CURRENCY ? row.amount_cents : null,
       currency: row.currency,
-      currency_exponent: CURRENCY_EXPONENTS[row.currency] ?? DEFAULT_CURRENCY_EXPONENT,
+      currency_exponent: currencyExponent(row.currency),
       // EMV 3DS purchaseDate, which the SDK gives as yyyy-MM-dd'T'hh:mm:ssZ: whole seconds.
       date_time: isoSecondTimestamp(row.created_ms),
       type: 'GOODS_SERVICE_PURCHASE',

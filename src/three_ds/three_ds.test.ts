@@ -163,8 +163,20 @@ describeWithDb('3DS authentications', () => {
     [{ transaction: { amount: -1, currency: 'USD' } }, 'transaction.amount: must be >= 0'],
     [{ transaction: { amount: 1, currency: 'dollars' } }, 'transaction.currency: must match pattern'],
     [{ card_expiry_check: 'SOMETIMES' }, 'card_expiry_check: must be one of MATCH, MISMATCH, NOT_PRESENT'],
-  ])('refuses a bad simulation body with 400 (%#)', async (overrides, message) => {
+    // Codes of the right form that do not exist, or that EMV 3DS does not take as a purchase currency.
+    [{ merchant: { id: 'M-1', country: 'ZZZ', mcc: '5411', name: 'X' } }, 'merchant.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA'],
+    [{ transaction: { amount: 1, currency: 'ZZZ' } }, 'transaction.currency: must be an ISO 4217 currency code'],
+    [{ transaction: { amount: 1, currency: 'XXX' } }, 'transaction.currency: must be an ISO 4217 currency code'],
+    [{ transaction: { amount: 1, currency: 'XAU' } }, 'transaction.currency: must be an ISO 4217 currency code'],
+    [{ transaction: { amount: 2_000_000_001, currency: 'USD' } }, 'transaction.amount: must be <= 2000000000'],
+    [{ transaction: { amount: 1.5, currency: 'USD' } }, 'transaction.amount: must be integer'],
+    [{ transaction: { amount: '100', currency: 'USD' } }, 'transaction.amount: must be integer'],
+    [{ transaction: undefined }, 'transaction: is required'],
+    [{ merchant: { id: 'M-1', country: 'USA', mcc: '5411', name: 'X', city: 'Y' } }, 'merchant.city: is not a recognised field'],
+  ])('refuses a bad simulation body with 400 and records nothing (%#)', async (overrides, message) => {
+    const eventsBefore = (await client.events.list({ page_size: 100 })).data;
     expect(await expectError(client.threeDS.authentication.simulate({ ...body(), ...overrides } as SimulateParams), 400)).toContain(message);
+    expect((await client.events.list({ page_size: 100 })).data).toEqual(eventsBefore);
   });
 
   it('applies CONDITIONAL_3DS_ACTION rules: DECLINE before CHALLENGE, drafts in shadow, authorization rules not at all', async () => {
