@@ -46,6 +46,7 @@ import * as m0036 from './migrations/0036_movements_by_category_and_status.js';
 import * as m0037 from './migrations/0037_ledger_entries_by_transaction.js';
 import * as m0038 from './migrations/0038_declined_movements_by_financial_account.js';
 import * as m0039 from './migrations/0039_balances_fillfactor.js';
+import * as m0040 from './migrations/0040_three_ds_decisioning_secrets.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   '0037_ledger_entries_by_transaction': m0037,
   '0038_declined_movements_by_financial_account': m0038,
   '0039_balances_fillfactor': m0039,
+  '0040_three_ds_decisioning_secrets': m0040,
 };
 
 /**

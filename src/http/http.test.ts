@@ -12,6 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const VOID_OPERATIONS = [
   'POST /v1/three_ds_decisioning/challenge_response',
   'POST /v1/three_ds_decisioning/simulate/enter_otp',
+  'POST /v1/three_ds_decisioning/secret/rotate',
   'POST /v1/event_subscriptions/{event_subscription_token}/secret/rotate',
   'POST /v1/event_subscriptions/{event_subscription_token}/recover',
   'POST /v1/event_subscriptions/{event_subscription_token}/replay_missing',

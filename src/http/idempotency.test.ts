@@ -60,6 +60,8 @@ const EVERY_POST: Record<string, (owned: Owned, variant: number, today: string) 
   '/v1/three_ds_authentication/simulate': ({ card }, variant) => threeDsBody(card.pan, `GROCER ${variant}`),
   '/v1/three_ds_decisioning/challenge_response': ({ pendingChallenge }, variant) => ({ token: pendingChallenge, challenge_response: variant === 0 ? 'APPROVE' : 'DECLINE_BY_CUSTOMER' }),
   '/v1/three_ds_decisioning/simulate/enter_otp': ({ pendingChallenge }, variant) => ({ token: pendingChallenge, otp: variant === 0 ? '123456' : '654321' }),
+  // No path to vary: the other request sends an empty object where the first sent no body.
+  '/v1/three_ds_decisioning/secret/rotate': (_owned, variant) => (variant === 0 ? undefined : {}),
   '/v1/simulate/authorize': ({ card }, variant) => ({ amount: 100 + variant, descriptor: 'EVERY POST', pan: card.pan }),
   '/v1/simulate/authorization_advice': ({ tokens }, variant) => ({ token: tokens.transaction_token![0], amount: 50 + variant }),
   '/v1/simulate/void': ({ tokens }, variant) => ({ token: tokens.transaction_token![0], amount: 1 + variant }),

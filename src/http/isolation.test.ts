@@ -177,6 +177,7 @@ const WRITES_WITHOUT_TOKENS: Record<string, (b: TestProgram) => Promise<Record<s
   'POST /v1/simulate/clock': async (b) => ({ now: new Date(Date.parse((await b.client.get<unknown, { now: string }>('/v1/simulate/clock')).now) + 60_000).toISOString() }),
   'POST /v1/simulate/program': async () => ({ require_funds: false }),
   'POST /v1/event_subscriptions': async () => ({ url: 'https://example.com/b', disabled: true }),
+  'POST /v1/three_ds_decisioning/secret/rotate': async () => ({}),
 };
 
 const CURSORS = new Set(['starting_after', 'ending_before']);

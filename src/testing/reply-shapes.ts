@@ -67,7 +67,7 @@ export const ACCOUNT_HOLDER_PATCHED: Shape = {
   'phone_number?': 'string',
 };
 
-/** Events.SubscriptionRetrieveSecretResponse (events/subscriptions.d.ts). */
+/** Events.SubscriptionRetrieveSecretResponse (events/subscriptions.d.ts), and ThreeDS.DecisioningRetrieveSecretResponse (three-ds/decisioning.d.ts): the same field. */
 export const SUBSCRIPTION_SECRET: Shape = { 'secret?': 'string' };
 
 /**

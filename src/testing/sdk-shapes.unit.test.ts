@@ -99,7 +99,7 @@ const COPIES: Record<string, { shape: Shape; sdkTypes: string[]; deliberate?: Re
     ),
   },
   ACCOUNT_HOLDER_PATCHED: { shape: copies.ACCOUNT_HOLDER_PATCHED, sdkTypes: ['AccountHolderUpdateResponse.PatchResponse'] },
-  SUBSCRIPTION_SECRET: { shape: copies.SUBSCRIPTION_SECRET, sdkTypes: ['Events.SubscriptionRetrieveSecretResponse'] },
+  SUBSCRIPTION_SECRET: { shape: copies.SUBSCRIPTION_SECRET, sdkTypes: ['Events.SubscriptionRetrieveSecretResponse', 'ThreeDS.DecisioningRetrieveSecretResponse'] },
   SIMULATED_TRANSACTION: {
     shape: copies.SIMULATED_TRANSACTION,
     sdkTypes: [

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { commit } from '../http/idempotency.js';
 import { TokenParams } from '../http/schemas.js';
 import { EmptyBody } from '../http/schemas.js';
-import { ChallengeResponseBody, SimulateAuthenticationBody, SimulateAuthenticationResponse, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
+import { ChallengeResponseBody, DecisioningSecret, SimulateAuthenticationBody, SimulateAuthenticationResponse, SimulateOtpEntryBody, ThreeDsAuthentication } from './schemas.js';
+import * as decisioningSecret from './decisioning-secret.js';
 import * as service from './service.js';
 
 const tags = ['3DS'];
@@ -12,6 +13,21 @@ const resolvesOnce =
   "the rule's CHALLENGE when it was evaluated) do not change. " +
   `A challenge not resolved within ${service.CHALLENGE_TTL_MS / 60_000} minutes of the program clock times out (DECLINE, challenge status CARDHOLDER_TIMEOUT); ` +
   'a resolution arriving then is the 422, naming the timeout. Answers 200 with an empty body.';
+
+/** The 3DS Decisioning HMAC secret (decisioning-secret.ts). */
+const SECRET_RETRIEVAL = {
+  summary: 'Get the 3DS Decisioning HMAC secret',
+  description:
+    "The program's secret; the first retrieval makes one, as Lithic's does. Lithic signs its 3DS Decisioning requests with it; Cardwright sends none, so it is only kept and shown.",
+  tags,
+  response: { 200: DecisioningSecret },
+};
+const SECRET_ROTATION = {
+  summary: 'Rotate the 3DS Decisioning HMAC secret',
+  description: "A new secret replaces the program's (or is its first); the next retrieval shows it. Answers 200 with an empty body.",
+  tags,
+  response: { 200: EmptyBody },
+};
 
 export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, secrets } = app.deps;
@@ -61,6 +77,13 @@ export const threeDsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => commit(request, reply, (tx) => service.simulateOtpEntry(db, tx, request.scope, request.body)),
+  );
+
+  app.get('/v1/three_ds_decisioning/secret', { schema: SECRET_RETRIEVAL }, async (request, reply) =>
+    commit(request, reply, (tx) => decisioningSecret.retrieveSecret(tx, request.scope, secrets)),
+  );
+  app.post('/v1/three_ds_decisioning/secret/rotate', { schema: SECRET_ROTATION }, async (request, reply) =>
+    commit(request, reply, (tx) => decisioningSecret.rotateSecret(tx, request.scope, secrets)),
   );
 
   app.get(

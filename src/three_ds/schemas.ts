@@ -71,6 +71,9 @@ export const SimulateOtpEntryBody = StrictObject({
 });
 export type SimulateOtpEntryBody = Static<typeof SimulateOtpEntryBody>;
 
+/** SDK 0.119's DecisioningRetrieveSecretResponse. */
+export const DecisioningSecret = Type.Object({ secret: Type.String({ description: 'The 3DS Decisioning HMAC secret' }) });
+
 const Nothing = Type.Null();
 const NullableText = Nullable(Type.String());
 

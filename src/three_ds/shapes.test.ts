@@ -3,13 +3,14 @@
  * each one a simulation leaves, succeeded, pending a challenge, approved or declined by its
  * answer, is checked against its shape copied from the type (testing/resource-shapes.ts, itself
  * checked against the SDK by testing/sdk-shapes.unit.test.ts). The simulation's own answer is
- * checked against ThreeDS.AuthenticationSimulateResponse (testing/reply-shapes.ts).
+ * checked against ThreeDS.AuthenticationSimulateResponse (testing/reply-shapes.ts), the decisioning
+ * secret against ThreeDS.DecisioningRetrieveSecretResponse.
  */
 import Lithic from 'lithic';
 import { beforeAll } from 'vitest';
 import { newCard } from '../testing/auth_rules.js';
 import { describeWithDb, useTestServer } from '../testing/harness.js';
-import { SIMULATED_THREE_DS_AUTHENTICATION } from '../testing/reply-shapes.js';
+import { SIMULATED_THREE_DS_AUTHENTICATION, SUBSCRIPTION_SECRET } from '../testing/reply-shapes.js';
 import { THREE_DS_AUTHENTICATION } from '../testing/resource-shapes.js';
 import { describeShapeSteps } from '../testing/shape-steps.js';
 import { simulateChallenge } from '../testing/transactions.js';
@@ -22,6 +23,17 @@ describeWithDb('3DS authentications answer the SDK 0.119 types', () => {
   });
 
   describeShapeSteps([
+    {
+      resource: '3DS Decisioning secret',
+      shape: SUBSCRIPTION_SECRET,
+      steps: {
+        'first retrieval, rotated': async () => {
+          const first = await client.threeDS.decisioning.retrieveSecret();
+          await client.threeDS.decisioning.rotateSecret();
+          return [first, await client.threeDS.decisioning.retrieveSecret()];
+        },
+      },
+    },
     {
       resource: '3DS authentication simulation',
       shape: SIMULATED_THREE_DS_AUTHENTICATION,

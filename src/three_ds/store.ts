@@ -57,3 +57,22 @@ export async function pendingChallengeIssueInstantsThrough(exec: Executor, progr
 export async function lockPendingChallengesIssuedThrough(db: Db, tx: Tx, programId: string, issuedThroughMs: number): Promise<void> {
   await db.forUpdate(issuedThrough(tx, programId, issuedThroughMs)).execute();
 }
+
+/** The program's decisioning secret, encrypted; undefined before its first retrieval or rotation. */
+export async function findDecisioningSecret(exec: Executor, programId: string): Promise<string | undefined> {
+  return (await exec.selectFrom('three_ds_decisioning_secrets').select('secret_encrypted').where('program_id', '=', programId).executeTakeFirst())?.secret_encrypted;
+}
+
+/** Records `secretEncrypted` as the program's decisioning secret unless it has one (a concurrent first retrieval keeps the other's). */
+export async function insertDecisioningSecretIfNone(tx: Tx, programId: string, secretEncrypted: string): Promise<void> {
+  await tx.insertInto('three_ds_decisioning_secrets').values({ program_id: programId, secret_encrypted: secretEncrypted }).onConflict((conflict) => conflict.column('program_id').doNothing()).execute();
+}
+
+/** Replaces the program's decisioning secret (or records its first). */
+export async function replaceDecisioningSecret(tx: Tx, programId: string, secretEncrypted: string): Promise<void> {
+  await tx
+    .insertInto('three_ds_decisioning_secrets')
+    .values({ program_id: programId, secret_encrypted: secretEncrypted })
+    .onConflict((conflict) => conflict.column('program_id').doUpdateSet({ secret_encrypted: secretEncrypted }))
+    .execute();
+}

@@ -29,6 +29,13 @@ export interface ThreeDsAuthenticationsTable {
   created_ms: number;
 }
 
+/** Each program's 3DS Decisioning HMAC secret (migration 0040): made by its first retrieval or rotation, replaced by each rotation. */
+export interface ThreeDsDecisioningSecretsTable {
+  program_id: string;
+  secret_encrypted: string;
+}
+
 export interface ThreeDsTables {
   three_ds_authentications: ThreeDsAuthenticationsTable;
+  three_ds_decisioning_secrets: ThreeDsDecisioningSecretsTable;
 }

@@ -544,6 +544,51 @@ describeWithDb('3DS authentications', () => {
     expect(await client.threeDS.authentication.retrieve(token)).toMatchObject({ authentication_result: 'DECLINE', challenge_metadata: { status: 'CARDHOLDER_TIMEOUT' } });
   });
 
+  // ---- the 3DS Decisioning HMAC secret ---------------------------------------------------------
+
+  it("retrieves the program's 3DS Decisioning secret, made by the first retrieval; a rotation replaces it; each program has its own", async () => {
+    const [first, other] = [await context.server.newProgram('decisioning secret'), await context.server.newProgram('decisioning secret, other')];
+    const secretOf = async (program: { client: Lithic }) => (await program.client.threeDS.decisioning.retrieveSecret()).secret;
+    const original = await secretOf(first);
+    expect(original).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(await secretOf(first)).toBe(original);
+    const others = await secretOf(other);
+    expect(others).not.toBe(original);
+
+    expect(await first.client.threeDS.decisioning.rotateSecret()).toBeFalsy();
+    const rotated = await secretOf(first);
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(original);
+    expect(await secretOf(first)).toBe(rotated);
+    expect(await secretOf(other)).toBe(others);
+
+    // A rotation before any retrieval makes the first secret; concurrent first retrievals all show the one recorded.
+    const rotatedFirst = await context.server.newProgram('decisioning secret, rotated first');
+    await rotatedFirst.client.threeDS.decisioning.rotateSecret();
+    expect(await secretOf(rotatedFirst)).toMatch(/^whsec_/);
+    const racing = await context.server.newProgram('decisioning secret, racing');
+    expect(new Set(await Promise.all(Array.from({ length: 6 }, () => secretOf(racing))))).toHaveProperty('size', 1);
+  });
+
+  it('rotates the decisioning secret with an empty 200, once per Idempotency-Key; a body is a 400 that changes nothing', async () => {
+    const program = await context.server.newProgram('decisioning rotation');
+    const before = (await program.client.threeDS.decisioning.retrieveSecret()).secret;
+    const rotate = (options: { body?: object; headers?: Record<string, string> } = {}) =>
+      context.server.request('POST', '/v1/three_ds_decisioning/secret/rotate', { apiKey: program.apiKey, ...options });
+    const refused = await rotate({ body: { secret: 'mine' } });
+    expect(refused.status).toBe(400);
+    expect((await program.client.threeDS.decisioning.retrieveSecret()).secret).toBe(before);
+
+    const headers = { 'Idempotency-Key': crypto.randomUUID() };
+    const answer = await rotate({ headers });
+    expect([answer.status, await answer.text(), answer.headers.get('content-type')]).toEqual([200, '', null]);
+    const after = (await program.client.threeDS.decisioning.retrieveSecret()).secret;
+    expect(after).not.toBe(before);
+    const replay = await rotate({ headers });
+    expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
+    expect((await program.client.threeDS.decisioning.retrieveSecret()).secret).toBe(after);
+  });
+
   it('documents both resolutions in /openapi.json, with the sandbox OTP', async () => {
     type Operation = { description?: string; requestBody?: object; responses: Record<string, { content?: object }> };
     const document = (await (await context.server.request('GET', '/openapi.json')).json()) as { paths: Record<string, { post?: Operation }> };
