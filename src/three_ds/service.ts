@@ -124,9 +124,15 @@ async function otpPhoneNumber(tx: Tx, scope: ProgramScope, card: CardForAuthoriz
   return (await accountStore.findWithHolder(tx, scope.programId, card.account_token))?.holder_phone_number ?? null;
 }
 
+/** Card acceptor countries besides ISO 3166-1 alpha-3's, as SDK 0.119's COUNTRY rule attribute lists them: QZZ (Kosovo), ANT (Netherlands Antilles). */
+const OTHER_ACCEPTOR_COUNTRIES: ReadonlySet<string> = new Set(['QZZ', 'ANT']);
+
 /** What the schema's patterns cannot say: the merchant's country and the purchase currency are codes that exist (400, before the card is looked up). */
 function checkCodes(body: SimulateAuthenticationBody): void {
-  if (!ISO_3166_ALPHA3.has(body.merchant.country)) throw new InvalidRequestError('merchant.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA');
+  const { country } = body.merchant;
+  if (!ISO_3166_ALPHA3.has(country) && !OTHER_ACCEPTOR_COUNTRIES.has(country)) {
+    throw new InvalidRequestError('merchant.country: must be an uppercase ISO 3166-1 alpha-3 code (or QZZ, Kosovo, or ANT, Netherlands Antilles), e.g. USA');
+  }
   if (!isPurchaseCurrency(body.transaction.currency)) {
     throw new InvalidRequestError('transaction.currency: must be an ISO 4217 currency code that EMV 3-D Secure takes as a purchase currency, e.g. USD (not XXX, XTS, XDR, a metal or a bond unit)');
   }

@@ -164,7 +164,7 @@ describeWithDb('3DS authentications', () => {
     [{ transaction: { amount: 1, currency: 'dollars' } }, 'transaction.currency: must match pattern'],
     [{ card_expiry_check: 'SOMETIMES' }, 'card_expiry_check: must be one of MATCH, MISMATCH, NOT_PRESENT'],
     // Codes of the right form that do not exist, or that EMV 3DS does not take as a purchase currency.
-    [{ merchant: { id: 'M-1', country: 'ZZZ', mcc: '5411', name: 'X' } }, 'merchant.country: must be an uppercase ISO 3166-1 alpha-3 code, e.g. USA'],
+    [{ merchant: { id: 'M-1', country: 'ZZZ', mcc: '5411', name: 'X' } }, 'merchant.country: must be an uppercase ISO 3166-1 alpha-3 code (or QZZ, Kosovo, or ANT, Netherlands Antilles), e.g. USA'],
     [{ transaction: { amount: 1, currency: 'ZZZ' } }, 'transaction.currency: must be an ISO 4217 currency code'],
     [{ transaction: { amount: 1, currency: 'XXX' } }, 'transaction.currency: must be an ISO 4217 currency code'],
     [{ transaction: { amount: 1, currency: 'XAU' } }, 'transaction.currency: must be an ISO 4217 currency code'],
@@ -210,6 +210,19 @@ describeWithDb('3DS authentications', () => {
     expect(day?.current_version_statistics?.examples?.every((example) => example.approved === (example.decision === 'APPROVED'))).toBe(true);
     const declines = (await fresh.client.authRules.v2.retrieveReport(decline.token, { begin: START, end: START })).daily_statistics[0];
     expect(declines?.current_version_statistics).toMatchObject({ challenged: 0, declined: 2, approved: 3 });
+  });
+
+  it("takes the card acceptor countries the SDK's COUNTRY attribute lists beside ISO 3166-1's (QZZ, ANT), and a rule sees them", async () => {
+    const fresh = await context.server.newProgram('3ds countries');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const freshCard = await newCard(fresh.client);
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', [{ attribute: 'COUNTRY', operation: 'IS_ONE_OF', value: ['QZZ'] }]));
+    const inCountry = async (country: string) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate({ ...body({}, freshCard.pan), merchant: { id: 'M-1', country, mcc: '5411', name: 'GROCER' } });
+      const { merchant, authentication_result } = await fresh.client.threeDS.authentication.retrieve(token as string);
+      return `${merchant.country} ${authentication_result}`;
+    };
+    expect([await inCountry('QZZ'), await inCountry('ANT'), await inCountry('CAN')]).toEqual(['QZZ DECLINE', 'ANT SUCCESS', 'CAN SUCCESS']);
   });
 
   it('applies 3DS rules by scope (account, business account, program minus exclusions), CONDITIONAL_ACTION on this stream too, and never an INACTIVE rule', async () => {
