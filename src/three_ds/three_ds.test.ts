@@ -551,6 +551,19 @@ describeWithDb('3DS authentications', () => {
     expect((await client.threeDS.authentication.retrieve(inTime)).challenge_metadata?.status).toBe('SUCCESS');
   });
 
+  it("times a challenge out by its own program's clock only: another program's move, reads and events leave it pending", async () => {
+    const [owner, other] = [await context.server.newProgram('challenge owner'), await context.server.newProgram('challenge bystander')];
+    await moveClock(owner.client, `${START}T12:00:00.000Z`);
+    await moveClock(other.client, `${START}T12:00:00.000Z`);
+    const token = await challenged(owner, (await newCard(owner.client)).pan);
+    await moveClock(other.client, `${START}T13:00:00.000Z`);
+    expect((await other.client.events.list({ event_types: ['three_ds_authentication.created', 'three_ds_authentication.updated'] })).data).toEqual([]);
+    await expectError(other.client.threeDS.authentication.retrieve(token), 404);
+    expect((await owner.client.threeDS.authentication.retrieve(token)).challenge_metadata?.status).toBe('PENDING');
+    await owner.client.threeDS.authentication.simulateOtpEntry({ token, otp: service.SANDBOX_OTP });
+    expect((await owner.client.threeDS.authentication.retrieve(token)).authentication_result).toBe('SUCCESS');
+  });
+
   it('shows a timeout the real-speed clock reached on the next read, before any sweep', async () => {
     const token = await challenged();
     advance(TTL_MS);
