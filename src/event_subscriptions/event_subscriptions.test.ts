@@ -8,15 +8,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Lithic from 'lithic';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { emitEvent } from '../events/emit.js';
 import type { EventType } from '../events/types.js';
-import { describeWithDb, useTestServer, type TestProgram } from '../testing/harness.js';
+import { describeWithDb, type TestProgram } from '../testing/harness.js';
 import { expectError } from '../testing/money.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
-import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
+import { eventually, pause, receivedAt, startWebhookReceiver, useWebhookTestbed, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { RESPONSE_KEPT_CHARS, RETIRED_SECRETS_KEPT } from './delivery.js';
 import { recover, replayMissing } from './service.js';
 
@@ -26,21 +26,13 @@ const REQUEST_TIMEOUT_MS = 1_000;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describeWithDb('event subscriptions and webhooks', () => {
-  const context = useTestServer({ delivery: { retryScheduleMs: RETRY_SCHEDULE_MS, pollIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS } });
+  const bed = useWebhookTestbed({ retryScheduleMs: RETRY_SCHEDULE_MS, pollIntervalMs: 50, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  const { context } = bed;
   let receiver: WebhookReceiver;
   // Each test has a program of its own, so that no test's subscriptions see another's events.
   let program: TestProgram;
   let client: Lithic;
-
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-  beforeEach(async () => {
-    program = await context.server.newProgram();
-    client = program.client;
-    receiver.answer = () => ({ status: 200, body: 'ok' });
-  });
-  afterAll(async () => receiver?.close());
+  beforeEach(() => ({ receiver, program, client } = bed));
 
   function subscribe(path: string, params: Partial<Lithic.Events.SubscriptionCreateParams> = {}, on: TestProgram = program) {
     return on.client.events.subscriptions.create({ url: `${receiver.url}${path}`, ...params });

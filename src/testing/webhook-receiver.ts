@@ -4,7 +4,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import type Lithic from 'lithic';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { useTestServer, type TestProgram, type TestServer } from './harness.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -77,16 +79,44 @@ export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5_0
   }
 }
 
-/** Waits until `path` got `count` requests, and returns them. */
-export function receivedAt(receiver: WebhookReceiver, path: string, count: number): Promise<ReceivedWebhook[]> {
+/** Waits (at most `timeoutMs`) until `path` got `count` requests, and returns them. */
+export function receivedAt(receiver: WebhookReceiver, path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]> {
   return eventually(() => {
     const requests = receiver.at(path);
     expect(requests.length, `requests to ${path}`).toBeGreaterThanOrEqual(count);
     return requests;
-  });
+  }, timeoutMs);
 }
 
 /** Resolves after `ms`: to check that nothing more arrives. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What `useWebhookTestbed` gives each test: the server, a receiver (answering 200 "ok" when the test starts) and a program of the test's own. */
+export interface WebhookTestbed {
+  context: { server: TestServer };
+  receiver: WebhookReceiver;
+  program: TestProgram;
+  client: Lithic;
+}
+
+/**
+ * A test server with these dispatcher options and a receiver for the whole file, and for each test
+ * a program of its own (so that no test's subscriptions see another's events). Read the fields in
+ * a test or hook: they are set by the hooks this registers.
+ */
+export function useWebhookTestbed(delivery: NonNullable<Parameters<typeof useTestServer>[0]>['delivery']): WebhookTestbed {
+  const context = useTestServer({ delivery });
+  const bed = { context } as unknown as WebhookTestbed;
+  beforeAll(async () => {
+    bed.receiver = await startWebhookReceiver();
+  });
+  beforeEach(async () => {
+    bed.program = await context.server.newProgram();
+    bed.client = bed.program.client;
+    bed.receiver.answer = () => ({ status: 200, body: 'ok' });
+  });
+  afterAll(async () => bed.receiver?.close());
+  return bed;
 }
