@@ -293,11 +293,15 @@ export class Dispatcher {
     return kept(message);
   }
 
-  /** Records the outcome and, for a failure that may be retried, queues the next attempt, in one transaction. */
+  /**
+   * Records the outcome and, for a failure that may be retried, queues the next attempt, in one
+   * transaction, dated by the program's clock as it is then (not as it was when the request left:
+   * a move may have committed while the receiver took its time).
+   */
   async #record(delivery: Delivery, result: SendResult, mayRetry: boolean): Promise<void> {
-    const nowMs = programNowMs(this.wall, Number(delivery.clock_offset_ms));
     const delayMs = this.#options.retryScheduleMs[delivery.attempt_number - 1];
     await this.db.transaction(async (tx) => {
+      const nowMs = programNowMs(this.wall, await store.clockOffsetMs(tx, delivery.program_id));
       const outcome: store.AttemptOutcome = {
         status: result.ok ? 'SUCCESS' : 'FAILED',
         url: delivery.url ?? delivery.attempt_url,

@@ -167,6 +167,30 @@ describeWithDb('webhooks as receivers see them', () => {
     }
   });
 
+  it('dates a failure and its retry by the program clock when the answer came, a move of it during the request included', async () => {
+    const subscription = await bed.client.events.subscriptions.create({ url: `${bed.receiver.url}/moved-during`, event_types: ['card.created'] });
+    const movedTo = new Date(Date.now() + 365 * 24 * 3_600_000).toISOString();
+    let moved = false;
+    bed.receiver.answer = async (request) => {
+      if (request.path !== '/moved-during') return { status: 200, body: 'ok' };
+      if (!moved) {
+        moved = true;
+        await moveClock(movedTo);
+      }
+      return { status: 500 };
+    };
+    await bed.client.cards.create({ type: 'VIRTUAL' });
+    const [retry, failed] = await eventually(async () => {
+      const attempts = (await bed.client.events.subscriptions.listAttempts(subscription.token)).data;
+      expect(attempts.map((attempt) => attempt.status)).toContain('FAILED');
+      expect(attempts.length).toBeGreaterThanOrEqual(2);
+      return attempts;
+    });
+    expect(failed!.created < movedTo).toBe(true);
+    expect(retry!.created >= movedTo, `retry created ${retry!.created}, the clock moved to ${movedTo} before the answer`).toBe(true);
+    expect((await bed.client.events.subscriptions.listAttempts(subscription.token, { begin: failed!.created })).data.map((attempt) => attempt.token)).toContain(retry!.token);
+  });
+
   it('lists attempts under every filter and cursor, by event and by subscription, the same as filtering the whole list', async () => {
     const subscription = await subscribe('/attempts', { event_types: ['financial_account.created', 'financial_account.updated'] });
     let failures = 0;

@@ -355,12 +355,11 @@ export const leaseAttempt = preparedWrite((db, programId: string, token: string,
 /**
  * A leased attempt with what sending it needs: its subscription (null once deleted) with the
  * secrets its rotations retired (`retired`: each until when it signs, wall time; the newest
- * first), and its program's clock. One query: the retired secrets are joined, a row each.
+ * first). One query: the retired secrets are joined, a row each.
  */
 export async function leasedDelivery(exec: Executor, programId: string, token: string) {
   const rows = await exec
     .selectFrom('event_attempts')
-    .innerJoin('programs', 'programs.id', 'event_attempts.program_id')
     .leftJoin('event_subscriptions', (join) =>
       join.onRef('event_subscriptions.program_id', '=', 'event_attempts.program_id').onRef('event_subscriptions.token', '=', 'event_attempts.subscription_token'),
     )
@@ -374,7 +373,6 @@ export async function leasedDelivery(exec: Executor, programId: string, token: s
       'event_attempts.subscription_token',
       'event_attempts.attempt_number',
       'event_attempts.url as attempt_url',
-      'programs.clock_offset_ms',
       'event_subscriptions.url',
       'event_subscriptions.disabled',
       'event_subscriptions.secret_encrypted',
@@ -392,6 +390,12 @@ export async function leasedDelivery(exec: Executor, programId: string, token: s
     row.retired_secret_encrypted === null || row.retired_until_ms === null ? [] : [{ secret_encrypted: row.retired_secret_encrypted, until_ms: Number(row.retired_until_ms) }],
   );
   return { ...delivery, retired };
+}
+
+/** The program's clock offset as committed now (a move may have committed while an attempt's request was under way). */
+export async function clockOffsetMs(exec: Executor, programId: string): Promise<number> {
+  const program = await exec.selectFrom('programs').select('clock_offset_ms').where('id', '=', programId).executeTakeFirstOrThrow();
+  return Number(program.clock_offset_ms);
 }
 
 export interface AttemptOutcome {
