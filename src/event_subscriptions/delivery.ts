@@ -24,7 +24,8 @@
  *   schedule, until the schedule runs out.
  * - A subscription deleted or disabled since the attempt was queued gets nothing: the attempt is
  *   FAILED and not retried (`recover` re-queues such events later); one deleted or disabled while
- *   its attempt was under way gets no retry.
+ *   its attempt was under way gets no retry, and one deleted while its failure is being recorded
+ *   waits for the retry (the subscription is locked first) and fails it at once.
  * - Nothing escapes the loop: errors are logged (attempt and subscription tokens, never a secret
  *   or a payload) and the attempt is retried when its lease expires.
  */
@@ -296,11 +297,15 @@ export class Dispatcher {
   /**
    * Records the outcome and, for a failure that may be retried, queues the next attempt, in one
    * transaction, dated by the program's clock as it is then (not as it was when the request left:
-   * a move may have committed while the receiver took its time).
+   * a move may have committed while the receiver took its time). Before a retry is queued the
+   * subscription is locked, first, as deleting or updating it locks it before its attempts: a
+   * deletion under way then waits for the retry and fails it with the other pending attempts.
    */
   async #record(delivery: Delivery, result: SendResult, mayRetry: boolean): Promise<void> {
     const delayMs = this.#options.retryScheduleMs[delivery.attempt_number - 1];
+    const retryFollows = !result.ok && mayRetry && delayMs !== undefined;
     await this.db.transaction(async (tx) => {
+      const subscription = retryFollows ? await store.lockSubscription(this.db, tx, delivery.program_id, delivery.subscription_token) : undefined;
       const nowMs = programNowMs(this.wall, await store.clockOffsetMs(tx, delivery.program_id));
       const outcome: store.AttemptOutcome = {
         status: result.ok ? 'SUCCESS' : 'FAILED',
@@ -310,9 +315,8 @@ export class Dispatcher {
         updated_ms: nowMs,
       };
       const recorded = await store.completeAttempt(tx, delivery.program_id, delivery.token, this.#owner, outcome);
-      if (recorded !== 1 || result.ok || !mayRetry || delayMs === undefined) return;
+      if (recorded !== 1 || !retryFollows || delayMs === undefined) return;
       // Deleted or disabled while the request was under way: nothing more is sent to it (recover re-queues the event once it is enabled again).
-      const subscription = await store.findSubscription(tx, delivery.program_id, delivery.subscription_token);
       if (subscription === undefined || subscription.disabled === 1) return;
       await store.insertAttempts(tx, [
         {

@@ -12,7 +12,8 @@ import { describeWithDb, engine, sdkClient, startTestServer, testConfig, type Te
 import { movableWallClock } from '../testing/clock.js';
 import { eventually, pause, receivedAt, startWebhookReceiver, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { startServer, type RunningServer } from '../server.js';
-import { DEFAULT_DISPATCHER_OPTIONS } from './delivery.js';
+import type { Db } from '../db/database.js';
+import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './delivery.js';
 import { webhookSignature } from './signature.js';
 
 const FAST = { retryScheduleMs: [50], pollIntervalMs: 20 };
@@ -213,6 +214,47 @@ describeWithDb('the dispatcher', () => {
       expect(bothEnded.signatures).toEqual([bothEnded.expected(current!)]);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describeWithDb('recording an outcome while the subscription is deleted', () => {
+  it('queues no retry that outlives the deletion: the deletion waits for the outcome, then fails the retry at once', async () => {
+    const receiver = await startWebhookReceiver();
+    // The server's own dispatcher sends nothing: this test's dispatcher, on a database that runs the deletion inside its transactions, does.
+    const server = await startTestServer({ delivery: { maxInFlight: 0 } });
+    const db = server.server.db;
+    const program = await server.newProgram();
+    const subscription = await program.client.events.subscriptions.create({ url: `${receiver.url}/deleted-meanwhile` });
+    receiver.answer = () => ({ status: 500 });
+    let deletion: Promise<unknown> | undefined;
+    /** The deletion, sent from inside the transaction that records the failure, once its statements ran, given 300 ms before that transaction commits. */
+    const deletingBeforeCommit: Db = {
+      ...db,
+      transaction: (work) =>
+        db.transaction(async (tx) => {
+          const result = await work(tx);
+          deletion ??= program.client.events.subscriptions.del(subscription.token);
+          await Promise.race([deletion, pause(300)]);
+          return result;
+        }),
+    };
+    const dispatcher = new Dispatcher(deletingBeforeCommit, server.server.app.deps.secrets, systemClock, server.server.app.log, { retryScheduleMs: [60_000], pollIntervalMs: 20 });
+    dispatcher.start();
+    try {
+      const [eventToken] = await emitCards(server.server, program.programId, 1);
+      await eventually(() => expect(deletion).toBeDefined());
+      await deletion;
+      const attempts = (await program.client.events.listAttempts(eventToken!)).data;
+      expect(attempts.map((attempt) => attempt.status)).not.toContain('PENDING');
+      expect(attempts.map((attempt) => [attempt.status, attempt.response_status_code, attempt.response])).toEqual([
+        ['FAILED', 0, 'event subscription deleted'],
+        ['FAILED', 500, ''],
+      ]);
+    } finally {
+      await dispatcher.stop();
+      await server.close();
+      await receiver.close();
     }
   });
 });
