@@ -363,6 +363,7 @@ describeWithDb('account holders', () => {
     async function pendingBusiness() {
       return enroll(context.program.client, kybBody());
     }
+    const pendingBusinessOf = (client: Lithic) => enroll(client, kybBody());
 
     it('ACCEPTED moves a pending holder to ACCEPTED and answers the whole holder', async () => {
       const created = await pendingBusiness();
@@ -460,6 +461,30 @@ describeWithDb('account holders', () => {
       await client.accountHolders.simulateEnrollmentReview({ account_holder_token: funded.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_SOS_NOT_MATCHED'] });
       expect((await client.financialAccounts.retrieve(holding.token)).status).toBe('OPEN');
       expect((await bookTransfer(client, holding.token, source, 100)).status).toBe('SETTLED');
+    });
+
+    it('a REJECTED holder\'s OPERATING financial accounts, opened for its account while it was pending, take no money in either: CLOSED when empty, announced', async () => {
+      const { client } = await context.server.newProgram('rejected operating');
+      const source = (await client.financialAccounts.create({ nickname: 'source', type: 'OPERATING' })).token;
+      await fund(client, source, 1_000);
+      const pending = await pendingBusinessOf(client);
+      const opened = (nickname: string) => client.financialAccounts.create({ nickname, type: 'OPERATING', account_token: pending.account_token } as never);
+      const [empty, holding] = [await opened('empty'), await opened('holding')];
+      await bookTransfer(client, source, holding.token, 100);
+
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: pending.token, status: 'REJECTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] });
+      expect(await client.financialAccounts.retrieve(empty.token)).toMatchObject({ status: 'CLOSED', substatus: null });
+      expect(await expectError(bookTransfer(client, source, empty.token, 100), 422)).toContain('CLOSED');
+      const announced = await client.events.list({ event_types: ['financial_account.updated'], with_content: true });
+      expect(announced.data.map((event) => event.payload['token'])).toContain(empty.token);
+      // Money already on it: it stays OPEN, so the money can be moved out.
+      expect((await client.financialAccounts.retrieve(holding.token)).status).toBe('OPEN');
+      expect((await bookTransfer(client, holding.token, source, 100)).status).toBe('SETTLED');
+      // ACCEPTED leaves them as they are.
+      const accepted = await pendingBusinessOf(client);
+      const kept = await client.financialAccounts.create({ nickname: 'kept', type: 'OPERATING', account_token: accepted.account_token } as never);
+      await client.accountHolders.simulateEnrollmentReview({ account_holder_token: accepted.token, status: 'ACCEPTED' });
+      expect((await client.financialAccounts.retrieve(kept.token)).status).toBe('OPEN');
     });
 
     it('REJECTED takes all 17 simulation reasons of spec 4.3 at once and records all but the 4 input-only ones; ACCEPTED is the default status', async () => {

@@ -13,6 +13,9 @@ import { newToken } from '../ids.js';
 import { isoTimestamp } from '../clock.js';
 import * as accounts from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
+import { closeWithAccount } from '../financial_accounts/service.js';
+import * as financialAccountStore from '../financial_accounts/store.js';
+import { lockBalances } from '../ledger/ledger.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
@@ -399,6 +402,20 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListAccou
 }
 
 /**
+ * A REJECTED holder's account closes, and with it every financial account opened for it that
+ * nothing is on (`closeWithAccount`): its ISSUING account and any OPERATING account opened while the
+ * holder was pending review, so that none takes money in (as for a holder REJECTED at enrollment,
+ * whose account can have none). Lock order: the account row, then the balances (sorted).
+ */
+async function closeRejectedAccount(db: Db, tx: Tx, scope: ProgramScope, accountToken: string): Promise<void> {
+  await accountStore.lock(db, tx, scope.programId, accountToken);
+  const open = (await financialAccountStore.listAll(tx, scope.programId, { account_token: accountToken })).filter((row) => row.status !== 'CLOSED');
+  await lockBalances(tx, scope.programId, open.map((row) => row.token));
+  await accounts.closeAccount(db, tx, scope, accountToken);
+  for (const row of open) await closeWithAccount(tx, scope, row.token);
+}
+
+/**
  * Seed 4.3: decides a holder that is pending review. ACCEPTED or REJECTED (with the given reasons)
  * goes to verification_application and the deprecated mirrors, stamped with the program clock but
  * never before the holder's last change (a PATCH by a request that saw a moved clock may have made
@@ -417,7 +434,7 @@ export async function simulateEnrollmentReview(db: Db, tx: Tx, requestScope: Pro
     const current = (await store.find(tx, scope.programId, token)) ?? holder;
     throw new UnprocessableError(`account_holder_token: account holder '${token}' is ${current.status}, not pending review`);
   }
-  if (decision.status === 'REJECTED') await accounts.closeAccount(db, tx, scope, holder.account_token);
+  if (decision.status === 'REJECTED') await closeRejectedAccount(db, tx, scope, holder.account_token);
   const decidedHolder = await get(tx, scope, token);
   await emitVerification(tx, scope, decidedHolder);
   return toReply(decidedHolder);
