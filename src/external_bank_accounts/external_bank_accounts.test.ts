@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import Lithic from 'lithic';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import { verifyProgramLedger } from '../ledger/ledger.js';
 import { movableWallClock } from '../testing/clock.js';
@@ -356,6 +356,32 @@ describeWithDb('external bank accounts', () => {
       const verified = await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: sorted(fresh).reverse() });
       expect(verified).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 6 });
       expect(await balanceOf(client, elsewhere)).toEqual({ available: FUNDED_CENTS, pending: 0, total: FUNDED_CENTS });
+    });
+
+    it('never sends the last pair again, not even after a retry that found too little to send a new one: the old amounts never verify', async () => {
+      const { client } = context.program;
+      const empty = await newAccount(client, 'empty funding');
+      /** Runs `call` with the service's draws of 1–99 cents answering `cents` in turn (the last one from then on). */
+      async function drawing<T>(cents: number[], call: () => Promise<T>): Promise<T> {
+        const queue = [...cents];
+        const original = crypto.randomInt.bind(crypto) as (min: number, max: number) => number;
+        const draw = vi.spyOn(crypto, 'randomInt').mockImplementation(((min: number, max: number) => (min === 1 && max === 100 ? (queue.length > 1 ? queue.shift() : queue[0]) : original(min, max))) as never);
+        try {
+          return await call();
+        } finally {
+          draw.mockRestore();
+        }
+      }
+      const created = await drawing([10, 20], () => create({ verification_method: 'MICRO_DEPOSIT' }));
+      expect(sorted(await amountsOf(created))).toEqual([10, 20]);
+      // A retry naming an account that cannot pay: nothing sent, INSUFFICIENT_FUNDS.
+      expect(await client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: empty })).toMatchObject({ verification_state: 'INSUFFICIENT_FUNDS' });
+      // The next retry that can send draws the old pair first: it is drawn again, never sent.
+      const retried = await drawing([20, 10, 30, 40], () => client.externalBankAccounts.retryMicroDeposits(created.token, { financial_account_token: operating }));
+      expect(retried).toMatchObject({ verification_state: 'PENDING' });
+      expect(sorted(await amountsOf(created))).toEqual([30, 40]);
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [10, 20] })).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: [40, 30] })).toMatchObject({ verification_state: 'ENABLED', verification_attempts: 2 });
     });
 
     it('runs concurrent submissions and retries of one account one at a time', async () => {

@@ -227,8 +227,10 @@ async function startVerification(db: Db, tx: Tx, scope: ProgramScope, row: Row, 
       invariant(fundingToken !== null, 'micro-deposits need a funding account');
       const sending = await sendMicroDeposits(db, tx, scope, row, fundingToken, sentRound(secrets, row)?.amounts);
       if ('availableCents' in sending) {
+        // The last round sent stays, so that the next pair sent is never it again (`drawAmounts`).
         return {
           ...reset,
+          micro_deposits_encrypted: row.micro_deposits_encrypted,
           verification_state: 'INSUFFICIENT_FUNDS',
           verification_failed_reason: `financial account '${fundingToken}' has ${sending.availableCents} cents available, too little to send the micro-deposits; fund it and retry`,
         };

@@ -21,8 +21,8 @@ export interface ExternalBankAccountsTable {
   verification_state: string;
   verification_failed_reason: string | null;
   /**
-   * The last round of micro-deposits as encrypted JSON, until it verifies (kept after a failure: a
-   * retry draws another pair): `{amounts, attempts_before}`, the two amounts in cents and
+   * The last round of micro-deposits as encrypted JSON, until it verifies (kept after a failure, and
+   * through a retry that could not send: the next pair sent is another): `{amounts, attempts_before}`, the two amounts in cents and
    * `verification_attempts` when they were sent; a bare array of the amounts is a round that began at 0.
    */
   micro_deposits_encrypted: string | null;
