@@ -556,6 +556,31 @@ describeWithDb('account holders', () => {
       expect(notReviewable.status).toBe(422);
     });
 
+    it.each([
+      ['KYB_BYO', kybBody('KYB_BYO')],
+      ['KYB_DELEGATED', fullKybDelegatedBody()],
+      ['KYC_BASIC accepted', kycBody()],
+      ['KYC_BASIC rejected', withField(kycBody(), 'individual.government_id', '000-00-0004')],
+      ['KYC_BYO', kycBody('KYC_BYO')],
+      ['KYC_EXEMPT', kycExemptBody()],
+    ])('%s was decided at enrollment: neither review decides it again (422), the holder, its account and its events stay as they were', async (_name, body) => {
+      const { client } = await context.server.newProgram('not reviewable');
+      const created = await enroll(client, body);
+      const [holder, account, events] = [await client.accountHolders.retrieve(created.token), await client.accounts.retrieve(created.account_token), await client.events.list({ page_size: 100 })];
+      const reviews: Array<Omit<Lithic.AccountHolderSimulateEnrollmentReviewParams, 'account_holder_token'>> = [
+        { status: 'ACCEPTED' },
+        { status: 'REJECTED', status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] },
+      ];
+      for (const review of reviews) {
+        const refused = await apiFailure(client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, ...review }));
+        expect(refused.status).toBe(422);
+        expect(refused.message).toContain(`is ${holder.status}, not pending review`);
+      }
+      expect(await client.accountHolders.retrieve(created.token)).toEqual(holder);
+      expect(await client.accounts.retrieve(created.account_token)).toEqual(account);
+      expect((await client.events.list({ page_size: 100 })).data).toEqual(events.data);
+    });
+
     it('decides a holder once under concurrent reviews', async () => {
       const created = await pendingBusiness();
       const outcomes = await Promise.allSettled(

@@ -435,6 +435,51 @@ describeWithDb('external bank accounts', () => {
       expect((await client.externalBankAccounts.retrieve(created.token)).verification_attempts).toBe(0);
     });
 
+    it('takes amounts only for a PENDING micro-deposit verification, and retries only of its own method while PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS (else 422, changing nothing)', async () => {
+      const { client } = context.program;
+      const empty = await newAccount(client, 'never funded');
+      const failed = await create({ verification_method: 'MICRO_DEPOSIT' });
+      for (let attempt = 0; attempt < 3; attempt++) await client.externalBankAccounts.microDeposits.create(failed.token, { micro_deposits: wrongAmounts(await amountsOf(failed)) });
+      const verified = await create({ verification_method: 'MICRO_DEPOSIT' });
+      await client.externalBankAccounts.microDeposits.create(verified.token, { micro_deposits: await amountsOf(verified) });
+      type Allowed = { amounts: boolean; retryMicroDeposits: boolean; retryPrenote: boolean };
+      const none: Allowed = { amounts: false, retryMicroDeposits: false, retryPrenote: false };
+      const accounts: Array<[label: string, token: string, allowed: Allowed]> = [
+        ['MICRO_DEPOSIT PENDING', (await create({ verification_method: 'MICRO_DEPOSIT' })).token, { ...none, amounts: true, retryMicroDeposits: true }],
+        ['MICRO_DEPOSIT FAILED_VERIFICATION', failed.token, { ...none, retryMicroDeposits: true }],
+        ['MICRO_DEPOSIT INSUFFICIENT_FUNDS', (await create({ verification_method: 'MICRO_DEPOSIT', financial_account_token: empty })).token, { ...none, retryMicroDeposits: true }],
+        ['MICRO_DEPOSIT ENABLED', verified.token, none],
+        ['PRENOTE PENDING', (await create({ verification_method: 'PRENOTE' })).token, { ...none, retryPrenote: true }],
+      ];
+      for (const method of ['MANUAL', 'EXTERNALLY_VERIFIED', 'UNVERIFIED']) accounts.push([`${method} ENABLED`, (await create({ verification_method: method })).token, none]);
+      const steps = {
+        amounts: (token: string) => client.externalBankAccounts.microDeposits.create(token, { micro_deposits: [1, 1] }),
+        retryMicroDeposits: (token: string) => client.externalBankAccounts.retryMicroDeposits(token),
+        retryPrenote: (token: string) => client.externalBankAccounts.retryPrenote(token),
+      };
+      const stepNames = ['amounts', 'retryMicroDeposits', 'retryPrenote'] as const;
+      for (const [label, token, allowed] of accounts) {
+        const before = await client.externalBankAccounts.retrieve(token);
+        for (const step of stepNames.filter((name) => !allowed[name])) {
+          const [method, state] = label.split(' ');
+          expect(await expectError(steps[step](token), 422), `${label} ${step}`).toContain(`is ${method} with verification_state ${state}`);
+          expect(await client.externalBankAccounts.retrieve(token), `${label} ${step}`).toEqual(before);
+        }
+        for (const step of stepNames.filter((name) => allowed[name])) expect((await steps[step](token)).token, `${label} ${step}`).toBe(token);
+      }
+    });
+
+    it('a repeated Idempotency-Key replays a submission without counting it again', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const wrong = { micro_deposits: wrongAmounts(await amountsOf(created)) };
+      const headers = { 'Idempotency-Key': crypto.randomUUID() };
+      const first = await client.externalBankAccounts.microDeposits.create(created.token, wrong, { headers });
+      expect(first).toMatchObject({ verification_state: 'PENDING', verification_attempts: 1 });
+      expect(await client.externalBankAccounts.microDeposits.create(created.token, wrong, { headers })).toEqual(first);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toMatchObject({ verification_attempts: 1 });
+    });
+
     it('refuses amounts for an account that does not verify by micro-deposits (422)', async () => {
       const { client } = context.program;
       const manual = await create();
