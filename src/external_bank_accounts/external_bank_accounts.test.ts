@@ -733,7 +733,17 @@ describeWithDb('external bank accounts', () => {
       await expectError(client.externalBankAccounts.retrieve((made[0] as Eba).token), 404);
       await expectError(client.externalBankAccounts.update((made[0] as Eba).token, { name: 'x' }), 404);
       await expectError(client.externalBankAccounts.microDeposits.create((made[2] as Eba).token, { micro_deposits: [1, 2] }), 404);
+      await expectError(client.externalBankAccounts.retryMicroDeposits((made[2] as Eba).token), 404);
+      await expectError(client.externalBankAccounts.retryPrenote((made[3] as Eba).token), 404);
       expect(await expectError(create({ account_token: accountToken }), 404)).toContain('account_token');
+      // Another program's funding account is unknown here, on create and on the retries, and changes nothing of its own.
+      const theirFunding = (made[2] as Eba).financial_account_token as string;
+      expect(await expectError(create({ verification_method: 'MICRO_DEPOSIT', financial_account_token: theirFunding }), 404)).toContain('financial_account_token');
+      const mine = await create({ verification_method: 'MICRO_DEPOSIT' });
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(mine.token, { financial_account_token: theirFunding }), 404)).toContain('financial_account_token');
+      expect(await client.externalBankAccounts.retrieve(mine.token)).toEqual(mine);
+      expect(await balanceOf(lister.client, theirFunding)).toEqual({ available: FUNDED_CENTS, pending: 0, total: FUNDED_CENTS });
+      expect(await lister.client.externalBankAccounts.retrieve((made[2] as Eba).token)).toEqual(made[2]);
     });
   });
 });
