@@ -145,15 +145,18 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
 }
 
 /**
- * For a write that decides on funds, at the start of its transaction, before it locks its
- * balances: what has fallen due on the program's clock and changes funds (a hold past its expiry,
- * a management operation whose date has come; the minute sweep may not have run yet) is applied
- * first. Then every job runs as a clock move runs them (`runClockJobsAcross`), so that what fell
- * due takes effect, and is announced, in the order it fell due: a card shipment or prenote before
- * an operation dated after it, too.
+ * For a write that moves money (a transfer, a payment, an operation, every card message), at the
+ * start of its transaction, before it locks its balances: what has fallen due on the program's
+ * clock and changes funds (a hold past its expiry, a management operation whose date has come; the
+ * minute sweep may not have run yet) is applied first. Then every job runs as a clock move runs
+ * them (`runClockJobsAcross`), so that what fell due takes effect, and is announced, in the order
+ * it fell due: an operation dated before a hold expired is decided before the hold is released (on
+ * the funds the hold still held), and a card shipment or prenote before an operation dated after it.
+ * A message on existing card transactions names them (`transactions`): they are locked with the
+ * due holds, in one sorted set, before any balance (`lockDueHolds`).
  */
-export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<void> {
-  if (await lockDueMoney(db, tx, scope, accounts)) await runAtEachStop(db, tx, scope, clockJobs());
+export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = []): Promise<void> {
+  if (await lockDueMoney(db, tx, scope, accounts, transactions)) await runAtEachStop(db, tx, scope, clockJobs());
 }
 
 /**
@@ -167,11 +170,11 @@ export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, account
  * Before the holds, the rows every other job will take by now (`lockDueRowsOfOtherJobs`). Answers
  * whether anything was due (if not, nothing is locked, and the jobs, if they run, hold no balance).
  */
-async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[]): Promise<boolean> {
+async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = []): Promise<boolean> {
   const holdsDue = await isDueWithin(db, tx, dueExpiries, scope);
   if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return false;
   for (const lockDueRows of lockDueRowsOfOtherJobs()) await lockDueRows(db, tx, scope);
-  const held = holdsDue ? await lockDueHolds(db, tx, scope) : [];
+  const held = holdsDue || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
   return true;

@@ -8,9 +8,9 @@ import { expect, it } from 'vitest';
 import { MS_PER_DAY, MS_PER_HOUR } from './clock.js';
 import { frozenWallClock } from './testing/clock.js';
 import { describeWithDb, useTestServer } from './testing/harness.js';
-import { bookTransfer, manualBankAccount, newAccount } from './testing/money.js';
+import { balanceOf, bookTransfer, fund, manualBankAccount, newAccount } from './testing/money.js';
 import { enforcedRule, velocityLimit } from './testing/auth_rules.js';
-import { authorize, cardOnOwnAccount, moveClock, simulateChallenge } from './testing/transactions.js';
+import { authorize, cardOnOwnAccount, moveClock, simulateChallenge, type Card } from './testing/transactions.js';
 
 const START = '2030-01-10T12:00:00.000Z';
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -265,7 +265,7 @@ describeWithDb('the real-speed clock: what it made due is dated when it fell due
     expect(decided.updated).toBe(iso(tomorrowMs));
   });
 
-  it('an operation is dated on its date, or after the last movement of its account if one came later', async () => {
+  it('an operation is dated on its date, whichever request applies it: a read, or a card message on its account', async () => {
     const { client } = await context.server.newProgram();
     const card = await cardOnOwnAccount(client);
     const today = iso(wall.nowMs()).slice(0, 10);
@@ -281,8 +281,36 @@ describeWithDb('the real-speed clock: what it made due is dated when it fell due
 
     const second = await operate(tomorrowMs + MS_PER_DAY);
     advance(MS_PER_DAY + MS_PER_HOUR); // 02:00 the next day
-    await authorize(client, card, 10); // a card message moves the account's money without applying due operations
-    expect((await client.managementOperations.retrieve(second.token)).updated).toBe(iso(tomorrowMs + MS_PER_DAY + 2 * MS_PER_HOUR));
+    await authorize(client, card, 10); // a card message applies the due operation before it moves the account's money
+    expect((await client.managementOperations.retrieve(second.token)).updated).toBe(iso(tomorrowMs + MS_PER_DAY));
+  });
+
+  it('an operation dated before a hold expired is decided on the funds the hold still held, when a card message is the first to find both due', async () => {
+    // Each first request, and the available balance it leaves: 100 funded, the debit declined, 1 held by the authorization.
+    const firstRequests = [
+      ['an authorization that checks no funds', (client: Lithic, card: Card) => authorize(client, card, 1), 99 - 10],
+      ['a clearing of another authorization', (client: Lithic, _card: Card, other: string) => client.transactions.simulateClearing({ token: other }), 100 - 10],
+    ] as const;
+    for (const [name, firstRequest, available] of firstRequests) {
+      const { client } = await context.server.newProgram();
+      const card = await cardOnOwnAccount(client);
+      await fund(client, card.funding.token, 100);
+      await authorize(client, card, 90); // holds 90 for 7 days
+      const madeMs = wall.nowMs();
+      const dayThreeMs = Date.parse(iso(madeMs).slice(0, 10)) + 3 * MS_PER_DAY;
+      const debit = await client.managementOperations.create({
+        amount: 50, category: 'MANAGEMENT_FEE', direction: 'DEBIT', effective_date: iso(dayThreeMs).slice(0, 10),
+        event_type: 'LATE_PAYMENT', financial_account_token: card.funding.token,
+      });
+      advance(2 * MS_PER_DAY);
+      const other = await authorize(client, card, 10); // expires 2 days after the first
+      advance(6 * MS_PER_DAY); // the first hold expired 5 days after the debit's date, the other not yet; no read or sweep since
+      await firstRequest(client, card, other);
+      const decided = await client.managementOperations.retrieve(debit.token);
+      expect({ name, status: decided.status, updated: decided.updated }).toEqual({ name, status: 'DECLINED', updated: iso(dayThreeMs) });
+      expect((await balanceOf(client, card.funding.token)).available, name).toBe(available);
+      expect((await clockTimeline(client)).map(([type]) => type), name).toContain('management_operation.updated');
+    }
   });
 });
 

@@ -251,9 +251,10 @@ export async function lockDueOperations(db: Db, tx: Tx, scope: ProgramScope): Pr
 
 /**
  * When a due operation takes effect, however late the job that applies it runs: at the start of its
- * effective date, or at the last movement of its account if that came later (a card message, which
- * does not wait for due operations, or an expiry recorded since). Its funds were decided on the
- * balance after that movement, so its journal, events and `updated` say so, never before it.
+ * effective date, or at the last movement of its account if that came later (a movement by a
+ * request that read the clock before a move, stamped after it: programs/scope.ts `actingOn`). Its
+ * funds were decided on the balance after that movement, so its journal, events and `updated` say
+ * so, never before it. (Every other movement applies the due operations first: `applyDueMoney`.)
  * Nor before the account's last change (`accountUpdatedMs`): an operation held while its account
  * was SUSPENDED takes effect when the account is OPEN again, not inside the suspension. Every change
  * of a financial account applies the due operations first (financial_accounts/service.ts), so a

@@ -23,8 +23,8 @@
  * just before the commit (auth_rules/evaluator.ts), though the rules decide at their step. An
  * authorization locks its card's account and then the card (cards/spend.ts) before it sums spend,
  * so authorizations of one account decide one at a time and can never together exceed a limit;
- * then the holds that have fallen due (and, when it decides on funds, the due management
- * operations), then their balances with its own in one sorted set, before they expire
+ * then the holds and the management operations that have fallen due (with the rows of the other
+ * clock jobs before them), then their balances with its own in one sorted set, before they change
  * (`applyDueBeforeDeciding`), then its own ISSUING balance (already held if any fell due), before
  * it decides. Messages on an existing transaction lock the transaction row (with the holds that
  * have fallen due, in one sorted set, before any balance: `recordNetworkMessage`), then its balance.
@@ -44,7 +44,7 @@
  * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
  * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
-import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, isDueWithin, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, type DueCheck, type DueWork } from '../clock-jobs.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import * as cardStore from '../cards/store.js';
@@ -387,7 +387,7 @@ const DUE_HOLDS_LOCKED_MAX = 100 * EXPIRY_BATCH;
 
 /**
  * For a write that locks the balances of the holds it will expire together with its own, before
- * it expires them (clock-jobs.ts `lockDueMoney`, `expireDueInOrder`): the due authorizations,
+ * it expires them (clock-jobs.ts `lockDueMoney`): the due authorizations,
  * locked batch by batch as `expireDueAuthorizations` will take them, the write's own transactions
  * (`own`, if not due) with the first batch, in one sorted set; answers their financial accounts.
  */
@@ -431,18 +431,6 @@ async function checkDueExpiries(exec: Executor, scope: ProgramScope): Promise<Du
 
 /** PENDING authorizations whose expiry has come (their clock job: `expireDueAuthorizations`). */
 export const dueExpiries: DueWork = { horizon: 'authorization_expiry', check: checkDueExpiries };
-
-/**
- * Expires the holds that have fallen due, in the documented order: they are locked with the write's
- * own `transactions` (one sorted set, `lockDueHolds`), then their balances with the write's own
- * `accounts` (one sorted set), and only then expired, so the expiry locks nothing more of them.
- */
-async function expireDueInOrder(op: Operation, transactions: readonly string[], accounts: readonly string[]): Promise<void> {
-  const { db, tx, scope } = op;
-  if (!(await isDueWithin(db, tx, dueExpiries, scope))) return;
-  await ledger.lockExistingBalances(tx, scope.programId, [...(await lockDueHolds(db, tx, scope, transactions)), ...accounts]);
-  await expireDueAuthorizations(db, tx, scope);
-}
 
 // ---- authorizations -------------------------------------------------------------------------------
 
@@ -489,17 +477,15 @@ function spendSources(op: Operation, card: FoundCard) {
 
 /**
  * Before an authorization decides (its card's account and card locked: `findCard`), what fell due
- * takes effect: the holds past their expiry (the spend and funds they held) and, when it decides on
- * funds, the due management operations (`applyDueMoney`; otherwise they are left to the clock job,
- * as by the other card messages). The due rows are locked, then their balances with the card's own
- * in one sorted set, before any of them changes: expiring first would hold a hold's balance while
- * waiting for the card's own or for a due operation, which a concurrent write that found nothing
- * due may hold while waiting for that balance.
+ * takes effect, in the order it fell due (`applyDueMoney`): the holds past their expiry (the spend
+ * and funds they held) and the due management operations, an operation dated before a hold expired
+ * decided on the funds the hold still held, whether or not this authorization decides on funds. The
+ * due rows are locked, then their balances with the card's own in one sorted set, before any of
+ * them changes: expiring first would hold a hold's balance while waiting for the card's own or for a
+ * due operation, which a concurrent write that found nothing due may hold while waiting for that balance.
  */
 async function applyDueBeforeDeciding(op: Operation, card: FoundCard): Promise<void> {
-  const own = card.issuing_financial_account_token;
-  if (card.require_funds === 1) await applyDueMoney(op.db, op.tx, op.scope, [own]);
-  else await expireDueInOrder(op, [], [own]);
+  await applyDueMoney(op.db, op.tx, op.scope, [card.issuing_financial_account_token]);
 }
 
 /**
@@ -682,17 +668,18 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
 // ---- messages on an existing transaction ----------------------------------------------------------
 
 /**
- * A network message on an existing transaction, after the expiries that have fallen due: a hold
- * past its expiry is EXPIRED before the message is applied, whether or not a read caught up first.
+ * A network message on an existing transaction, after what has fallen due (`applyDueMoney`): a hold
+ * past its expiry is EXPIRED before the message is applied, whether or not a read caught up first,
+ * and a management operation dated before it is decided first.
  *
- * Locks, in the documented order (transactions, then balances): when holds are due, its own
- * transaction is locked with them in one sorted set, then their balances with its own, before they
- * expire (as `applyDueMoney` does for a money write); its row is then read again, as the expiry may
- * have changed it. Expiring first would hold the holds' balance while waiting for its transaction,
- * which a concurrent message on it (one that found nothing due) holds while waiting for that balance.
+ * Locks, in the documented order (transactions, then balances): when anything is due, its own
+ * transaction is locked with the due holds in one sorted set, then their balances (and the due
+ * operations'), before they change; its row is then read again, as the expiry may have changed it.
+ * Expiring first would hold the holds' balance while waiting for its transaction, which a
+ * concurrent message on it (one that found nothing due) holds while waiting for that balance.
  */
 async function recordNetworkMessage(op: Operation, token: string, apply: Apply, missing?: (token: string) => Error): Promise<store.TransactionRow> {
-  await expireDueInOrder(op, [token], []);
+  await applyDueMoney(op.db, op.tx, op.scope, [], [token]);
   return recordMessage(op, token, apply, missing);
 }
 
