@@ -145,6 +145,17 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
 }
 
 /**
+ * For a write that depends on the state of `work` and moves no money (a card's PATCH, a bank
+ * account's update or retry), at the start of its transaction, before it locks anything: when that
+ * work is due, what has fallen due runs as a clock move runs it (`runClockJobsAcross`), so that it
+ * is recorded, and announced, in the order it fell due: a hold that expired before a card's
+ * midnight is released before the card ships, not after the write shipped it alone.
+ */
+export async function applyDueWork(db: Db, tx: Tx, scope: ProgramScope, work: DueWork): Promise<void> {
+  if (await isDueWithin(db, tx, work, scope)) await runClockJobsAcross(db, tx, scope);
+}
+
+/**
  * For a write that moves money (a transfer, a payment, an operation, every card message), at the
  * start of its transaction, before it locks its balances: what has fallen due on the program's
  * clock and changes funds (a hold past its expiry, a management operation whose date has come; the

@@ -437,4 +437,34 @@ describeWithDb('clock-driven work a write finds due as the real clock passes', (
       ['book_transfer_transaction.created', '2030-01-13T00:00:00.000Z'],
     ]);
   });
+
+  it('a card PATCH or a bank account PATCH that finds its own work due records what fell due before it first, in order', async () => {
+    const writes = {
+      'a card PATCH': async (client: Lithic) => {
+        const card = await cardOnOwnAccount(client, { type: 'PHYSICAL', shipping_address: SHIPPING_ADDRESS }); // ships at the next midnight
+        return { dueMs: Date.parse(iso(wall.nowMs()).slice(0, 10)) + MS_PER_DAY, write: () => client.cards.update(card.token, { memo: 'gift' }) };
+      },
+      'a bank account PATCH': async (client: Lithic) => {
+        const bankAccount = await client.externalBankAccounts.create({ ...manualBankAccount(await newAccount(client)), verification_method: 'PRENOTE' });
+        return { dueMs: wall.nowMs() + 3 * MS_PER_DAY, write: () => client.externalBankAccounts.update(bankAccount.token, { name: 'Ada' }) };
+      },
+    };
+    for (const [name, made] of Object.entries(writes)) {
+      advance(Date.parse(iso(wall.nowMs()).slice(0, 10)) + 1.5 * MS_PER_DAY - wall.nowMs()); // the next noon
+      const { client } = await context.server.newProgram();
+      const card = await cardOnOwnAccount(client);
+      await authorize(client, card, 100); // expires in 7 days, at noon
+      const holdExpiresMs = wall.nowMs() + 7 * MS_PER_DAY;
+      advance(7 * MS_PER_DAY - 2 * MS_PER_HOUR); // 10:00 the day the hold expires
+      const { dueMs, write } = await made(client);
+      expect(dueMs, name).toBeGreaterThan(holdExpiresMs);
+      advance(dueMs + MS_PER_HOUR - wall.nowMs()); // both fell due, no read or sweep in between: the write is the first to look
+      await write();
+      const fellDue = (await clockTimeline(client)).filter(([, created]) => (created ?? '') >= iso(holdExpiresMs));
+      expect(fellDue.slice(0, 2), name).toEqual([
+        ['balance.updated', iso(holdExpiresMs)],
+        ['card_transaction.updated', iso(holdExpiresMs)],
+      ]);
+    }
+  });
 });

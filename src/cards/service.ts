@@ -15,7 +15,7 @@ import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
 import * as financialAccountStore from '../financial_accounts/store.js';
 import { lockBalances } from '../ledger/ledger.js';
-import { catchUp, isDueWithin } from '../clock-jobs.js';
+import { applyDueWork, catchUp } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
@@ -27,7 +27,7 @@ import type { ListResponse } from '../http/schemas.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
 import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
-import { dueFulfilment, fulfilPhysicalCards } from './jobs.js';
+import { dueFulfilment } from './jobs.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -375,9 +375,9 @@ function cardChanges(card: store.CardRow, body: UpdateCardBody, secrets: Secrets
  * never goes backwards.
  */
 export async function update(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: UpdateCardBody): Promise<Card> {
-  // A card whose fulfilment fell due since the last sweep or read ships first: a PATCH out of
-  // PENDING_FULFILLMENT would otherwise keep it from ever shipping.
-  if (await isDueWithin(db, tx, dueFulfilment, scope)) await fulfilPhysicalCards(db, tx, scope);
+  // A card whose fulfilment fell due since the last sweep or read ships first (with what fell due
+  // before it): a PATCH out of PENDING_FULFILLMENT would otherwise keep it from ever shipping.
+  await applyDueWork(db, tx, scope, dueFulfilment);
   const card = await store.lockCard(db, tx, scope.programId, token);
   if (!card) throw notFound('card', token);
   const changes = changedColumns(card, cardChanges(card, body, secrets));

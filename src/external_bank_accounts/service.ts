@@ -36,7 +36,7 @@
  */
 import { newToken } from '../ids.js';
 import crypto from 'node:crypto';
-import { applyDueMoney, catchUp, isDueWithin, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, applyDueWork, catchUp, type DueWork } from '../clock-jobs.js';
 import { MS_PER_DAY, isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import type { Db, Executor, Tx } from '../db/database.js';
@@ -470,11 +470,11 @@ export const duePrenotes: DueWork = {
 
 /**
  * For a write, at the start of its transaction: prenotes whose wait ended since the last sweep or
- * read are ENABLED first (as a read would show them), so a retry_prenote of one is refused and a
- * PATCH answers and announces the state it has.
+ * read are ENABLED first (as a read would show them, with what fell due before them), so a
+ * retry_prenote of one is refused and a PATCH answers and announces the state it has.
  */
-async function enableDuePrenotesWithin(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
-  if (await isDueWithin(db, tx, duePrenotes, scope)) await applyDuePrenotes(db, tx, scope);
+function enableDuePrenotesWithin(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  return applyDueWork(db, tx, scope, duePrenotes);
 }
 
 export async function get(db: Db, scope: ProgramScope, token: string): Promise<ExternalBankAccount> {
