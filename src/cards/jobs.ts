@@ -17,9 +17,10 @@
  * Lithic's carrier wording, `tracking_number`, `bulk_order_token`): the sandbox has no bulk orders,
  * and a tracked method gets a sandbox tracking number made from the card token.
  */
-import type { ClockJob, DueWork } from '../clock-jobs.js';
+import { fallsDueAt, type ClockJob, type DueWork } from '../clock-jobs.js';
 import { isoDate, MS_PER_DAY, utcDayStartMs } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/database.js';
+import { REQUEST_CLOCK_MARGIN_MS } from '../db/horizons.js';
 import { emitEvent } from '../events/emit.js';
 import type { ProgramScope } from '../programs/scope.js';
 import type { SHIPPING_METHODS } from './schemas.js';
@@ -71,13 +72,22 @@ export async function lockDueFulfilment(db: Db, tx: Tx, scope: ProgramScope): Pr
 
 /**
  * Fulfilment as work card reads catch up on. Nothing waiting from before today means nothing can
- * fall due before the next midnight: a card created from now on is fulfilled at a midnight after it.
+ * fall due before the next midnight, nor before the batch of a card created later by a request
+ * that read the clock up to REQUEST_CLOCK_MARGIN_MS ago (just before this midnight, it ships at it).
  */
 export const dueFulfilment: DueWork = {
   horizon: 'card_fulfilment',
   async check(exec, scope) {
     const todayStartMs = utcDayStartMs(isoDate(scope.nowMs));
     if (await store.awaitsFulfilment(exec, scope.programId, todayStartMs)) return { due: true };
-    return { due: false, clearUntilMs: todayStartMs + MS_PER_DAY };
+    return { due: false, clearUntilMs: fulfilmentMs(scope.nowMs - REQUEST_CLOCK_MARGIN_MS) };
   },
 };
+
+/**
+ * For a PHYSICAL card's create: once it commits, this process's horizon no longer hides its batch
+ * (a request that read the clock before a move creates a card already due by the moved clock).
+ */
+export function fulfilmentFallsDue(db: Db, tx: Tx, programId: string, createdMs: number): void {
+  fallsDueAt(db, tx, dueFulfilment, programId, fulfilmentMs(createdMs));
+}

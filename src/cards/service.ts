@@ -27,7 +27,7 @@ import type { ListResponse } from '../http/schemas.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import { cardProgramBin, expiryEndMs, generatedExpiry, numberingKey, PAN_SEQUENCE_LIMIT, panForSequence, randomCvv, type Expiry } from './pan.js';
 import { CANADIAN_PROVINCE_CODES, ISO_3166_ALPHA3 } from './countries.js';
-import { dueFulfilment } from './jobs.js';
+import { dueFulfilment, fulfilmentFallsDue } from './jobs.js';
 import { checkPinAllowed, parsePinBlock, pinHash } from './pin.js';
 import type { Card, CreateCardBody, Funding, ListCardsQuery, UpdateCardBody } from './schemas.js';
 import { pinBlockedAfter } from './spend.js';
@@ -338,6 +338,7 @@ export async function create(db: Db, tx: Tx, requestScope: ProgramScope, secrets
     updated_ms: scope.nowMs,
   });
   if (replaced) await markReplaced(tx, scope.programId, replaced.token, body, scope.nowMs);
+  if (body.type === 'PHYSICAL') fulfilmentFallsDue(db, tx, scope.programId, scope.nowMs);
   await emitEvent(tx, scope.programId, 'card.created', createdEventPayload(token, body.replacement_for ?? null), scope.nowMs);
   return get(tx, scope, secrets, token);
 }
