@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { catchUp, isDueWithin, type ClockJob, type DueCheck, type DueWork } from './clock-jobs.js';
+import { catchUp, isDueWithin, sweepAllPrograms, type ClockJob, type DueCheck, type DueWork } from './clock-jobs.js';
+import { systemClock } from './clock.js';
+import { createProgramWithKey } from './programs/service.js';
 import { openDatabase, type Db } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { ProgramScope } from './programs/scope.js';
@@ -86,6 +88,20 @@ describeWithDb('due checks and their horizons', () => {
     await catchUp(db, at(100), work, [work.job]);
     await catchUp(db, at(100), work, [work.job]);
     expect({ checks: work.checks, jobs: work.jobs }).toEqual({ checks: 2, jobs: 2 });
+  });
+
+  it("the minute sweep brings every program up to date though one program's jobs fail, then reports the failure", async () => {
+    const programs = [await createProgramWithKey(db, systemClock, 'first'), await createProgramWithKey(db, systemClock, 'second')];
+    for (const failing of programs) {
+      const swept = new Set<string>();
+      const job: ClockJob = async (_db, _tx, scope) => {
+        if (scope.programId === failing.programId) throw new Error('this program cannot be brought up to date');
+        swept.add(scope.programId);
+      };
+      await expect(sweepAllPrograms(db, systemClock, [job])).rejects.toThrow(/this program cannot be brought up to date/);
+      const others = programs.filter((program) => program !== failing).map((program) => program.programId);
+      expect(others.filter((programId) => !swept.has(programId))).toEqual([]);
+    }
   });
 
   it('afterCommit refuses a transaction it did not open', () => {

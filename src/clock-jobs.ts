@@ -236,19 +236,20 @@ export async function catchUpEverything(db: Db, scope: ProgramScope): Promise<vo
   for (const work of everyDueWork()) await catchUp(db, scope, work);
 }
 
-/** Brings every program up to date, each in its own transaction (as a clock move does: `runClockJobsAcross`). */
+/**
+ * Brings every program up to date, each in its own transaction (as a clock move does:
+ * `runClockJobsAcross`). One program whose jobs fail does not keep the others waiting: the sweep
+ * goes on, then rejects with what failed.
+ */
 export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   if (jobs.length === 0) return;
   const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
+  const failures: unknown[] = [];
   for (const program of programs) {
     db.horizons.noteClockMove(program.id, Number(program.clock_moved_wall_ms), wall.nowMs());
-    await db.transaction((tx) =>
-      runClockJobsAcross(
-        db,
-        tx,
-        { programId: program.id, clockOffsetMs: program.clock_offset_ms, nowMs: programNowMs(wall, program.clock_offset_ms) },
-        jobs,
-      ),
-    );
+    const scope = { programId: program.id, clockOffsetMs: program.clock_offset_ms, nowMs: programNowMs(wall, program.clock_offset_ms) };
+    await db.transaction((tx) => runClockJobsAcross(db, tx, scope, jobs)).catch((error: unknown) => failures.push(error));
   }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `the clock jobs of ${failures.length} programs failed`);
 }
