@@ -106,8 +106,10 @@ async function serve(config: Config): Promise<void> {
           `Use it as the Authorization header. Manage keys with: npm run cli -- keys list|create|revoke\n\n`,
       ),
   });
-  process.stdout.write(`Cardwright ${version} listening on ${server.url} (${server.db.engine})\n`);
+  // Signals are handled before the line that says the server is up: whoever waits for it to stop
+  // the server (a supervisor, a test) must not find the process still without its handlers.
   closeOnSignals(server);
+  process.stdout.write(`Cardwright ${version} listening on ${server.url} (${server.db.engine})\n`);
 }
 
 async function keys(config: Config, command: Exclude<Command, { name: 'help' | 'serve' | 'migrate' }>): Promise<void> {

@@ -1,4 +1,4 @@
-/** The server as a process: persistence across restarts and kill -9, graceful shutdown, keys. */
+/** The server as a process: `npm start`, persistence across restarts and kill -9, graceful shutdown and signals, keys, the CLI. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,7 +10,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, sdkClient, type TestDatabase } from './testing/harness.js';
 import { AUTH_CACHE_TTL_MS } from './programs/auth-cache.js';
 import { SHUTDOWN_DEADLINE_MS } from './server.js';
-import { runCli, spawnServer, type ServerProcess } from './testing/process.js';
+import { BIN, runCli, spawnNpmStart, spawnServer, type ServerProcess } from './testing/process.js';
+import { eventually } from './testing/webhook-receiver.js';
 
 // Each test starts processes (some several, some wait out a 10 s deadline): on a loaded machine that overruns the default 30 s.
 describeWithDb('server process', { timeout: 90_000 }, () => {
@@ -113,6 +114,44 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
 
     const inMemory = await start({ ...defaults, DATABASE_URL: 'sqlite::memory:' }, database.dataDir);
     await expect(sdkClient(inMemory.url, 'default-key-1234').financialAccounts.retrieve(account.token)).rejects.toMatchObject({ status: 404 });
+  });
+
+  /** Whether a process of this id still runs (signal 0 only asks). */
+  function isRunning(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it.skipIf(engine !== 'sqlite')('serves with `npm start` on the embedded SQLite default and 127.0.0.1, logging JSON at info; a SIGTERM to npm stops the server gracefully and leaves nothing running', async () => {
+    const npm = await spawnNpmStart({ ...env, DATABASE_URL: '', LOG_LEVEL: '', CARDWRIGHT_API_KEYS: 'npm-start-key' });
+    // The server's own id, from its log lines (which may come a moment after the line that it listens).
+    const serverPid = () => Number(/"pid":(\d+)/.exec(npm.output())?.[1]);
+    try {
+      expect(npm.output()).toMatch(/listening on \S+ \(sqlite\)/);
+      await expect(sdkClient(npm.url, 'npm-start-key').apiStatus()).resolves.toEqual({ message: 'OK' });
+      // LOG_LEVEL unset is info: one JSON line as the request arrives, one as it is answered.
+      const logLines = await eventually(() => {
+        const lines = npm.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+        expect(lines.filter((line) => line.req !== undefined).map((line) => line.msg)).toEqual(['incoming request', 'request completed']);
+        return lines;
+      });
+      for (const line of logLines) expect(line, JSON.stringify(line)).toMatchObject({ level: 30, time: expect.any(Number), pid: serverPid(), hostname: expect.any(String), msg: expect.any(String) });
+      expect(fs.existsSync(path.join(database.dataDir, 'cardwright.db'))).toBe(true);
+
+      // What a process manager (docker stop, a CI runner) does: signal the process it started, npm.
+      npm.child.kill('SIGTERM');
+      expect(await npm.exited).toBe(0);
+      expect(isRunning(serverPid())).toBe(false);
+      expect(npm.output()).toMatch(/shutting down/);
+      // Closed cleanly: the SQLite write-ahead log was checkpointed and removed.
+      expect(fs.existsSync(path.join(database.dataDir, 'cardwright.db-wal'))).toBe(false);
+    } finally {
+      if (serverPid() && isRunning(serverPid())) process.kill(serverPid(), 'SIGKILL');
+    }
   });
 
   it('keeps every acknowledged write across kill -9', async () => {
@@ -378,8 +417,8 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
   }
 
   /** A server with one program (`key`) and two of its financial accounts. */
-  async function serverWithTwoAccounts(key: string) {
-    const server = await start({ CARDWRIGHT_API_KEYS: key });
+  async function serverWithTwoAccounts(key: string, extra: Record<string, string> = {}) {
+    const server = await start({ CARDWRIGHT_API_KEYS: key, ...extra });
     const client = sdkClient(server.url, key);
     const from = (await client.financialAccounts.create({ nickname: 'from', type: 'OPERATING' })).token;
     const to = (await client.financialAccounts.create({ nickname: 'to', type: 'OPERATING' })).token;
@@ -410,14 +449,28 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     await expect(transfer).resolves.toMatchObject({ status: 'DECLINED' });
   });
 
-  it('on SIGTERM waits for a request stuck on the database at most SHUTDOWN_DEADLINE_MS, exits 1, and the request left nothing behind', async () => {
-    const { server, client, from, to } = await serverWithTwoAccounts('stuck-key-1');
+  /**
+   * A server whose book transfer is under way, waiting for the balances that another connection
+   * holds until `release`; `transfer` resolves with how it ended.
+   */
+  async function serverWithStuckTransfer(key: string, extra: Record<string, string> = {}) {
+    const { server, client, from, to } = await serverWithTwoAccounts(key, extra);
     const release = await holdBalances();
+    const transfer = client.bookTransfers.create(transferBody(from, to)).then(() => 'answered', () => 'connection closed');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { server, from, transfer, release };
+  }
+
+  /** Starts again with `key`: the stuck transfer from `from` left nothing behind. */
+  async function expectNoTransferFrom(key: string, from: string): Promise<void> {
+    const again = sdkClient((await start({ CARDWRIGHT_API_KEYS: key })).url, key);
+    await expect(again.bookTransfers.list({ financial_account_token: from })).resolves.toMatchObject({ data: [] });
+    expect((await again.financialAccounts.balances.list(from)).data[0]).toMatchObject({ available_amount: 0, total_amount: 0 });
+  }
+
+  it('on SIGTERM waits for a request stuck on the database at most SHUTDOWN_DEADLINE_MS, exits 1, and the request left nothing behind', async () => {
+    const { server, from, transfer, release } = await serverWithStuckTransfer('stuck-key-1');
     try {
-      const transfer = client.bookTransfers
-        .create(transferBody(from, to))
-        .then(() => 'answered', () => 'connection closed');
-      await new Promise((resolve) => setTimeout(resolve, 500));
       const signalledMs = performance.now();
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(1);
@@ -429,8 +482,44 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
     } finally {
       await release();
     }
-    const again = sdkClient((await start({ CARDWRIGHT_API_KEYS: 'stuck-key-1' })).url, 'stuck-key-1');
-    await expect(again.bookTransfers.list({ financial_account_token: from })).resolves.toMatchObject({ data: [] });
-    expect((await again.financialAccounts.balances.list(from)).data[0]).toMatchObject({ available_amount: 0, total_amount: 0 });
+    await expectNoTransferFrom('stuck-key-1', from);
+  });
+
+  it('stops on SIGINT as on SIGTERM (exit 0); a second signal exits at once (1) without waiting for a stuck request, which leaves nothing behind; LOG_LEVEL=warn shows only that error', async () => {
+    // At once, a few times: the line that says it listens comes once signals are handled (it used
+    // to come just before, and a signal sent on seeing it could kill the process outright).
+    for (let round = 0; round < 3; round++) {
+      const interrupted = await start({ CARDWRIGHT_API_KEYS: 'interrupted-key' });
+      interrupted.child.kill('SIGINT');
+      expect(await interrupted.exited).toBe(0);
+      expect(interrupted.output()).toMatch(/"signal":"SIGINT","msg":"shutting down/);
+    }
+
+    const { server, from, transfer, release } = await serverWithStuckTransfer('twice-key-1', { LOG_LEVEL: 'warn' });
+    try {
+      const signalledMs = performance.now();
+      server.child.kill('SIGINT');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(1);
+      expect(performance.now() - signalledMs).toBeLessThan(SHUTDOWN_DEADLINE_MS / 2);
+      expect(await transfer).toBe('connection closed');
+    } finally {
+      await release();
+    }
+    // At warn: no request lines, no start or shutdown line (info), the error of the second signal.
+    const logLines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(logLines.map((line) => [line.level, line.msg])).toEqual([[50, 'second signal: exiting without waiting for in-flight requests']]);
+    await expectNoTransferFrom('twice-key-1', from);
+  });
+
+  it('runs as the package\'s `cardwright` command too: `migrate` readies a fresh database and exits 0, `help` shows the usage', () => {
+    const migrated = runCli(['migrate'], env, BIN);
+    expect([migrated.status, migrated.stdout]).toEqual([0, 'migrations applied\n']);
+    // Migrated, and nothing provisioned: no program, no key.
+    expect(runCli(['keys', 'list'], env, BIN)).toMatchObject({ status: 0, stdout: 'no keys\n' });
+    const help = runCli(['help'], { ...env, PORT: 'eighty' }, BIN);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage:\n {2}cardwright \[serve\]\n {2}cardwright migrate\n/);
   });
 });

@@ -10,6 +10,8 @@ import url from 'node:url';
 
 const DIST_SRC = path.resolve('dist/src');
 const CLI = path.join(DIST_SRC, 'cli.js');
+/** The package's `cardwright` command (`npx cardwright`), which runs the built CLI. */
+export const BIN = path.resolve('bin/cardwright.js');
 
 function assertBuilt(): void {
   if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
@@ -34,19 +36,33 @@ export function spawnServer(env: Record<string, string>, cwd?: string): Promise<
   );
 }
 
+/**
+ * Runs `npm start` in this checkout (which builds, then serves) and resolves once it listens. The
+ * child is npm; the server is the process it started (the `pid` of its log lines).
+ */
+export function spawnNpmStart(env: Record<string, string>): Promise<ServerProcess> {
+  // The build before the start can take a while on a loaded machine, when something changed.
+  // HOST is left to its default (127.0.0.1), which the URL matched shows.
+  return spawnUntil('npm', ['start'], { PORT: '0', HOME: process.env.HOME ?? '', ...env }, /listening on (http:\/\/127\.0\.0\.1:\d+)/, { timeoutMs: 120_000 });
+}
+
 /** Runs `node <args>` and resolves once its output matches `listening` (group 1 is the URL). */
-export async function spawnListening(args: string[], env: Record<string, string>, listening: RegExp, cwd?: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, args, {
+export function spawnListening(args: string[], env: Record<string, string>, listening: RegExp, cwd?: string): Promise<ServerProcess> {
+  return spawnUntil(process.execPath, args, env, listening, { cwd });
+}
+
+async function spawnUntil(command: string, args: string[], env: Record<string, string>, listening: RegExp, options: { cwd?: string; timeoutMs?: number }): Promise<ServerProcess> {
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(cwd === undefined ? {} : { cwd }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), options.timeoutMs ?? 20_000);
     const check = () => {
       const match = listening.exec(output);
       if (match?.[1]) {
@@ -63,9 +79,10 @@ export async function spawnListening(args: string[], env: Record<string, string>
   return { url, child, output: () => output, exited };
 }
 
-export function runCli(args: string[], env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+/** Runs the built CLI (`entry`: `dist/src/cli.js`, or the package's `bin/cardwright.js`) to its end. */
+export function runCli(args: string[], env: Record<string, string>, entry = CLI): { status: number | null; stdout: string; stderr: string } {
   assertBuilt();
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+  const result = spawnSync(process.execPath, [entry, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',
     // A server that should have refused to start would otherwise keep the test waiting forever.
