@@ -6,8 +6,10 @@ import { ConfigError, loadConfig } from './config.js';
 describe('configuration', () => {
   it('has the contract defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: undefined, apiKeys: [], encryptionKey: undefined, logLevel: 'info' });
-    expect(config.dataDir).toBe(path.resolve('data'));
+    expect(config).toEqual({ port: 8080, host: '127.0.0.1', databaseUrl: undefined, apiKeys: [], encryptionKey: undefined, dataDir: path.resolve('data'), logLevel: 'info', pgPoolSize: 10 });
+    // An empty or blank variable is an unset one.
+    const blank = { PORT: '', HOST: '  ', DATABASE_URL: ' ', CARDWRIGHT_API_KEYS: '', CARDWRIGHT_ENCRYPTION_KEY: ' ', CARDWRIGHT_DATA_DIR: ' ', LOG_LEVEL: ' ', CARDWRIGHT_PG_POOL_SIZE: '' };
+    expect(loadConfig(blank)).toEqual(config);
   });
 
   it('reads every variable', () => {
@@ -18,8 +20,13 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://localhost/cw',
       CARDWRIGHT_API_KEYS: ' key-one-1234 ,key-two-1234,key-one-1234 ',
       CARDWRIGHT_ENCRYPTION_KEY: key.toString('base64'),
+      CARDWRIGHT_DATA_DIR: 'var/cardwright',
+      LOG_LEVEL: 'warn',
+      CARDWRIGHT_PG_POOL_SIZE: '4',
     });
-    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', databaseUrl: 'postgres://localhost/cw', apiKeys: ['key-one-1234', 'key-two-1234'] });
+    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', databaseUrl: 'postgres://localhost/cw', apiKeys: ['key-one-1234', 'key-two-1234'], logLevel: 'warn', pgPoolSize: 4 });
+    // Relative to the folder the server starts in.
+    expect(config.dataDir).toBe(path.resolve('var/cardwright'));
     expect(config.encryptionKey).toEqual(key);
   });
 

@@ -160,6 +160,17 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
     });
   }
 
+  it('answers 50 items, newest first, to a list asked without page_size (the contract\'s default)', async () => {
+    const fifty = await context.server.newProgram('fifty and one cards');
+    for (let made = 0; made < 51; made++) await fifty.client.cards.create({ type: 'VIRTUAL' });
+    const response = await context.server.request('GET', '/v1/cards', { apiKey: fifty.apiKey });
+    const body = (await response.json()) as { data: Item[]; has_more: boolean };
+    expect([response.status, body.data.length, body.has_more]).toEqual([200, 50, true]);
+    const newestFirst = (await fifty.client.getAPIList<Item, CursorPage<Item>>('/v1/cards', CursorPage, { query: { page_size: 100 } })).data;
+    expect(newestFirst).toHaveLength(51);
+    expect(body.data).toEqual(newestFirst.slice(0, 50));
+  });
+
   describe('a cursor naming a deleted item (auth rules, event subscriptions)', () => {
     const MADE_TO_DELETE = 7;
     let deleter: TestProgram;
@@ -215,6 +226,15 @@ describeWithDb('cursor pagination on every list, with every item made in the sam
         expect(await read({ ending_before: middle, page_size: 100 }), path).toEqual(tokens.slice(0, 3));
         expect(await read({ page_size: 100 }), path).toEqual(rest);
         for (const token of rest) await remove(token);
+      }
+    });
+
+    it('answers a DELETE with 204 and no body', async () => {
+      const [rule] = await makeRules();
+      const [subscription] = await makeSubscriptions();
+      for (const path of [`/v2/auth_rules/${rule}`, `/v1/event_subscriptions/${subscription}`]) {
+        const response = await context.server.request('DELETE', path, { apiKey: deleter.apiKey });
+        expect([response.status, await response.text()], path).toEqual([204, '']);
       }
     });
 
