@@ -60,6 +60,9 @@ function parseKeysCommand([action, ...args]: string[]): Command {
     case 'create': {
       const values = parseStrictly(args, { program: { type: 'string' }, name: { type: 'string' } }, 0).values as { program?: string; name?: string };
       if (values.program !== undefined && values.name !== undefined) throw new UsageError('keys create takes --name (a new program) or --program (an existing one), not both');
+      // An empty value (an unset shell variable) must not quietly make a new program instead.
+      if (values.program?.trim() === '') throw new UsageError('keys create --program needs a program id (see keys list)');
+      if (values.name?.trim() === '') throw new UsageError('keys create --name needs a program name');
       return { name: 'keys create', programId: values.program, programName: values.name };
     }
     case 'list':

@@ -242,6 +242,10 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
       [['keys', 'revoke', 'one', 'two'], /unexpected argument: two/],
       [['keys'], /create, list or revoke/],
       [['migrate', 'now'], /unexpected argument: now/],
+      [['start'], /unknown command: start/],
+      // An empty value, as an unset shell variable gives, used to create a new program.
+      [['keys', 'create', '--program', ''], /--program needs a program id/],
+      [['keys', 'create', '--name', ' '], /--name needs a program name/],
     ];
     for (const [args, reason] of refusals) {
       const refused = runCli(args, env);
@@ -249,6 +253,7 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
       expect(refused.stderr, args.join(' ')).toMatch(reason);
       expect(refused.stderr, args.join(' ')).toMatch(/usage:/);
     }
+    expect(runCli(['keys', 'list'], env).stdout).toBe('no keys\n');
   });
 
   it('refuses to start with an encryption key other than the one its secrets were written with', async () => {
