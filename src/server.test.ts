@@ -150,6 +150,9 @@ describeWithDb('server process', { timeout: 90_000 }, () => {
       // Closed cleanly: the SQLite write-ahead log was checkpointed and removed.
       expect(fs.existsSync(path.join(database.dataDir, 'cardwright.db-wal'))).toBe(false);
     } finally {
+      // A failure above leaves npm and its server running: stop both (npm's SIGKILL would orphan the server).
+      if (npm.child.exitCode === null) npm.child.kill('SIGKILL');
+      await npm.exited;
       if (serverPid() && isRunning(serverPid())) process.kill(serverPid(), 'SIGKILL');
     }
   });
