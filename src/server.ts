@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from './app.js';
 import { sweepAllPrograms } from './clock-jobs.js';
+import { startSweeper } from './sweeper.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
 import { systemClock, type WallClock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
@@ -61,16 +62,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     const app = await buildApp({ db, wall, secrets, authCache: new AuthCache(wall), clockGate: new ClockGate() }, { logger: loggerOptions(config.logLevel, options.logStream), logRequests: logsRequests(config.logLevel) });
     built = app;
     reportBackgroundError = (message) => app.log.error({ component: 'sqlite-checkpointer' }, message);
-    const sweeper = setInterval(() => {
-      sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed'));
-      expireIdempotencyRecords(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'idempotency retention sweep failed'));
-    }, CLOCK_SWEEP_INTERVAL_MS);
-    sweeper.unref();
+    const sweeper = startSweeper(CLOCK_SWEEP_INTERVAL_MS, async () => {
+      await Promise.all([
+        sweepAllPrograms(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'clock job sweep failed')),
+        expireIdempotencyRecords(db, wall).catch((error: unknown) => app.log.error({ err: error }, 'idempotency retention sweep failed')),
+      ]);
+    });
     const dispatcher = new Dispatcher(db, secrets, wall, app.log, options.delivery);
     dispatcher.start();
     app.addHook('onClose', async () => {
-      clearInterval(sweeper);
-      await dispatcher.stop();
+      await Promise.all([sweeper.stop(), dispatcher.stop()]);
       await db.close();
     });
     // While shutting down, a request that arrives is refused (503: the SDKs retry it) and answers
