@@ -18,6 +18,7 @@ import { applyDuePrenotes, duePrenotes, lockDuePrenotes, prenoteInstantsThrough 
 import { lockExistingBalances } from './ledger/ledger.js';
 import { applyDueOperations, dueDayStartsThrough, dueOperations, lockDueOperations } from './management_operations/service.js';
 import type { ProgramScope } from './programs/scope.js';
+import { listProgramClocks } from './programs/store.js';
 import { challengeDeadlinesThrough, dueChallengeTimeouts, lockDueChallenges, timeOutChallenges } from './three_ds/service.js';
 import { dueExpiries, expireDueAuthorizations, lockDueHolds } from './transactions/service.js';
 
@@ -243,7 +244,7 @@ export async function catchUpEverything(db: Db, scope: ProgramScope): Promise<vo
  */
 export async function sweepAllPrograms(db: Db, wall: WallClock, jobs: readonly ClockJob[] = clockJobs()): Promise<void> {
   if (jobs.length === 0) return;
-  const programs = await db.kysely.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
+  const programs = await listProgramClocks(db.kysely);
   const failures: unknown[] = [];
   for (const program of programs) {
     db.horizons.noteClockMove(program.id, Number(program.clock_moved_wall_ms), wall.nowMs());

@@ -52,6 +52,11 @@ export function findProgram(exec: Executor, programId: string) {
   return exec.selectFrom('programs').selectAll().where('id', '=', programId).executeTakeFirst();
 }
 
+/** Every program's clock (the minute sweep brings each up to date). */
+export function listProgramClocks(exec: Executor) {
+  return exec.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
+}
+
 export function listKeys(exec: Executor) {
   return exec
     .selectFrom('api_keys')
