@@ -518,13 +518,20 @@ describeWithDb('account holders', () => {
       const defaulted = await pendingBusiness();
       const accepted = await context.program.client.accountHolders.simulateEnrollmentReview({ account_holder_token: defaulted.token });
       expect(accepted).toMatchObject({ status: 'ACCEPTED', status_reasons: [], verification_application: { status: 'ACCEPTED', status_reasons: [] } });
+
+      // Reasons are "only required for a REJECTED status" (SDK): ACCEPTED, given or defaulted, takes them and records none.
+      for (const body of [{ status: 'ACCEPTED' as const }, {}]) {
+        const withReasons = await pendingBusiness();
+        const reviewedWithReasons = await context.program.client.accountHolders.simulateEnrollmentReview({ ...body, account_holder_token: withReasons.token, status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] });
+        expect(reviewedWithReasons).toMatchObject({ status: 'ACCEPTED', status_reasons: [], verification_application: { status: 'ACCEPTED', status_reasons: [] } });
+      }
     });
 
     it.each([
       [{ status: 'ACCEPTED' }, 'account_holder_token: is required'],
       [{ status: 'REJECTED' }, 'status_reasons: at least one reason is required when status is REJECTED'],
       [{ status: 'REJECTED', status_reasons: [] }, 'status_reasons: at least one reason is required when status is REJECTED'],
-      [{ status: 'ACCEPTED', status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] }, 'status_reasons: reasons are only accepted with status REJECTED'],
+      [{ status: 'ACCEPTED', status_reasons: ['ADDRESS_VERIFICATION_FAILURE'] }, 'status_reasons[0]: must be one of'],
       [{ status: 'REJECTED', status_reasons: ['ADDRESS_VERIFICATION_FAILURE'] }, 'status_reasons[0]: must be one of'],
       [{ status: 'PENDING_REVIEW' }, 'status: must be one of ACCEPTED, REJECTED'],
       [{ status: 'ACCEPTED', account_holder_token: 'nope' }, 'account_holder_token: must be a valid uuid'],

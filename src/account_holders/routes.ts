@@ -102,7 +102,7 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Simulate an enrollment review',
         description:
-          'Decides a holder pending review (KYB_BASIC): ACCEPTED, or REJECTED with status_reasons. ' +
+          'Decides a holder pending review (KYB_BASIC): ACCEPTED (status_reasons taken, not recorded), or REJECTED with status_reasons. ' +
           'A holder that is not pending review is refused (422). Answers the holder as retrieve shows it but without ' +
           'entity_token in its people and businesses (SDK AccountHolderSimulateEnrollmentReviewResponse).',
         tags: ['Simulation'],

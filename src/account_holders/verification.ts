@@ -53,8 +53,10 @@ export function isPendingReview(status: string): boolean {
 
 /**
  * The outcome a simulated review asks for (spec 4.3). `status` defaults to ACCEPTED; REJECTED needs
- * at least one reason and ACCEPTED takes none. Repeated reasons are recorded once; the
- * beneficial-owner ones are simulation input only (spec 2.3) and are not recorded.
+ * at least one reason. Lithic's SDK makes `status_reasons` "Only required for a `REJECTED` status",
+ * so ACCEPTED takes reasons too, and records none: spec 3.3 associates the given reasons with the
+ * holder only as an effect of REJECTED. Repeated reasons are recorded once; the beneficial-owner
+ * ones are simulation input only (spec 2.3) and are not recorded.
  */
 export function requestedReview(body: EnrollmentReviewBody): Verification {
   const status = body.status ?? 'ACCEPTED';
@@ -62,8 +64,6 @@ export function requestedReview(body: EnrollmentReviewBody): Verification {
   if (status === 'REJECTED' && reasons.length === 0) {
     throw new InvalidRequestError('status_reasons: at least one reason is required when status is REJECTED');
   }
-  if (status === 'ACCEPTED' && reasons.length > 0) {
-    throw new InvalidRequestError('status_reasons: reasons are only accepted with status REJECTED');
-  }
+  if (status === 'ACCEPTED') return { status, status_reasons: [] };
   return { status, status_reasons: reasons.filter((reason): reason is Exclude<SimulationStatusReason, InputOnlyStatusReason> => !isInputOnlyStatusReason(reason)) };
 }

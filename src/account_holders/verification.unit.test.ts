@@ -41,6 +41,10 @@ describe('requested review', () => {
   it('refuses REJECTED without reasons and ACCEPTED with reasons', () => {
     expect(() => requestedReview({ status: 'REJECTED' })).toThrow(InvalidRequestError);
     expect(() => requestedReview({ status: 'REJECTED', status_reasons: [] })).toThrow(/^status_reasons: /);
-    expect(() => requestedReview({ status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] })).toThrow(/^status_reasons: /);
+  });
+
+  it('takes reasons with ACCEPTED (or no status) and does not record them: only REJECTED associates them', () => {
+    expect(requestedReview({ status: 'ACCEPTED', status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] })).toEqual({ status: 'ACCEPTED', status_reasons: [] });
+    expect(requestedReview({ status_reasons: ['PRIMARY_BUSINESS_ENTITY_CMRA_FAILURE'] })).toEqual({ status: 'ACCEPTED', status_reasons: [] });
   });
 });
