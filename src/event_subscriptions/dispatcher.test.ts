@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../server.js';
 import type { Db } from '../db/database.js';
 import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './delivery.js';
 import { webhookSignature } from './signature.js';
+import * as service from './service.js';
 
 const FAST = { retryScheduleMs: [50], pollIntervalMs: 20 };
 
@@ -253,6 +254,40 @@ describeWithDb('recording an outcome while the subscription is deleted', () => {
       ]);
     } finally {
       await dispatcher.stop();
+      await server.close();
+      await receiver.close();
+    }
+  });
+});
+
+describeWithDb('queueing an attempt while the subscription is deleted', () => {
+  /**
+   * A resend and a send_simulated_example run in a transaction that, once its statements ran, sends
+   * the subscription's deletion and gives it 300 ms before committing: the deletion must wait for the
+   * queued attempt and fail it, not commit first and leave it PENDING for a subscription that is gone.
+   */
+  it.each(['resend', 'send_simulated_example'] as const)('%s leaves no PENDING attempt to a subscription deleted meanwhile', async (operation) => {
+    const receiver = await startWebhookReceiver();
+    const server = await startTestServer({ delivery: { maxInFlight: 0 } });
+    const { db } = server.server;
+    const program = await server.newProgram();
+    try {
+      const subscription = await program.client.events.subscriptions.create({ url: `${receiver.url}/deleted-meanwhile` });
+      const [eventToken] = await emitCards(server.server, program.programId, 1);
+      const scope = { programId: program.programId, clockOffsetMs: 0, nowMs: systemClock.nowMs() };
+      let deletion: Promise<unknown> | undefined;
+      const queued = await db.transaction(async (tx) => {
+        if (operation === 'resend') await service.resend(db, tx, scope, eventToken!, subscription.token);
+        else await service.sendExample(db, tx, scope, subscription.token, { event_type: 'card.created' }, () => ({}));
+        deletion = program.client.events.subscriptions.del(subscription.token);
+        await Promise.race([deletion, pause(300)]);
+        return (await tx.selectFrom('event_attempts').select('event_token').where('program_id', '=', program.programId).where('status', '=', 'PENDING').execute()).map((row) => row.event_token);
+      });
+      await deletion;
+      expect(queued.length).toBeGreaterThan(0);
+      const statuses = await db.kysely.selectFrom('event_attempts').select('status').where('program_id', '=', program.programId).where('event_token', 'in', queued).execute();
+      expect(statuses.map((row) => row.status)).not.toContain('PENDING');
+    } finally {
       await server.close();
       await receiver.close();
     }

@@ -144,7 +144,7 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
         response: { 200: EmptyBody },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.resend(tx, request.scope, request.params.event_token, request.params.event_subscription_token)),
+    async (request, reply) => commit(request, reply, (tx) => service.resend(db, tx, request.scope, request.params.event_token, request.params.event_subscription_token)),
   );
 
   const requeues = [
@@ -201,6 +201,6 @@ export const eventSubscriptionRoutes: FastifyPluginAsyncTypebox = async (app) =>
         response: { 200: EmptyBody },
       },
     },
-    async (request, reply) => commit(request, reply, (tx) => service.sendExample(tx, request.scope, request.params.event_subscription_token, request.body, exampleFor)),
+    async (request, reply) => commit(request, reply, (tx) => service.sendExample(db, tx, request.scope, request.params.event_subscription_token, request.body, exampleFor)),
   );
 };

@@ -107,6 +107,15 @@ async function findEnabledOrThrow(exec: Executor, scope: ProgramScope, token: st
   return enabledOrThrow(await store.findSubscription(exec, scope.programId, token), token);
 }
 
+/**
+ * The subscription a write queues attempts to, locked (404 if gone, 422 if disabled): a deletion,
+ * which fails its pending attempts, then waits for this write and fails the attempt it queued too,
+ * instead of committing first and leaving it PENDING (the lock order: subscription, then attempts).
+ */
+async function lockEnabledOrThrow(db: Db, tx: Tx, scope: ProgramScope, token: string): Promise<store.SubscriptionRow> {
+  return enabledOrThrow(await store.lockSubscription(db, tx, scope.programId, token), token);
+}
+
 export async function create(tx: Tx, scope: ProgramScope, secrets: Secrets, body: CreateSubscriptionBody): Promise<EventSubscription> {
   const row: store.SubscriptionRow = {
     program_id: scope.programId,
@@ -208,10 +217,10 @@ export async function listAttempts(exec: Executor, scope: ProgramScope, of: { ev
   return { data: page.rows.map(attemptToApi), has_more: page.has_more };
 }
 
-export async function resend(tx: Tx, scope: ProgramScope, eventToken: string, subscriptionToken: string): Promise<void> {
+export async function resend(db: Db, tx: Tx, scope: ProgramScope, eventToken: string, subscriptionToken: string): Promise<void> {
   const event = await store.findEventOrExample(tx, scope.programId, eventToken);
   if (!event) throw notFound('event', eventToken);
-  await queueTo(tx, scope, await findEnabledOrThrow(tx, scope, subscriptionToken), [eventToken]);
+  await queueTo(tx, scope, await lockEnabledOrThrow(db, tx, scope, subscriptionToken), [eventToken]);
 }
 
 /**
@@ -288,8 +297,8 @@ export async function replayMissing(db: Db, scope: ProgramScope, token: string, 
 export type ExamplePayload = (eventType: EventType, scope: ProgramScope) => object;
 
 /** An example event of the type asked (default: the subscription's first type, or card.created), queued to this subscription only. */
-export async function sendExample(tx: Tx, scope: ProgramScope, token: string, body: SendExampleBody, examplePayload: ExamplePayload): Promise<void> {
-  const subscription = await findEnabledOrThrow(tx, scope, token);
+export async function sendExample(db: Db, tx: Tx, scope: ProgramScope, token: string, body: SendExampleBody, examplePayload: ExamplePayload): Promise<void> {
+  const subscription = await lockEnabledOrThrow(db, tx, scope, token);
   const eventType = body.event_type ?? eventTypesOf(subscription)?.[0] ?? 'card.created';
   const example: store.EventRow = {
     program_id: scope.programId,
