@@ -34,6 +34,7 @@ import { MS_PER_HOUR, MS_PER_SECOND, programNowMs, type WallClock } from '../clo
 import type { Secrets } from '../crypto/secrets.js';
 import { afterCommitOf, type Db, type Tx } from '../db/database.js';
 import { newToken } from '../ids.js';
+import { clockOffsetMs } from '../programs/store.js';
 import { signatureHeader } from './signature.js';
 import * as store from './store.js';
 
@@ -306,7 +307,7 @@ export class Dispatcher {
     const retryFollows = !result.ok && mayRetry && delayMs !== undefined;
     await this.db.transaction(async (tx) => {
       const subscription = retryFollows ? await store.lockSubscription(this.db, tx, delivery.program_id, delivery.subscription_token) : undefined;
-      const nowMs = programNowMs(this.wall, await store.clockOffsetMs(tx, delivery.program_id));
+      const nowMs = programNowMs(this.wall, await clockOffsetMs(tx, delivery.program_id));
       const outcome: store.AttemptOutcome = {
         status: result.ok ? 'SUCCESS' : 'FAILED',
         url: delivery.url ?? delivery.attempt_url,

@@ -392,12 +392,6 @@ export async function leasedDelivery(exec: Executor, programId: string, token: s
   return { ...delivery, retired };
 }
 
-/** The program's clock offset as committed now (a move may have committed while an attempt's request was under way). */
-export async function clockOffsetMs(exec: Executor, programId: string): Promise<number> {
-  const program = await exec.selectFrom('programs').select('clock_offset_ms').where('id', '=', programId).executeTakeFirstOrThrow();
-  return Number(program.clock_offset_ms);
-}
-
 export interface AttemptOutcome {
   status: 'SUCCESS' | 'FAILED';
   url: string;

@@ -52,6 +52,12 @@ export function findProgram(exec: Executor, programId: string) {
   return exec.selectFrom('programs').selectAll().where('id', '=', programId).executeTakeFirst();
 }
 
+/** A program's clock offset as committed now (the webhook dispatcher dates an outcome by it: a move may have committed while its request was under way). */
+export async function clockOffsetMs(exec: Executor, programId: string): Promise<number> {
+  const program = await exec.selectFrom('programs').select('clock_offset_ms').where('id', '=', programId).executeTakeFirstOrThrow();
+  return Number(program.clock_offset_ms);
+}
+
 /** Every program's clock (the minute sweep brings each up to date). */
 export function listProgramClocks(exec: Executor) {
   return exec.selectFrom('programs').select(['id', 'clock_offset_ms', 'clock_moved_wall_ms']).execute();
