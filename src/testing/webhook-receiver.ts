@@ -108,7 +108,8 @@ export interface WebhookTestbed {
  */
 export function useWebhookTestbed(delivery: NonNullable<Parameters<typeof useTestServer>[0]>['delivery']): WebhookTestbed {
   const context = useTestServer({ delivery });
-  const bed = { context } as unknown as WebhookTestbed;
+  const bed = {} as WebhookTestbed;
+  bed.context = context;
   beforeAll(async () => {
     bed.receiver = await startWebhookReceiver();
   });
