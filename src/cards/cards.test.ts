@@ -200,7 +200,7 @@ describeWithDb('cards', () => {
         replacement_comment: 'Lost on the train',
       });
       expect(replacement).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
-      expect(await context.program.client.cards.retrieve(lost.token)).toMatchObject({ substatus: 'LOST', comment: 'Lost on the train', state: 'OPEN' });
+      expect(await context.program.client.cards.retrieve(lost.token)).toMatchObject({ substatus: 'LOST', comment: 'Lost on the train', state: 'CLOSED' });
 
       const elsewhere = await acceptedAccountToken(context.program.client);
       const moved = await createCard({ type: 'VIRTUAL', replacement_for: lost.token, replacement_account_token: elsewhere });
@@ -210,6 +210,33 @@ describeWithDb('cards', () => {
       const spelled = await createCard({ type: 'VIRTUAL', replacement_for: lost.token.toUpperCase(), replacement_substatus: 'DAMAGED' });
       expect(spelled).toMatchObject({ replacement_for: lost.token, account_token: accountToken });
       expect((await context.program.client.cards.retrieve(lost.token)).substatus).toBe('DAMAGED');
+    });
+
+    it('closes the replaced card at once, whatever its state, and its authorizations then decline CARD_CLOSED; a replaced PHYSICAL card never ships', async () => {
+      const { client, apiKey } = await context.server.newProgram('replacement closes');
+      const physical = { type: 'PHYSICAL', shipping_address: SHIPPING } as const;
+      const open = await createCard({ type: 'VIRTUAL' }, client);
+      const paused = await createCard({ type: 'VIRTUAL', state: 'PAUSED' }, client);
+      const closed = await createCard({ type: 'VIRTUAL' }, client);
+      await client.cards.update(closed.token, { state: 'CLOSED' });
+      const unshipped = await createCard(physical, client);
+      const replacements = [];
+      for (const card of [open, paused, closed, unshipped]) {
+        replacements.push(await createCard({ ...(card.type === 'PHYSICAL' ? physical : { type: 'VIRTUAL' }), replacement_for: card.token }, client));
+      }
+      expect((await Promise.all([open, paused, closed, unshipped].map((card) => client.cards.retrieve(card.token)))).map((card) => card.state)).toEqual(['CLOSED', 'CLOSED', 'CLOSED', 'CLOSED']);
+      expect(replacements.map((card) => card.state)).toEqual(['OPEN', 'OPEN', 'OPEN', 'PENDING_FULFILLMENT']);
+
+      const declined = await client.transactions.simulateAuthorization({ amount: 100, descriptor: 'SHOP', pan: open.pan as string });
+      expect(await client.transactions.retrieve(declined.token as string)).toMatchObject({ status: 'DECLINED', result: 'CARD_CLOSED' });
+      const approved = await client.transactions.simulateAuthorization({ amount: 100, descriptor: 'SHOP', pan: replacements[0]?.pan as string });
+      expect((await client.transactions.retrieve(approved.token as string)).result).toBe('APPROVED');
+
+      const tomorrow = new Date(Date.parse(unshipped.created) + 86_400_000);
+      tomorrow.setUTCHours(0, 0, 1, 0);
+      expect((await context.server.request('POST', '/v1/simulate/clock', { apiKey, body: { now: tomorrow.toISOString() } })).status).toBe(200);
+      const shipped = (await client.events.list({ event_types: ['card.shipped'], with_content: true })).data.map((event) => event.payload['card_token']);
+      expect(shipped).toEqual([replacements[3]?.token]);
     });
 
     it('refuses a blank replacement_comment or one with a control character (400 naming it), creating nothing and leaving the replaced card as it was; takes an empty one', async () => {

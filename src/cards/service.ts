@@ -267,13 +267,18 @@ function checkReplacementType(replaced: store.CardRow, type: CreateCardBody['typ
   }
 }
 
-/** A replaced card (locked by `create`) records why it was replaced (replacement_substatus / replacement_comment). */
-async function markReplaced(tx: Tx, programId: string, replacedToken: string, body: CreateCardBody, nowMs: number): Promise<void> {
-  const changes: store.CardChanges = {};
+/**
+ * A replaced card (locked by `create`) is closed at once (Lithic's "Managing Cards": the replace flow
+ * "closes the original card"; its table: "old card is closed immediately") and records why it was
+ * replaced (replacement_substatus / replacement_comment). A card already CLOSED stays so.
+ */
+async function markReplaced(tx: Tx, programId: string, replaced: store.CardRow, body: CreateCardBody, nowMs: number): Promise<void> {
+  const changes: store.CardChanges = { state: 'CLOSED' };
   if (body.replacement_substatus !== undefined) changes.substatus = body.replacement_substatus;
   if (body.replacement_comment !== undefined) changes.comment = body.replacement_comment;
-  if (isEmpty(changes)) return;
-  await store.update(tx, programId, replacedToken, { ...changes, updated_ms: nowMs });
+  const changed = changedColumns(replaced, changes);
+  if (isEmpty(changed)) return;
+  await store.update(tx, programId, replaced.token, { ...changed, updated_ms: nowMs });
 }
 
 /** Lithic's `card.created` payload: the card's token and the card it replaces (never the card itself, so never its PAN or CVV). */
@@ -337,7 +342,7 @@ export async function create(db: Db, tx: Tx, requestScope: ProgramScope, secrets
     created_ms: scope.nowMs,
     updated_ms: scope.nowMs,
   });
-  if (replaced) await markReplaced(tx, scope.programId, replaced.token, body, scope.nowMs);
+  if (replaced) await markReplaced(tx, scope.programId, replaced, body, scope.nowMs);
   if (body.type === 'PHYSICAL') fulfilmentFallsDue(db, tx, scope.programId, scope.nowMs);
   await emitEvent(tx, scope.programId, 'card.created', createdEventPayload(token, body.replacement_for ?? null), scope.nowMs);
   return get(tx, scope, secrets, token);

@@ -97,10 +97,18 @@ const VALID_WRITES: Record<string, WriteOf> = {
     body: { business_account_token: first(own, 'business_account_token') },
   }),
   'POST /v1/simulate/account_holders/enrollment_review': async (b) => ({ body: { account_holder_token: (await enroll(b.client, kybBody())).token, status: 'ACCEPTED' } }),
-  'POST /v1/cards': async (_b, own, field) =>
+  // A replacement closes the card it replaces: B replaces a card of its own made for it, never own.card.
+  'POST /v1/cards': async (b, own, field) =>
     field === 'account_token'
       ? { body: { type: 'VIRTUAL', account_token: own.card.account_token, card_program_token: first(own, 'card_program_token') } }
-      : { body: { type: 'VIRTUAL', replacement_for: own.card.token, replacement_account_token: own.card.account_token, card_program_token: first(own, 'card_program_token') } },
+      : {
+          body: {
+            type: 'VIRTUAL',
+            replacement_for: (await b.client.cards.create({ type: 'VIRTUAL', account_token: own.card.account_token })).token,
+            replacement_account_token: own.card.account_token,
+            card_program_token: first(own, 'card_program_token'),
+          },
+        },
   'POST /v1/book_transfers': async (_b, own) => ({
     body: { amount: 1, category: 'TRANSFER', type: 'ACCOUNT_TO_ACCOUNT', subtype: 'P2P', from_financial_account_token: own.operating, to_financial_account_token: own.card.funding.token, token: crypto.randomUUID() },
   }),
