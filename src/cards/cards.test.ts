@@ -595,14 +595,21 @@ describeWithDb('cards', () => {
         () => client.cards.aggregateBalances.list({ account_token: card.account_token }),
         () => client.cards.balances.list(card.token),
         () => client.cards.financialTransactions.list(card.token),
+        () => client.cards.financialTransactions.retrieve(card.token, crypto.randomUUID()),
         () => client.cards.reissue(card.token, {}),
+        () => client.cards.renew(card.token, { shipping_address: SHIPPING }),
+        () => client.cards.convertPhysical(card.token, { shipping_address: SHIPPING }),
         () => client.cards.provision(card.token, { digital_wallet: 'APPLE_PAY' }),
+        () => client.cards.webProvision(card.token, { digital_wallet: 'APPLE_PAY' }),
+        () => client.cards.searchByPan({ pan: card.pan as string }),
       ];
       for (const call of notServed) {
         const failure = await apiFailure(call());
         expect(failure.status, failure.message).toBe(404);
         expect(failure.message).toMatch(/^No route for (GET|POST) \/v1\/cards\//);
       }
+      // The embedded card UI (cards.embed, and getEmbedHTML, which calls it) is not under /v1/cards.
+      expect(await apiFailure(client.cards.embed({ embed_request: 'e30=', hmac: 'x' }))).toEqual({ status: 404, message: 'No route for GET /v1/embed/card' });
       // With or without a key, as any path no route serves.
       for (const key of [apiKey, undefined]) {
         const response = await context.server.request('GET', '/v1/cards/aggregate_balances', key === undefined ? {} : { apiKey: key });
