@@ -228,6 +228,26 @@ describeWithDb('external bank accounts', () => {
     await expectRefusedWith(422, () => create({ account_token: closed }), `account_token: account '${closed}' is CLOSED, which is final; no external bank account can be opened for it`);
   });
 
+  describe('a bank account of a CLOSED account', () => {
+    it('takes no micro-deposit amounts and retries neither verification (422: nothing is sent, nothing enabled), changing nothing; its descriptive fields still update', async () => {
+      const { client } = context.program;
+      const accountToken = await acceptedAccountToken(client);
+      const micro = await create({ account_token: accountToken, verification_method: 'MICRO_DEPOSIT' });
+      const prenote = await create({ account_token: accountToken, verification_method: 'PRENOTE' });
+      await client.accounts.update(accountToken, { state: 'CLOSED' });
+      const eventsBefore = (await client.financialAccounts.financialTransactions.retrieve(operating, micro.token)).events.length;
+      const refused = `account_token: account '${accountToken}' is CLOSED, which is final`;
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(micro.token, { micro_deposits: [1, 2] }), 422)).toContain(refused);
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(micro.token, {}), 422)).toContain(refused);
+      expect(await expectError(client.externalBankAccounts.retryPrenote(prenote.token, {}), 422)).toContain(refused);
+      expect(await client.externalBankAccounts.retrieve(micro.token)).toEqual(micro);
+      expect(await client.externalBankAccounts.retrieve(prenote.token)).toEqual(prenote);
+      expect((await client.financialAccounts.financialTransactions.retrieve(operating, micro.token)).events).toHaveLength(eventsBefore);
+      // A name or an address moves no money and opens nothing: the record stays correctable.
+      expect(await client.externalBankAccounts.update(micro.token, { name: 'Old payroll' })).toMatchObject({ name: 'Old payroll', verification_state: 'PENDING' });
+    });
+  });
+
   describe('micro-deposits', () => {
     /** As the README tells a user: the funding account's financial transaction with the bank account's token, its last two MICRO_DEPOSIT events. */
     async function amountsOf(eba: Eba, funding = operating): Promise<number[]> {

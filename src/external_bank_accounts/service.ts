@@ -7,6 +7,7 @@
  * bank account once: the same routing and account number again is a 422 naming the existing
  * record. A funding financial account, when given, must be the program's OPERATING account (400)
  * and OPEN (422), on create and on retry.
+ * Once the account is CLOSED, its bank accounts are neither verified nor sent a verification (422).
  *
  * Verification (`verification_state`):
  *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once. `verification_enforcement` is
@@ -44,7 +45,7 @@ import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import { emitEvent } from '../events/emit.js';
 import { checkDateOfBirth, checkUsAddress } from '../account_holders/rules.js';
-import { accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
+import { accountNotClosed, accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
@@ -344,6 +345,16 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
 }
 
 /**
+ * 422 when the bank account's account is CLOSED (final: nothing new that can move money is opened
+ * for it, as creating a bank account for it is refused): no verification is sent or completed.
+ * The account row is locked after the bank account's, so a closing cannot slip in before commit.
+ * A PATCH is not refused: its fields describe the bank account and move nothing.
+ */
+async function refuseClosedOwner(db: Db, tx: Tx, row: Row, refused: string): Promise<void> {
+  if (row.account_token !== null) await accountNotClosed(db, tx, row.program_id, row.account_token, refused);
+}
+
+/**
  * PATCH: only the fields whose value differs are a change (an address equal but for the order of its
  * keys is none). No change writes nothing and records no event; a change is never dated before the
  * account's last one (a request that saw a moved clock may have made it). The row is locked, so
@@ -396,6 +407,7 @@ export async function verifyMicroDeposits(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING MICRO_DEPOSIT verification takes amounts`,
     );
   }
+  await refuseClosedOwner(db, tx, row, `its external bank account '${token}' can no longer be verified`);
   const attempts = row.verification_attempts + 1;
   const attemptsThisRound = attempts - round.attempts_before;
   let changes: store.Changes;
@@ -435,6 +447,7 @@ export async function retry(
       `external bank account '${token}' is ${row.verification_method} with verification_state ${row.verification_state}; only a PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS ${method} verification can be retried`,
     );
   }
+  await refuseClosedOwner(db, tx, row, `its external bank account '${token}' sends no ${method === 'MICRO_DEPOSIT' ? 'micro-deposits' : 'prenote'}`);
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
   await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined);
   const started = { ...(await startVerification(db, tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };

@@ -99,10 +99,18 @@ export async function insertFinancialAccount(
  * locked for the rest of the transaction, as closing it locks it: a creation and a closing of one
  * account cannot both pass.
  */
-export async function accountToOpenFor(db: Db, tx: Tx, programId: string, token: string, what: string): Promise<accounts.AccountRow> {
+export function accountToOpenFor(db: Db, tx: Tx, programId: string, token: string, what: string): Promise<accounts.AccountRow> {
+  return accountNotClosed(db, tx, programId, token, `no ${what} can be opened for it`);
+}
+
+/**
+ * The account `token`, locked for the rest of the transaction (as closing it locks it); 404 when
+ * the program has none, 422 when it is CLOSED, the message ending with `refused` (what it cannot do).
+ */
+export async function accountNotClosed(db: Db, tx: Tx, programId: string, token: string, refused: string): Promise<accounts.AccountRow> {
   const account = await accounts.lock(db, tx, programId, token);
   if (!account) throw notFound('account', token, 'account_token');
-  if (account.state === 'CLOSED') throw new UnprocessableError(`account_token: account '${token}' is CLOSED, which is final; no ${what} can be opened for it`);
+  if (account.state === 'CLOSED') throw new UnprocessableError(`account_token: account '${token}' is CLOSED, which is final; ${refused}`);
   return account;
 }
 
