@@ -248,6 +248,29 @@ describeWithDb('external bank accounts', () => {
     });
   });
 
+  describe('the funding account belongs to the program or to the bank account’s own account', () => {
+    it('refuses (400) an OPERATING account of another account, on create and on retry, moving nothing; takes the program’s and the account’s own', async () => {
+      const { client } = context.program;
+      const [mine, theirs] = [await acceptedAccountToken(client), await acceptedAccountToken(client)];
+      const ownOperating = (await client.financialAccounts.create({ nickname: 'mine', type: 'OPERATING', account_token: mine })).token;
+      const theirOperating = (await client.financialAccounts.create({ nickname: 'theirs', type: 'OPERATING', account_token: theirs })).token;
+      for (const funding of [ownOperating, theirOperating]) await fund(client, funding, FUNDED_CENTS);
+      const refusal = (owner: string) =>
+        `financial_account_token: financial account '${theirOperating}' belongs to account '${theirs}'; only the program's OPERATING accounts or those of ${owner} fund its verification`;
+      await expectRefused(() => create({ account_token: mine, verification_method: 'MICRO_DEPOSIT', financial_account_token: theirOperating }), refusal(`account '${mine}'`));
+      await expectRefused(() => create({ verification_method: 'MICRO_DEPOSIT', financial_account_token: theirOperating }), refusal('the program'));
+      expect((await client.financialAccounts.financialTransactions.list(theirOperating)).data.map((item) => item.category)).not.toContain('ACH');
+
+      const own = await create({ account_token: mine, verification_method: 'MICRO_DEPOSIT', financial_account_token: ownOperating });
+      expect(own).toMatchObject({ verification_state: 'PENDING', financial_account_token: ownOperating });
+      const programFunded = await create({ account_token: mine, verification_method: 'PRENOTE', financial_account_token: operating });
+      expect(programFunded).toMatchObject({ verification_state: 'PENDING', financial_account_token: operating });
+      expect(await expectError(client.externalBankAccounts.retryMicroDeposits(own.token, { financial_account_token: theirOperating }), 400)).toContain(refusal(`account '${mine}'`));
+      expect(await client.externalBankAccounts.retrieve(own.token)).toEqual(own);
+      expect((await client.financialAccounts.financialTransactions.list(theirOperating)).data.map((item) => item.category)).not.toContain('ACH');
+    });
+  });
+
   describe('micro-deposits', () => {
     /** As the README tells a user: the funding account's financial transaction with the bank account's token, its last two MICRO_DEPOSIT events. */
     async function amountsOf(eba: Eba, funding = operating): Promise<number[]> {

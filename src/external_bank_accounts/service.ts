@@ -5,8 +5,8 @@
  * is (account_holders/rules.ts: USA, a real state code, a ZIP, no PO box), and so is `dob` (not
  * in the future), on create and update. An owner (an account, or the program itself) links a
  * bank account once: the same routing and account number again is a 422 naming the existing
- * record. A funding financial account, when given, must be the program's OPERATING account (400)
- * and OPEN (422), on create and on retry.
+ * record. A funding financial account, when given, must be an OPERATING account (400) of the
+ * program itself or of the bank account's account (400) and OPEN (422), on create and on retry.
  * Once the account is CLOSED, its bank accounts are neither verified nor sent a verification (422).
  *
  * Verification (`verification_state`):
@@ -106,13 +106,23 @@ export function toApi(row: Row): ExternalBankAccount {
   };
 }
 
-/** The funding account, when given: it must be one of the program's OPERATING accounts. */
-async function checkFundingAccount(exec: Executor, programId: string, token: string | undefined): Promise<void> {
+/**
+ * The funding account, when given: one of the program's OPERATING accounts, either the program's
+ * own (no account_token) or one of the bank account's account (`owner`, null for the program). Another
+ * account's is a 400: its ledger would carry (and its financial transactions show, amounts included)
+ * the verification of a bank account that is not its own.
+ */
+async function checkFundingAccount(exec: Executor, programId: string, token: string | undefined, owner: string | null): Promise<void> {
   if (token === undefined) return;
   const account = await financialAccounts.find(exec, programId, token);
   if (!account) throw notFound('financial account', token, 'financial_account_token');
   if (account.type !== 'OPERATING') {
     throw new InvalidRequestError(`financial_account_token: must be an OPERATING financial account (it funds verification), not ${account.type}`);
+  }
+  if (account.account_token !== null && account.account_token !== owner) {
+    throw new InvalidRequestError(
+      `financial_account_token: financial account '${token}' belongs to account '${account.account_token}'; only the program's OPERATING accounts or those of ${owner === null ? 'the program' : `account '${owner}'`} fund its verification`,
+    );
   }
   if (account.status !== 'OPEN') {
     throw new UnprocessableError(`financial_account_token: financial account '${token}' is ${account.status}; only an OPEN account funds verification`);
@@ -286,7 +296,7 @@ export async function create(db: Db, tx: Tx, scope: ProgramScope, secrets: Secre
   const bank = bankAccountOf(body);
   if (body.dob !== undefined) checkDateOfBirth('dob', body.dob, nowMs);
   if (body.account_token !== undefined) await accountToOpenFor(db, tx, programId, body.account_token, 'external bank account');
-  await checkFundingAccount(tx, programId, bank.financial_account_token);
+  await checkFundingAccount(tx, programId, bank.financial_account_token, body.account_token ?? null);
   await refuseDuplicate(db, tx, programId, secrets, body.account_token ?? null, bank);
   let row: Row = {
     program_id: programId,
@@ -449,7 +459,7 @@ export async function retry(
   }
   await refuseClosedOwner(db, tx, row, `its external bank account '${token}' sends no ${method === 'MICRO_DEPOSIT' ? 'micro-deposits' : 'prenote'}`);
   const fundingToken = body.financial_account_token ?? row.financial_account_token;
-  await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined);
+  await checkFundingAccount(tx, scope.programId, fundingToken ?? undefined, row.account_token);
   const started = { ...(await startVerification(db, tx, scope, row, fundingToken, secrets)), financial_account_token: fundingToken };
   await store.update(tx, scope.programId, token, started, scope.nowMs);
   return recorded(tx, scope, 'external_bank_account.updated', { ...row, ...started, updated_ms: scope.nowMs });
