@@ -444,6 +444,55 @@ describeWithDb('external bank accounts', () => {
       expect((await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: fresh })).verification_state).toBe('ENABLED');
     });
 
+    it('counts no more than a round allows when submissions arrive together: three wrong ones count (the third fails it), the rest are 422; a right one among wrong ones wins or comes too late', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const wrong = wrongAmounts(await amountsOf(created));
+      const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map(() => client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong })));
+      const answered = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      expect(answered.map((answer) => [answer.verification_attempts, answer.verification_state]).sort()).toEqual([
+        [1, 'PENDING'],
+        [2, 'PENDING'],
+        [3, 'FAILED_VERIFICATION'],
+      ]);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
+      expect(await client.externalBankAccounts.retrieve(created.token)).toMatchObject({ verification_attempts: 3, verification_state: 'FAILED_VERIFICATION' });
+
+      const mixed = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const right = await amountsOf(mixed);
+      const submissions = [wrongAmounts(right), right, wrongAmounts(right)];
+      const settled = await Promise.allSettled(submissions.map((micro_deposits) => client.externalBankAccounts.microDeposits.create(mixed.token, { micro_deposits })));
+      const final = await client.externalBankAccounts.retrieve(mixed.token);
+      expect(final.verification_state).toBe('ENABLED');
+      // Every submission that counted came before the right one: after it, the verification takes no amounts.
+      expect(settled.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(final.verification_attempts);
+      for (const outcome of settled) if (outcome.status === 'rejected') expect((outcome.reason as { status: number }).status).toBe(422);
+    });
+
+    it('a PATCH and a verification arriving together each answer (and announce) the account as the other left it', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const [patched, verified] = await Promise.all([
+        client.externalBankAccounts.update(created.token, { name: 'Renamed' }),
+        client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: await amountsOf(created) }),
+      ]);
+      const final = await client.externalBankAccounts.retrieve(created.token);
+      expect(final).toMatchObject({ name: 'Renamed', verification_state: 'ENABLED', verification_attempts: 1 });
+      // The one that committed second shows both changes.
+      expect([patched, verified]).toContainEqual(final);
+    });
+
+    it('refuses an Idempotency-Key reused with other amounts (400), counting nothing', async () => {
+      const { client } = context.program;
+      const created = await create({ verification_method: 'MICRO_DEPOSIT' });
+      const wrong = wrongAmounts(await amountsOf(created));
+      const headers = { 'Idempotency-Key': crypto.randomUUID() };
+      await client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: wrong }, { headers });
+      const other = await amountsOf(created);
+      expect(await expectError(client.externalBankAccounts.microDeposits.create(created.token, { micro_deposits: other }, { headers }), 400)).toContain('Idempotency-Key');
+      expect(await client.externalBankAccounts.retrieve(created.token)).toMatchObject({ verification_attempts: 1, verification_state: 'PENDING' });
+    });
+
     it('never dates a change before the account’s last one (a change stamped by a request that saw a moved clock): PATCH, micro_deposits, both retries', async () => {
       const { client, programId } = context.program;
       const micro = await create({ verification_method: 'MICRO_DEPOSIT' });
