@@ -24,7 +24,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       schema: {
         summary: 'Create an external bank account',
         description:
-          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. An owner (the account_token, or the program) links one bank account once: the same routing_number and account_number again is a 422 naming the existing one. A financial_account_token must be an OPEN OPERATING account. The micro-deposit amounts are the last two MICRO_DEPOSIT events of the funding financial account’s financial transaction with this account’s token (each round: MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL).',
+          'By its numbers, or by a Plaid processor token (PLAID: the sandbox derives the numbers from it). MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED and PLAID accounts are ENABLED at once; MICRO_DEPOSIT and PRENOTE start PENDING. An owner (the account_token, or the program) links one bank account once: the same routing_number and account_number again is a 422 naming the existing one. A financial_account_token must be an OPEN OPERATING account of the program itself or of the account_token (another account’s: 400). The micro-deposit amounts are the last two MICRO_DEPOSIT events of the funding financial account’s financial transaction with this account’s token (each round: MICRO_DEPOSIT, MICRO_DEPOSIT, MICRO_DEPOSIT_WITHDRAWAL).',
         tags,
         body: CreateExternalBankAccountBody,
         response,
@@ -65,7 +65,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
     {
       schema: {
         summary: 'Verify an external bank account with its micro-deposit amounts',
-        description: 'Right amounts, in either order: ENABLED. Wrong amounts count as an attempt (200); the third wrong attempt fails the verification.',
+        description: 'Right amounts, in either order: ENABLED. Wrong amounts count as an attempt (200); the third wrong attempt fails the verification. A bank account whose account_token is CLOSED takes none (422).',
         tags,
         params,
         body: MicroDepositsBody,
@@ -85,7 +85,7 @@ export const externalBankAccountRoutes: FastifyPluginAsyncTypebox = async (app) 
       {
         schema: {
           summary: `Retry the ${method} verification of an external bank account`,
-          description: `Only a ${method} account whose verification is PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS (else 422). Micro-deposits: a new pair of amounts, never the previous one, sent once the funding account can pay them (else INSUFFICIENT_FUNDS again).`,
+          description: `Only a ${method} account whose verification is PENDING, FAILED_VERIFICATION or INSUFFICIENT_FUNDS (else 422). Micro-deposits: a new pair of amounts, never the previous one, sent once the funding account can pay them (else INSUFFICIENT_FUNDS again). Not for a bank account whose account_token is CLOSED (422).`,
           tags,
           params,
           body: RetryBody,
