@@ -73,15 +73,27 @@ interface Decision {
   decision_made_by: 'CUSTOMER_RULES' | 'LITHIC_DEFAULT';
 }
 
-/** The attributes of a 3DS authentication (reference 01, 3DS stream). */
+/**
+ * The purchase amount in minor units of the cardholder's currency (USD), as `transaction.cardholder_amount`: the
+ * purchase amount when the purchase is in USD; null otherwise, as Cardwright has no daily conversion rate.
+ */
+function cardholderAmount(amount: number, currency: string): number | null {
+  return currency === CARDHOLDER_CURRENCY ? amount : null;
+}
+
+/**
+ * The attributes of a 3DS authentication (reference 01, 3DS stream). TRANSACTION_AMOUNT is in the cardholder's
+ * currency (SDK 0.119, Conditional3DSActionParameters: "in the settlement/cardholder billing currency"), not the
+ * purchase currency: the cardholder amount, and none (a condition on it never holds) when that is unknown.
+ */
 function threeDsInput(body: SimulateAuthenticationBody): RuleInput {
-  const values: Readonly<Record<string, string | number>> = {
+  const values: Readonly<Record<string, string | number | null>> = {
     MCC: body.merchant.mcc,
     COUNTRY: body.merchant.country,
     CURRENCY: body.transaction.currency,
     MERCHANT_ID: body.merchant.id,
     DESCRIPTOR: body.merchant.name,
-    TRANSACTION_AMOUNT: body.transaction.amount,
+    TRANSACTION_AMOUNT: cardholderAmount(body.transaction.amount, body.transaction.currency),
     MESSAGE_CATEGORY,
   };
   // RISK_SCORE is Mastercard's authentication risk: the simulator has none, so it never matches.
@@ -279,7 +291,7 @@ export function toApi(row: store.AuthenticationRow): ThreeDsAuthentication {
     decision_made_by: row.decision_made_by as ThreeDsAuthentication['decision_made_by'],
     transaction: {
       amount: row.amount_cents,
-      cardholder_amount: row.currency === CARDHOLDER_CURRENCY ? row.amount_cents : null,
+      cardholder_amount: cardholderAmount(row.amount_cents, row.currency),
       currency: row.currency,
       currency_exponent: currencyExponent(row.currency),
       // EMV 3DS purchaseDate, which the SDK gives as yyyy-MM-dd'T'hh:mm:ssZ: whole seconds.

@@ -225,6 +225,26 @@ describeWithDb('3DS authentications', () => {
     expect([await inCountry('QZZ'), await inCountry('ANT'), await inCountry('CAN')]).toEqual(['QZZ DECLINE', 'ANT SUCCESS', 'CAN SUCCESS']);
   });
 
+  it("gives a 3DS rule's TRANSACTION_AMOUNT in the cardholder's currency (the SDK: 'in the settlement/cardholder billing currency'): the cardholder amount, none for a purchase in another currency", async () => {
+    const fresh = await context.server.newProgram('3ds amounts');
+    await moveClock(fresh.client, `${START}T12:00:00.000Z`);
+    const freshCard = await newCard(fresh.client);
+    await enforcedRule(fresh.client, threeDsAction('DECLINE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_GREATER_THAN', value: 500 }]));
+    await enforcedRule(fresh.client, threeDsAction('CHALLENGE', [{ attribute: 'TRANSACTION_AMOUNT', operation: 'IS_LESS_THAN_OR_EQUAL_TO', value: 500 }]));
+    const inCurrency = async (amount: number, currency: string) => {
+      const { token } = await fresh.client.threeDS.authentication.simulate({ ...body({}, freshCard.pan), transaction: { amount, currency } });
+      const { transaction, authentication_result } = await fresh.client.threeDS.authentication.retrieve(token as string);
+      return `${transaction?.amount} ${currency} (cardholder ${transaction?.cardholder_amount}): ${authentication_result}`;
+    };
+    // 1.000 BHD (about 2.65 USD) is not more than 5.00 USD, nor 400 JPY (about 2.70 USD) "400 cents": with no conversion rate the rules cannot tell.
+    expect([await inCurrency(1_000, 'USD'), await inCurrency(400, 'USD'), await inCurrency(1_000, 'BHD'), await inCurrency(400, 'JPY')]).toEqual([
+      '1000 USD (cardholder 1000): DECLINE',
+      '400 USD (cardholder 400): PENDING_CHALLENGE',
+      '1000 BHD (cardholder null): SUCCESS',
+      '400 JPY (cardholder null): SUCCESS',
+    ]);
+  });
+
   it('applies 3DS rules by scope (account, business account, program minus exclusions), CONDITIONAL_ACTION on this stream too, and never an INACTIVE rule', async () => {
     const fresh = await context.server.newProgram('3ds scopes');
     await moveClock(fresh.client, `${START}T12:00:00.000Z`);
