@@ -605,6 +605,54 @@ describeWithDb('account holders', () => {
       const decided = (fulfilled[0] as PromiseFulfilledResult<{ status?: string }>).value.status;
       expect((await context.program.client.accountHolders.retrieve(created.token)).status).toBe(decided);
     });
+
+    it.each(['ACCEPTED', 'REJECTED'] as const)('a PATCH racing a %s review: one comes first and the other answers the holder as it left it; a REJECTED holder refuses the later PATCH (422)', async (decision) => {
+      const { client } = await context.server.newProgram(`patch racing ${decision}`);
+      for (let round = 0; round < 6; round++) {
+        const created = await enroll(client, kybBody());
+        const business = (await client.accountHolders.retrieve(created.token)).business_entity as { entity_token: string; legal_business_name: string };
+        const renamed = `Renamed ${round}`;
+        const [patch, review] = await Promise.allSettled([
+          client.accountHolders.update(created.token, { business_entity: { entity_token: business.entity_token, legal_business_name: renamed } }),
+          client.accountHolders.simulateEnrollmentReview(
+            decision === 'ACCEPTED' ? { account_holder_token: created.token, status: 'ACCEPTED' } : { account_holder_token: created.token, status: 'REJECTED', status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] },
+          ),
+        ]);
+        expect(review.status).toBe('fulfilled');
+        const reviewed = (review as PromiseFulfilledResult<Lithic.AccountHolderSimulateEnrollmentReviewResponse>).value;
+        const holder = await client.accountHolders.retrieve(created.token);
+        expect([reviewed.status, holder.status]).toEqual([decision, decision]);
+        expect((await client.accounts.retrieve(created.account_token)).state).toBe(decision === 'REJECTED' ? 'CLOSED' : 'ACTIVE');
+        if (patch.status === 'rejected') {
+          // The review came first and its holder is final: the PATCH changed nothing.
+          expect(decision).toBe('REJECTED');
+          expect((patch.reason as { status: number }).status).toBe(422);
+          expect(reviewed.business_entity?.legal_business_name).toBe(business.legal_business_name);
+          expect(holder.business_entity?.legal_business_name).toBe(business.legal_business_name);
+          continue;
+        }
+        const patched = patch.value as Lithic.AccountHolderUpdateResponse.KYBKYCPatchResponse;
+        expect(holder.business_entity?.legal_business_name).toBe(renamed);
+        // Whichever committed second saw the other: a PATCH first is pending and the review shows its name; a review first shows the old name and the PATCH its decision.
+        if ((patched.status as string) === 'PENDING_REVIEW') expect(reviewed.business_entity?.legal_business_name).toBe(renamed);
+        else expect([patched.status, reviewed.business_entity?.legal_business_name]).toEqual([decision, business.legal_business_name]);
+      }
+    });
+
+    it('a repeated Idempotency-Key answers the first decision and records one verification event; the key with another body is a 400 that decides nothing', async () => {
+      const { client } = await context.server.newProgram('review idempotency');
+      const created = await enroll(client, kybBody());
+      const key = crypto.randomUUID();
+      const rejecting: Lithic.AccountHolderSimulateEnrollmentReviewParams = { account_holder_token: created.token, status: 'REJECTED', status_reasons: ['CONTROL_PERSON_ID_VERIFICATION_FAILURE'] };
+      const first = await client.accountHolders.simulateEnrollmentReview(rejecting, { headers: { 'Idempotency-Key': key } });
+      expect(first.status).toBe('REJECTED');
+      expect(await client.accountHolders.simulateEnrollmentReview(rejecting, { headers: { 'Idempotency-Key': key } })).toEqual(first);
+      const otherBody = await apiFailure(client.accountHolders.simulateEnrollmentReview({ account_holder_token: created.token, status: 'ACCEPTED' }, { headers: { 'Idempotency-Key': key } }));
+      expect([otherBody.status, otherBody.message]).toEqual([400, 'Idempotency-Key: this key was already used with a different request']);
+      expect(withoutEntityTokens(await client.accountHolders.retrieve(created.token))).toEqual(first);
+      const verifications = (await client.events.list({ event_types: ['account_holder.verification'], page_size: 100, with_content: true })).data;
+      expect(verifications.filter((event) => (event.payload as { token?: string }).token === created.token)).toHaveLength(1);
+    });
   });
 
   describe('listing', () => {
