@@ -7,7 +7,8 @@
  * bank account once: the same routing and account number again is a 422 naming the existing
  * record. A funding financial account, when given, must be an OPERATING account (400) of the
  * program itself or of the bank account's account (400) and OPEN (422), on create and on retry.
- * Once the account is CLOSED, its bank accounts are neither verified nor sent a verification (422).
+ * Once the account is CLOSED, its bank accounts are sent no verification and take no amounts (422);
+ * a prenote sent before the closing still completes when its wait ends (applyDuePrenotes).
  *
  * Verification (`verification_state`):
  *   MANUAL, EXTERNALLY_VERIFIED, UNVERIFIED → ENABLED at once. `verification_enforcement` is
@@ -356,7 +357,9 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
 
 /**
  * 422 when the bank account's account is CLOSED (final: nothing new that can move money is opened
- * for it, as creating a bank account for it is refused): no verification is sent or completed.
+ * for it, as creating a bank account for it is refused): no verification is sent or taken. A
+ * prenote already sent still completes by the clock job: no documented rule stops it, and an
+ * ENABLED bank account moves no money here.
  * The account row is locked after the bank account's, so a closing cannot slip in before commit.
  * A PATCH is not refused: its fields describe the bank account and move nothing.
  */
