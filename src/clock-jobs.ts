@@ -183,10 +183,10 @@ export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, account
  * whether anything was due (if not, nothing is locked, and the jobs, if they run, hold no balance).
  */
 async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = []): Promise<boolean> {
-  const holdsDue = await isDueWithin(db, tx, dueExpiries, scope);
-  if (!holdsDue && !(await isDueWithin(db, tx, dueOperations, scope))) return false;
-  for (const lockDueRows of lockDueRowsOfOtherJobs()) await lockDueRows(db, tx, scope);
-  const held = holdsDue || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
+  const due = await dueMoney(db, tx, scope);
+  if (due === null) return false;
+  await lockDueRowsOfOtherJobs(db, tx, scope);
+  const held = due.holds || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
   return true;
@@ -200,8 +200,25 @@ async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: reado
  * retry holds the former when its money write would lock the latter. Challenges: no write holds one
  * before anything else today; locked here too, so that every job's rows precede the balances.
  */
-function lockDueRowsOfOtherJobs(): readonly ClockJob[] {
-  return [lockDuePrenotes, lockDueFulfilment, lockDueChallenges];
+async function lockDueRowsOfOtherJobs(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  for (const lockDueRows of [lockDuePrenotes, lockDueFulfilment, lockDueChallenges]) await lockDueRows(db, tx, scope);
+}
+
+/** What money work has fallen due (holds past their expiry, operations whose date has come), or null when none: then `lockDueMoney` runs no job. */
+async function dueMoney(db: Db, tx: Tx, scope: ProgramScope): Promise<{ holds: boolean } | null> {
+  const holds = await isDueWithin(db, tx, dueExpiries, scope);
+  return holds || (await isDueWithin(db, tx, dueOperations, scope)) ? { holds } : null;
+}
+
+/**
+ * For a write that locks a row of a kind a clock job takes before it applies what fell due (an
+ * authorization locks its card, after its account, then calls `applyDueMoney`): when the jobs will
+ * run, the rows of the other jobs (`lockDueRowsOfOtherJobs`), locked first, in their order. Were its
+ * own card locked first, it would wait in `lockDueMoney` for a due PHYSICAL card that another write
+ * running the jobs (a catch-up, an authorization on that card) holds while waiting for its own.
+ */
+export async function lockDueRowsBeforeOwn(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
+  if ((await dueMoney(db, tx, scope)) !== null) await lockDueRowsOfOtherJobs(db, tx, scope);
 }
 
 /**

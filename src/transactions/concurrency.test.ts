@@ -445,6 +445,30 @@ describeWithDb('authorizations under concurrency', () => {
   });
 
   // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('an authorization that finds a hold due locks the cards due for fulfilment before its own card', async () => {
+    const setting = await besideHoldDue('job order, fulfilment, authorization', async (client, low) => {
+      const physical = (): Promise<Card> => client.cards.create({ type: 'PHYSICAL', account_token: low.account_token, shipping_address: SHIPPING_ADDRESS }) as Promise<Card>;
+      const cards = [await physical(), await physical()];
+      // The order the fulfilment job locks them in (cards/store.ts `lockAwaitingFulfilment`).
+      return cards.sort((a, b) => Date.parse(a.created) - Date.parse(b.created) || (a.token < b.token ? -1 : 1)) as [Card, Card];
+    });
+    const { client, db, program, made: [first, second], due } = setting;
+    // Stands for another write running the clock jobs (a catch-up, a transfer, an authorization on
+    // another card): it locks the due cards in the job's order, holding `first` and then needing
+    // `second`. The authorization on `second` must not hold its own card while it waits for `first`.
+    const token = await withoutDeadlock(
+      async (tx) => expect(await cardStore.lockCard(db, tx, program.programId, first.token)).toBeDefined(),
+      () => authorize(client, second, 100),
+      async (tx) => expect(await cardStore.lockCard(db, tx, program.programId, second.token)).toBeDefined(),
+      300,
+    );
+    expect((await client.transactions.retrieve(token)).status).toBe('PENDING');
+    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    expect([(await client.cards.retrieve(first.token)).state, (await client.cards.retrieve(second.token)).state]).toEqual(['PENDING_ACTIVATION', 'PENDING_ACTIVATION']);
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
   it.skipIf(engine !== 'postgres')('a transfer that finds a hold due locks a prenote that fell due before any balance', async () => {
     const setting = await besideHoldDue('job order, prenote', async (client) => {
       const operating = await newAccount(client);

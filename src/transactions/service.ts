@@ -44,7 +44,7 @@
  * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
  * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
-import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, lockDueRowsBeforeOwn, type DueCheck, type DueWork } from '../clock-jobs.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import * as cardStore from '../cards/store.js';
@@ -129,8 +129,10 @@ type FoundCard = store.CardForAuthorizationRow;
 /**
  * The card with this PAN in the calling program, its account and program settings. Another
  * program's PAN is simply not found: a 422, since there is nothing to decide on. On PostgreSQL the
- * account and then the card are locked and re-read (the seam's order); on SQLite the write
- * transaction already excludes every other writer.
+ * account and then the card are locked and re-read (the seam's order), with, between them, the rows
+ * the clock jobs will take if what fell due runs (`lockDueRowsBeforeOwn`: a due PHYSICAL card is
+ * locked in the jobs' order, not after this one); on SQLite the write transaction already excludes
+ * every other writer.
  */
 async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<FoundCard> {
   const { db, tx, scope } = op;
@@ -138,6 +140,7 @@ async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<F
   if (!found) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
   if (db.engine === 'sqlite') return found;
   const account = await accountStore.lock(db, tx, scope.programId, found.account_token);
+  await lockDueRowsBeforeOwn(db, tx, scope);
   const card = await cardStore.lockCard(db, tx, scope.programId, found.token);
   invariant(account && card, `card ${found.token} and its account exist while locked`);
   return {
