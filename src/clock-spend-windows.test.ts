@@ -8,7 +8,7 @@ import type Lithic from 'lithic';
 import { expect, it } from 'vitest';
 import { frozenWallClock } from './testing/clock.js';
 import { describeWithDb, useTestServer } from './testing/harness.js';
-import { authorize, cardOnOwnAccount, moveClock, type Card } from './testing/transactions.js';
+import { authorize, cardOnOwnAccount, LIMITS_OUT_OF_REACH, moveClock, type Card } from './testing/transactions.js';
 
 async function statusOf(client: Lithic, card: Card, cents: number) {
   const transaction = await client.transactions.retrieve(await authorize(client, card, cents));
@@ -30,9 +30,9 @@ describeWithDb('spend windows after long clock moves', () => {
     const { client } = await context.server.newProgram();
     await moveClock(client, '2031-12-20T12:00:00.000Z');
     const limitedCard = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'MONTHLY' });
-    await client.accounts.update(limitedCard.account_token, { daily_spend_limit: 0, monthly_spend_limit: 0 });
+    await client.accounts.update(limitedCard.account_token, LIMITS_OUT_OF_REACH);
     const limitedAccount = await cardOnOwnAccount(client);
-    await client.accounts.update(limitedAccount.account_token, { daily_spend_limit: 0, monthly_spend_limit: 1_000 });
+    await client.accounts.update(limitedAccount.account_token, { ...LIMITS_OUT_OF_REACH, monthly_spend_limit: 1_000 });
     await spendCleared(client, limitedCard, 900);
     await spendCleared(client, limitedAccount, 900);
     // On 2032-01-14 the window starts 2031-12-14 + 6 days = 2031-12-20T00:00Z; on 2032-01-15, at 2031-12-21T00:00Z.
@@ -49,7 +49,7 @@ describeWithDb('spend windows after long clock moves', () => {
     const { client } = await context.server.newProgram();
     await moveClock(client, '2032-02-29T12:00:00.000Z');
     const card = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'ANNUALLY' });
-    await client.accounts.update(card.account_token, { daily_spend_limit: 0 });
+    await client.accounts.update(card.account_token, LIMITS_OUT_OF_REACH);
     await spendCleared(client, card, 900);
     // The same instant a year back from 2033-02-28T23:59:59.999Z is 2032-02-28T23:59:59.999Z: the spend is in.
     await moveClock(client, '2033-02-28T23:59:59.999Z');

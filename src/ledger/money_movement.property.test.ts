@@ -21,6 +21,7 @@ import { frozenWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { MoneyModel, type Outcome, type PaymentAction } from '../testing/money_model.js';
+import { LIMITS_OUT_OF_REACH } from '../testing/transactions.js';
 import { verifyProgramLedger } from './ledger.js';
 
 /** Three OPERATING financial accounts and the card's ISSUING one (the last). */
@@ -286,7 +287,7 @@ describeWithDb('money movement against a reference model', () => {
       const accounts: string[] = [];
       for (let index = 0; index < ISSUING; index++) accounts.push((await program.client.financialAccounts.create({ nickname: `m${index}`, type: 'OPERATING' })).token);
       const accountToken = await acceptedAccountToken(program.client);
-      await program.client.accounts.update(accountToken, { daily_spend_limit: 0 });
+      await program.client.accounts.update(accountToken, LIMITS_OUT_OF_REACH);
       const card = await program.client.cards.create({ type: 'VIRTUAL', account_token: accountToken });
       accounts.push(card.funding.token);
       const now = await program.client.get<unknown, { now: string }>('/v1/simulate/clock');

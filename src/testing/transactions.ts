@@ -12,6 +12,12 @@ export type Card = Lithic.Card & { pan: string };
 export type Transaction = Lithic.Transaction;
 
 /**
+ * Account limits no test reaches, for a test that is not about them: a new account's $5,000 a day
+ * and a month would decline its spend (and a limit of 0 is a limit for these two: accounts/spend.ts).
+ */
+export const LIMITS_OUT_OF_REACH = { daily_spend_limit: Number.MAX_SAFE_INTEGER, monthly_spend_limit: Number.MAX_SAFE_INTEGER } as const;
+
+/**
  * A card on a fresh account of its own (an enrolled holder's), so that its ISSUING balance and
  * account limits start at zero and belong to this card alone.
  */

@@ -169,12 +169,12 @@ describeWithDb('authorization declines', () => {
     it('applies the monthly and lifetime limits, counting approvals net of reversals', async () => {
       const { client } = context.program;
       const card = await cardOnOwnAccount(client);
-      await client.accounts.update(card.account_token, { daily_spend_limit: 0, monthly_spend_limit: 1_000 });
+      await client.accounts.update(card.account_token, { monthly_spend_limit: 1_000 });
       const first = await expectApproved(client, card, 800);
       await expectDeclined(client, card, 201, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED');
       await client.transactions.simulateVoid({ token: first.token, amount: 300 });
       await expectApproved(client, card, 500);
-      await client.accounts.update(card.account_token, { monthly_spend_limit: 0, lifetime_spend_limit: 1_000 });
+      await client.accounts.update(card.account_token, { monthly_spend_limit: 500_000, lifetime_spend_limit: 1_000 });
       await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_LIFETIME_SPEND_LIMIT_EXCEEDED');
       await expectApproved(client, card, 50, { status: 'CREDIT_AUTHORIZATION' });
       await expectApproved(client, card, 0, { status: 'BALANCE_INQUIRY' });
@@ -223,7 +223,6 @@ describeWithDb('authorization declines', () => {
       const program = await programAt('2031-03-15T12:00:00.000Z');
       const { client } = program;
       const card = await cardOnOwnAccount(client, { spend_limit: 1_000, spend_limit_duration: 'ANNUALLY' });
-      await client.accounts.update(card.account_token, { daily_spend_limit: 0 });
       const spent = await expectApproved(client, card, 900);
       await client.transactions.simulateClearing({ token: spent.token });
       await moveClock(client, '2032-03-15T11:59:00.000Z');
