@@ -119,7 +119,7 @@ export const cardTransactionScenarios: Scenario[] = [
   {
     name: AUTHORIZE_1_RULE,
     reference: 'b',
-    target: { minRatio: 0.5, maxP99Ms: 30, note: 'card: MONTHLY spend limit, 1 card-level Auth Rule; account: $5,000 daily limit' },
+    target: { minRatio: 0.5, maxP99Ms: 30, note: 'card: MONTHLY spend limit, 1 card-level Auth Rule; account: $5,000 daily and monthly limits' },
     prepare: (context) => authorizeWithRules(context, 1),
   },
   {

@@ -10,7 +10,7 @@ import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, VISIBLE_TEXT } from '../te
 describeWithDb('accounts', () => {
   const context = useTestServer();
 
-  it('starts every program with its default account: ACTIVE, $5,000 a day, no holder', async () => {
+  it('starts every program with its default account: ACTIVE, $5,000 a day and $5,000 a month, no holder', async () => {
     const fresh = await context.server.newProgram('fresh');
     const page = await fresh.client.accounts.list();
     expect(page.has_more).toBe(false);
@@ -18,7 +18,7 @@ describeWithDb('accounts', () => {
       {
         token: expect.stringMatching(/^[0-9a-f-]{36}$/),
         created: expect.any(String),
-        spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
+        spend_limit: { daily: 500_000, monthly: 500_000, lifetime: 0 },
         state: 'ACTIVE',
         auth_rule_tokens: [],
         cardholder_currency: 'USD',
@@ -34,7 +34,7 @@ describeWithDb('accounts', () => {
     expect(account).toEqual({
       token: holder.account_token,
       created: holder.created,
-      spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
+      spend_limit: { daily: 500_000, monthly: 500_000, lifetime: 0 },
       state: 'ACTIVE',
       account_holder: { token: holder.token, business_account_token: '', email: body.control_person.email, phone_number: body.control_person.phone_number },
       auth_rule_tokens: [],
@@ -63,7 +63,7 @@ describeWithDb('accounts', () => {
   });
 
   describe('update', () => {
-    it('changes only the supplied spend limits; 0 removes a limit', async () => {
+    it('changes only the supplied spend limits; 0 is a limit of 0 a day or a month, and no lifetime limit', async () => {
       const { account_token } = await enroll(context.program.client, kycBody());
       const limited = await context.program.client.accounts.update(account_token, { monthly_spend_limit: 1_000_000, lifetime_spend_limit: 5 });
       expect(limited.spend_limit).toEqual({ daily: 500_000, monthly: 1_000_000, lifetime: 5 });
@@ -185,9 +185,9 @@ describeWithDb('accounts', () => {
       const { client } = context.program;
       const { account_token } = await enroll(client, kycBody());
       expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
-        available_spend_limit: { daily: 500_000 },
-        spend_limit: { daily: 500_000, monthly: 0, lifetime: 0 },
-        spend_velocity: { daily: 0 },
+        available_spend_limit: { daily: 500_000, monthly: 500_000 },
+        spend_limit: { daily: 500_000, monthly: 500_000, lifetime: 0 },
+        spend_velocity: { daily: 0, monthly: 0 },
       });
 
       await client.accounts.update(account_token, { daily_spend_limit: 10_000, monthly_spend_limit: 30_000, lifetime_spend_limit: 5_000 });
@@ -203,12 +203,20 @@ describeWithDb('accounts', () => {
         spend_velocity: { daily: 3_500, monthly: 3_500, lifetime: 3_500 },
       });
 
-      // Over the limit (a lowered limit): nothing is left, never a negative amount.
+      // Over the limit (a lowered limit, or a daily limit of 0): nothing is left, never a negative amount.
       await client.accounts.update(account_token, { lifetime_spend_limit: 3_000, daily_spend_limit: 0 });
       expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
-        available_spend_limit: { monthly: 26_500, lifetime: 0 },
+        available_spend_limit: { daily: 0, monthly: 26_500, lifetime: 0 },
         spend_limit: { daily: 0, monthly: 30_000, lifetime: 3_000 },
-        spend_velocity: { monthly: 3_500, lifetime: 3_500 },
+        spend_velocity: { daily: 3_500, monthly: 3_500, lifetime: 3_500 },
+      });
+
+      // A lifetime limit of 0 is no limit (SDK AccountUpdateParams): no velocity, nothing left to show.
+      await client.accounts.update(account_token, { lifetime_spend_limit: 0, monthly_spend_limit: 0 });
+      expect(await client.accounts.retrieveSpendLimits(account_token)).toEqual({
+        available_spend_limit: { daily: 0, monthly: 0 },
+        spend_limit: { daily: 0, monthly: 0, lifetime: 0 },
+        spend_velocity: { daily: 3_500, monthly: 3_500 },
       });
     });
 
@@ -218,9 +226,9 @@ describeWithDb('accounts', () => {
       await client.accounts.update(account_token, { daily_spend_limit: 10_000 });
       const card = await newCard(client, account_token);
       await client.transactions.simulateAuthorization({ amount: 4_000, descriptor: 'SHOP', pan: card.pan as string });
-      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 6_000 });
+      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 6_000, monthly: 496_000 });
       await moveClock(client, new Date((await programNow(client)) + 25 * 60 * 60 * 1000).toISOString());
-      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 10_000 });
+      expect((await client.accounts.retrieveSpendLimits(account_token)).available_spend_limit).toEqual({ daily: 10_000, monthly: 496_000 });
     });
 
     it('answers 404 for an unknown account or another program’s, 400 for a malformed token', async () => {

@@ -24,7 +24,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Get an account’s available spend limits',
         description:
-          'The configured limits (cents, 0 = no limit) and, for each limit that is set, the approved spend in its window ' +
+          'The configured limits (cents; a daily or monthly limit of 0 declines every debit, a lifetime limit of 0 is no limit) and, ' +
+          'for each limit that is set (daily and monthly always, lifetime unless 0), the approved spend in its window ' +
           '(daily: the trailing 24 hours; monthly: the spec’s monthly window; lifetime: since the account was created) and what is left.',
         tags,
         params: TokenParams('account_token'),

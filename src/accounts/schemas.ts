@@ -14,14 +14,24 @@ const ACCOUNT_SUBSTATUSES = [
   'OTHER',
 ] as const;
 
-/** An amount in cents that may be 0 (spend limits: 0 means no limit). */
-export const LimitCents = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Amount in cents; 0 means no limit' });
+const limitCents = (description: string) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+
+/** A card's spend limit in cents: 0 means no limit (spec 4.7). */
+export const LimitCents = limitCents('Amount in cents; 0 means no limit');
+
+/**
+ * An account's daily or monthly limit, and its lifetime limit (accounts/spend.ts): 0 declines every
+ * debit, except for the lifetime limit, where it is no limit (SDK 0.119 AccountUpdateParams).
+ */
+const PeriodLimitCents = limitCents('Amount in cents; 0 is a limit of 0: every debit is declined');
+const LifetimeLimitCents = limitCents('Amount in cents; 0 means no limit (only 1 or above declines)');
+const ACCOUNT_LIMITS_DESCRIPTION = 'Cents; a daily or monthly limit of 0 declines every debit, a lifetime limit of 0 means no limit';
 
 export const Account = Type.Object(
   {
     token: Uuid,
     created: DateTime,
-    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: 'Cents; 0 means no limit' }),
+    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: ACCOUNT_LIMITS_DESCRIPTION }),
     state: StringEnum(ACCOUNT_STATES),
     account_holder: Type.Optional(
       Type.Object(
@@ -50,12 +60,12 @@ const LimitAmounts = (description: string) =>
     { description },
   );
 
-/** Lithic's AccountSpendLimits: velocity and what is left are shown for the limits that are set. */
+/** Lithic's AccountSpendLimits: velocity and what is left are shown for the limits that are set (daily and monthly always, lifetime unless 0). */
 export const AccountSpendLimits = Type.Object(
   {
-    available_spend_limit: LimitAmounts('Cents left under each limit that is set: the limit less the spend in its window, never below 0'),
-    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: 'The configured limits in cents; 0 means no limit' }),
-    spend_velocity: LimitAmounts('Approved spend in cents in the window of each limit that is set'),
+    available_spend_limit: LimitAmounts('Cents left under each limit that is set (daily and monthly always, lifetime unless 0): the limit less the spend in its window, never below 0'),
+    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: `The configured limits. ${ACCOUNT_LIMITS_DESCRIPTION}` }),
+    spend_velocity: LimitAmounts('Approved spend in cents in the window of each limit that is set (daily and monthly always, lifetime unless 0)'),
   },
   { description: 'Account spend limits' },
 );
@@ -63,9 +73,9 @@ export type AccountSpendLimits = Static<typeof AccountSpendLimits>;
 
 export const UpdateAccountBody = StrictObject({
   state: Type.Optional(StringEnum(ACCOUNT_STATES)),
-  daily_spend_limit: Type.Optional(LimitCents),
-  monthly_spend_limit: Type.Optional(LimitCents),
-  lifetime_spend_limit: Type.Optional(LimitCents),
+  daily_spend_limit: Type.Optional(PeriodLimitCents),
+  monthly_spend_limit: Type.Optional(PeriodLimitCents),
+  lifetime_spend_limit: Type.Optional(LifetimeLimitCents),
   substatus: Type.Optional(StringEnum(ACCOUNT_SUBSTATUSES)),
   comment: Type.Optional(EmptyOrVisibleText(FREE_TEXT_MAX_LENGTH, 'Additional context on the account: "" (none; clears it) or not blank and without control characters')),
   verification_address: Type.Optional(

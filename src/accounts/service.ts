@@ -2,7 +2,8 @@
  * Accounts: what cards belong to and spend limits apply to. Every program has a default account
  * (created with the program, drawing on the program-level ISSUING financial account); enrolling an
  * account holder opens another with its own ISSUING financial account (`openHolderAccount`).
- * Clients read them and update their state (state.ts) and spend limits (cents, 0 = no limit), and
+ * Clients read them and update their state (state.ts) and spend limits (cents; accounts/spend.ts: a
+ * daily or monthly limit of 0 declines every debit, a lifetime limit of 0 is no limit), and
  * note a substatus, a comment and a verification address (SDK 0.119; the address is deprecated and
  * only shown: no authorization checks it). An account shows the address set on it, else its
  * holder's own; a PATCH address replaces the fields it gives and must leave a complete US address.
@@ -22,22 +23,15 @@ import type { ProgramScope } from '../programs/scope.js';
 import { accountSpent } from '../transactions/history.js';
 import { catchUpExpiries } from '../transactions/service.js';
 import type { Account, AccountSpendLimits, UpdateAccountBody } from './schemas.js';
+import { DEFAULT_ACCOUNT_SPEND_LIMITS, storedLifetimeSpendLimit, type AccountLimitPeriod } from './spend.js';
 import { accountStateChangeRefusal, type AccountState } from './state.js';
 import * as store from './store.js';
 
 export const CARDHOLDER_CURRENCY = 'USD';
 
-/** Sandbox default for accounts of programs without Auth Stream Access: $5,000 a day. */
-const DEFAULT_DAILY_SPEND_LIMIT_CENTS = 500_000;
-
-/** A limit as the API shows it: no limit (null) is 0. */
+/** A limit as the API shows it: no limit (null, only a lifetime one) is 0. */
 function limitCents(value: number | null): number {
   return value ?? 0;
-}
-
-/** A limit as stored: 0 (no limit) is null. */
-function storedLimit(cents: number): number | null {
-  return cents === 0 ? null : cents;
 }
 
 function toApi(row: store.AccountWithHolderRow, authRuleTokens: string[]): Account {
@@ -102,15 +96,13 @@ export interface NewAccount {
   issuing_financial_account_token: string;
 }
 
-/** Inserts an account with the sandbox default limits: $5,000 a day, no monthly or lifetime limit. */
+/** Inserts an account with the default limits (accounts/spend.ts): $5,000 a day and a month, no lifetime limit. */
 export async function insertAccount(tx: Executor, programId: string, account: NewAccount, nowMs: number): Promise<void> {
   await store.insert(tx, {
     ...account,
     program_id: programId,
     is_default: account.is_default ? 1 : 0,
-    daily_spend_limit_cents: DEFAULT_DAILY_SPEND_LIMIT_CENTS,
-    monthly_spend_limit_cents: null,
-    lifetime_spend_limit_cents: null,
+    ...DEFAULT_ACCOUNT_SPEND_LIMITS,
     substatus: null,
     comment: null,
     verification_address: null,
@@ -171,10 +163,11 @@ export function list(
   });
 }
 
-const LIMIT_PERIODS = ['daily', 'monthly', 'lifetime'] as const;
+const LIMIT_PERIODS: readonly AccountLimitPeriod[] = ['daily', 'monthly', 'lifetime'];
 
 /**
- * The account's limits, and for each one that is set, the approved spend in its window and what is
+ * The account's limits, and for each one that is set (daily and monthly always, 0 too; lifetime
+ * unless 0, which is no limit), the approved spend in its window and what is
  * left: the sums the authorization engine checks (transactions/history.ts `accountSpent`), after
  * the holds that have expired by now released their spend, as an authorization would see them.
  */
@@ -194,8 +187,8 @@ async function limitsOf(exec: Executor, scope: ProgramScope, token: string): Pro
     spend_velocity: {},
   };
   for (const period of LIMIT_PERIODS) {
-    const limit = result.spend_limit[period];
-    if (limit === 0) continue;
+    const limit = row[`${period}_spend_limit_cents`];
+    if (limit === null) continue;
     result.spend_velocity[period] = spent[`${period}_cents`];
     result.available_spend_limit[period] = Math.max(0, limit - spent[`${period}_cents`]);
   }
@@ -210,9 +203,9 @@ function accountChanges(row: store.AccountWithHolderRow, body: UpdateAccountBody
     if (refusal !== null) throw new UnprocessableError(`state: ${refusal}`);
     changes.state = body.state;
   }
-  if (body.daily_spend_limit !== undefined) changes.daily_spend_limit_cents = storedLimit(body.daily_spend_limit);
-  if (body.monthly_spend_limit !== undefined) changes.monthly_spend_limit_cents = storedLimit(body.monthly_spend_limit);
-  if (body.lifetime_spend_limit !== undefined) changes.lifetime_spend_limit_cents = storedLimit(body.lifetime_spend_limit);
+  if (body.daily_spend_limit !== undefined) changes.daily_spend_limit_cents = body.daily_spend_limit;
+  if (body.monthly_spend_limit !== undefined) changes.monthly_spend_limit_cents = body.monthly_spend_limit;
+  if (body.lifetime_spend_limit !== undefined) changes.lifetime_spend_limit_cents = storedLifetimeSpendLimit(body.lifetime_spend_limit);
   if (body.substatus !== undefined) changes.substatus = body.substatus;
   if (body.comment !== undefined) changes.comment = body.comment;
   if (body.verification_address !== undefined) {

@@ -11,15 +11,24 @@
  *     each window; the engine sums the account's approved spend (all its cards, debits net of
  *     reversals, from its transactions table) created at or after each start and up to now.
  *  3. `checkAccountSpendLimits(account, amount_cents, spent)` declines when spent + amount would
- *     exceed a limit. Credits and zero amounts are never limited.
+ *     exceed a limit, checking daily, then monthly, then lifetime (the first exceeded names the
+ *     decline). Credits and zero amounts are never limited.
  *
  * Limits (cents) and windows, all read from the program clock:
  *  - daily: the trailing 24 hours (Lithic: "spent $600 in the last 24 hours");
  *  - monthly: the spec's monthly window (spec 2.7, `monthlyWindowStartMs`);
  *  - lifetime: since the account was created.
- * A limit of 0 means no limit (stored as null), for all three: Cardwright uses one rule for every
- * spend limit, the spec's for cards ("0 means no limit"), since the API's spend_limit object can only
- * show numbers.
+ * A daily or monthly limit of 0 is a limit of 0: every debit exceeds it. A lifetime limit of 0 is
+ * no limit, stored as null and shown as 0. SDK 0.119 AccountUpdateParams.lifetime_spend_limit: "a
+ * spend limit of 0 is effectively no limit ... Only a limit of 1 or above will result in declined
+ * transactions due to checks against the account limit. This behavior differs from the daily spend
+ * limit and the monthly spend limit." (A card's limit of 0 is no limit, spec 4.7: cards/spend.ts.)
+ *
+ * A new account's limits (`DEFAULT_ACCOUNT_SPEND_LIMITS`): $5,000 a day, $5,000 a month, no lifetime
+ * limit. Monthly: the SDK ("By default the monthly spend limit is set to $5,000"). Daily: reference 02
+ * ("Lithic sandbox defaults non-ASA programs to a $5,000 daily limit"), kept on purpose although the
+ * SDK's doc comment says "By default the daily spend limit is set to $1,250": the two disagree, and the
+ * reference's summary of the sandbox was chosen deliberately.
  *
  * Declines name `result` and `detailed_results` as Lithic's transactions do (reference 03).
  */
@@ -90,11 +99,29 @@ export function trailingYearStartMs(nowMs: number): number {
   return Date.UTC(year, month, day, now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
 }
 
-/** Would `spent + amount` go over `limit`? A null or 0 limit is no limit; credits never are limited. */
+/**
+ * Would `spent + amount` go over `limit`? A null limit is no limit; a limit of 0 is exceeded by any
+ * debit. Credits and zero amounts never are limited (spent + 0 never needs the check: a $0 balance
+ * inquiry passes even a limit of 0).
+ */
 export function exceedsLimit(limitCents: number | null, spentCents: number, amountCents: number): boolean {
-  if (limitCents === null || limitCents === 0 || amountCents <= 0) return false;
+  if (limitCents === null || amountCents <= 0) return false;
   return spentCents + amountCents > limitCents;
 }
+
+export type AccountLimitPeriod = 'daily' | 'monthly' | 'lifetime';
+
+/** A lifetime limit as stored: 0 is no limit (null). Daily and monthly limits are stored as given, 0 too. */
+export function storedLifetimeSpendLimit(cents: number): number | null {
+  return cents === 0 ? null : cents;
+}
+
+/** The limits every new account starts with (see the header): the one default, for every way an account is made. */
+export const DEFAULT_ACCOUNT_SPEND_LIMITS: Pick<AccountsTable, 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents'> = {
+  daily_spend_limit_cents: 500_000,
+  monthly_spend_limit_cents: 500_000,
+  lifetime_spend_limit_cents: null,
+};
 
 export type AccountForSpend = Pick<
   AccountsTable,

@@ -4,8 +4,10 @@ import {
   accountUsability,
   fundingUsability,
   checkAccountSpendLimits,
+  DEFAULT_ACCOUNT_SPEND_LIMITS,
   exceedsLimit,
   monthlyWindowStartMs,
+  storedLifetimeSpendLimit,
   trailingYearStartMs,
   type AccountForSpend,
 } from './spend.js';
@@ -46,11 +48,18 @@ describe('trailing year', () => {
 });
 
 describe('limits', () => {
-  it('treats null and 0 as no limit and never limits credits', () => {
+  it('treats null as no limit and never limits credits or zero amounts', () => {
     expect(exceedsLimit(null, 10 ** 12, 1)).toBe(false);
-    expect(exceedsLimit(0, 10 ** 12, 1)).toBe(false);
     expect(exceedsLimit(100, 500, -50)).toBe(false);
     expect(exceedsLimit(100, 500, 0)).toBe(false);
+  });
+
+  it('treats 0 as a limit of 0: any debit exceeds it (spent + amount > 0), $0 and credits do not', () => {
+    expect(exceedsLimit(0, 0, 1)).toBe(true);
+    expect(exceedsLimit(0, 10 ** 12, 1)).toBe(true);
+    expect(exceedsLimit(0, 0, 0)).toBe(false);
+    expect(exceedsLimit(0, 500, 0)).toBe(false);
+    expect(exceedsLimit(0, 0, -50)).toBe(false);
   });
 
   it('allows reaching a limit exactly and declines one cent over', () => {
@@ -95,9 +104,31 @@ describe('account seam', () => {
     expect(checkAccountSpendLimits(account, 500, { daily_cents: 0, monthly_cents: 0, lifetime_cents: 8600 })).toEqual(
       over('ACCOUNT_LIFETIME_SPEND_LIMIT_EXCEEDED'),
     );
-    const unlimited = { ...account, daily_spend_limit_cents: null, monthly_spend_limit_cents: null, lifetime_spend_limit_cents: null };
-    expect(checkAccountSpendLimits(unlimited, 10 ** 12, { daily_cents: 10 ** 12, monthly_cents: 10 ** 12, lifetime_cents: 10 ** 12 })).toEqual({
+    const noLifetimeLimit = { ...account, daily_spend_limit_cents: 10 ** 13, monthly_spend_limit_cents: 10 ** 13, lifetime_spend_limit_cents: null };
+    expect(checkAccountSpendLimits(noLifetimeLimit, 10 ** 12, { daily_cents: 10 ** 12, monthly_cents: 10 ** 12, lifetime_cents: 10 ** 12 })).toEqual({
       approved: true,
     });
+  });
+
+  it('declines every debit under a daily or monthly limit of 0, daily first; $0 and credits pass', () => {
+    const over = (detail: string) => ({ approved: false, result: 'USER_TRANSACTION_LIMIT', detailed_results: [detail] });
+    const zeroDaily = { ...account, daily_spend_limit_cents: 0 };
+    const zeroMonthly = { ...account, monthly_spend_limit_cents: 0 };
+    expect(checkAccountSpendLimits(zeroDaily, 1, nothingSpent)).toEqual(over('ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED'));
+    expect(checkAccountSpendLimits({ ...zeroDaily, monthly_spend_limit_cents: 0 }, 1, nothingSpent)).toEqual(over('ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED'));
+    expect(checkAccountSpendLimits(zeroMonthly, 1, nothingSpent)).toEqual(over('ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED'));
+    for (const limited of [zeroDaily, zeroMonthly]) {
+      expect(checkAccountSpendLimits(limited, 0, { daily_cents: 100, monthly_cents: 100, lifetime_cents: 100 })).toEqual({ approved: true });
+      expect(checkAccountSpendLimits(limited, -100, nothingSpent)).toEqual({ approved: true });
+    }
+  });
+
+  it('stores a lifetime limit of 0 as no limit (SDK AccountUpdateParams)', () => {
+    expect(storedLifetimeSpendLimit(0)).toBeNull();
+    expect(storedLifetimeSpendLimit(1)).toBe(1);
+  });
+
+  it('gives a new account $5,000 a day and $5,000 a month, and no lifetime limit', () => {
+    expect(DEFAULT_ACCOUNT_SPEND_LIMITS).toEqual({ daily_spend_limit_cents: 500_000, monthly_spend_limit_cents: 500_000, lifetime_spend_limit_cents: null });
   });
 });

@@ -10,9 +10,10 @@ export interface AccountsTable {
   is_default: number;
   account_holder_token: string | null;
   issuing_financial_account_token: string;
-  /** Spend limits in cents; null = no limit. */
-  daily_spend_limit_cents: number | null;
-  monthly_spend_limit_cents: number | null;
+  /** Spend limits in cents (accounts/spend.ts): daily and monthly always set, 0 declining every debit (migration 0041). */
+  daily_spend_limit_cents: number;
+  monthly_spend_limit_cents: number;
+  /** null = no limit (a lifetime limit of 0). */
   lifetime_spend_limit_cents: number | null;
   /** Why the account is in its state (SDK substatus enum); null until a PATCH sets it. */
   substatus: string | null;

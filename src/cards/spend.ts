@@ -120,7 +120,9 @@ export function checkCardSpendLimit(
   spentInWindowCents: number,
 ): SpendDecision {
   const spent = card.spend_limit_duration === 'TRANSACTION' ? 0 : spentInWindowCents;
-  return exceedsLimit(card.spend_limit_cents, spent, amountCents) ? decline('USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED') : APPROVED;
+  // A card's limit of 0 is no limit (spec 4.7 spend_limit).
+  const limitCents = card.spend_limit_cents === 0 ? null : card.spend_limit_cents;
+  return exceedsLimit(limitCents, spent, amountCents) ? decline('USER_TRANSACTION_LIMIT', 'CARD_SPEND_LIMIT_EXCEEDED') : APPROVED;
 }
 
 /** The card's spend-limit window now: its start, or null when the card has no limit or a TRANSACTION one. */

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { createTestDatabase, describeWithDb, engine, startTestServer } from '../testing/harness.js';
+import { accountRow } from '../testing/list-rows.js';
 import type { CardTransactionsTable } from '../transactions/tables.js';
 import { openDatabase, type Db } from './database.js';
 import { migrateTo, migrateToLatest } from './migrate.js';
@@ -251,6 +252,31 @@ describeWithDb('migration 0031 (event subscription secrets)', () => {
       const subscriptions = await db.kysely.selectFrom('event_subscriptions').select(['token', 'secret_encrypted']).orderBy('token').execute();
       expect(subscriptions).toEqual([{ token: 's1', secret_encrypted: 'current-s1' }, { token: 's2', secret_encrypted: 'current-s2' }]);
       await expect(sql`select previous_secret_encrypted from event_subscriptions`.execute(db.kysely)).rejects.toThrow();
+    });
+  });
+});
+
+describeWithDb('migration 0041 (account spend limits of 0)', () => {
+  it('gives the accounts without a daily or monthly limit (no limit, before 0 became a limit of 0) the $5,000 default, and keeps every limit set', async () => {
+    await withDatabaseAt('0040_three_ds_decisioning_secrets', async (db) => {
+      // Before 0041 a null daily or monthly limit was no limit, which the row type no longer allows.
+      const noLimit = null as unknown as number;
+      await db.kysely
+        .insertInto('accounts')
+        .values([
+          { ...accountRow('p', 'a1', 1), daily_spend_limit_cents: 500_000, monthly_spend_limit_cents: noLimit, lifetime_spend_limit_cents: null },
+          { ...accountRow('p', 'a2', 1), daily_spend_limit_cents: noLimit, monthly_spend_limit_cents: noLimit, lifetime_spend_limit_cents: null },
+          { ...accountRow('p', 'a3', 1), daily_spend_limit_cents: 1_234, monthly_spend_limit_cents: 70_000, lifetime_spend_limit_cents: 9_000 },
+        ])
+        .execute();
+      await migrateToLatest(db);
+      const rows = await db.kysely.selectFrom('accounts').select(['token', 'daily_spend_limit_cents', 'monthly_spend_limit_cents', 'lifetime_spend_limit_cents']).orderBy('token').execute();
+      const cents = (value: number | null) => (value === null ? null : Number(value));
+      expect(rows.map((row) => [row.token, cents(row.daily_spend_limit_cents), cents(row.monthly_spend_limit_cents), cents(row.lifetime_spend_limit_cents)])).toEqual([
+        ['a1', 500_000, 500_000, null],
+        ['a2', 500_000, 500_000, null],
+        ['a3', 1_234, 70_000, 9_000],
+      ]);
     });
   });
 });

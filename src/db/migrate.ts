@@ -47,6 +47,7 @@ import * as m0037 from './migrations/0037_ledger_entries_by_transaction.js';
 import * as m0038 from './migrations/0038_declined_movements_by_financial_account.js';
 import * as m0039 from './migrations/0039_balances_fillfactor.js';
 import * as m0040 from './migrations/0040_three_ds_decisioning_secrets.js';
+import * as m0041 from './migrations/0041_account_spend_limits_of_zero.js';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0038_declined_movements_by_financial_account': m0038,
   '0039_balances_fillfactor': m0039,
   '0040_three_ds_decisioning_secrets': m0040,
+  '0041_account_spend_limits_of_zero': m0041,
 };
 
 /**

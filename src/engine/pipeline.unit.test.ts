@@ -70,7 +70,7 @@ describe('the authorization pipeline', () => {
     const fixes: Array<(current: State) => State> = [
       (current) => ({ ...current, input: { ...current.input, card } }),
       (current) => ({ ...current, input: { ...current.input, account: { ...account } } }),
-      (current) => ({ ...current, input: { ...current.input, account: { ...account, daily_spend_limit_cents: null } } }),
+      (current) => ({ ...current, input: { ...current.input, account: { ...account, daily_spend_limit_cents: 6_000 } } }),
       (current) => ({ ...current, overrides: { ...current.overrides, cardSpent: 0 } }),
       (current) => ({ ...current, overrides: { ...current.overrides, rules: [] } }),
       (current) => ({ ...current, overrides: { ...current.overrides, available: 6_000 } }),

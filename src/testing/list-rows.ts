@@ -3,6 +3,7 @@
  * program's rows, with only the columns a list reads set to anything but a placeholder.
  */
 import type { AccountHoldersTable } from '../account_holders/tables.js';
+import { DEFAULT_ACCOUNT_SPEND_LIMITS } from '../accounts/spend.js';
 import type { AccountsTable } from '../accounts/tables.js';
 import type { ExternalBankAccountsTable } from '../external_bank_accounts/tables.js';
 import type { FinancialAccountsTable } from '../financial_accounts/tables.js';
@@ -11,7 +12,7 @@ import type { FinancialAccountsTable } from '../financial_accounts/tables.js';
 export function accountRow(programId: string, token: string, createdMs: number, holderToken: string | null = null): AccountsTable {
   return {
     program_id: programId, token, state: 'ACTIVE', is_default: 0, account_holder_token: holderToken, issuing_financial_account_token: `fa-${token}`,
-    daily_spend_limit_cents: null, monthly_spend_limit_cents: null, lifetime_spend_limit_cents: null, substatus: null, comment: null, verification_address: null,
+    ...DEFAULT_ACCOUNT_SPEND_LIMITS, substatus: null, comment: null, verification_address: null,
     created_ms: createdMs, updated_ms: createdMs,
   };
 }

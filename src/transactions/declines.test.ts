@@ -182,6 +182,37 @@ describeWithDb('authorization declines', () => {
       await expectApproved(client, card, 500, { status: 'FINANCIAL_AUTHORIZATION' });
       await expectDeclined(client, card, 201, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_LIFETIME_SPEND_LIMIT_EXCEEDED', { status: 'FINANCIAL_AUTHORIZATION' });
     });
+
+    it('declines every spend under a daily or a monthly limit of 0; a lifetime limit of 0 is no limit (SDK AccountUpdateParams)', async () => {
+      const { client } = context.program;
+      const card = await cardOnOwnAccount(client);
+      await client.accounts.update(card.account_token, { daily_spend_limit: 0 });
+      await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED');
+      await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED', { status: 'FINANCIAL_AUTHORIZATION' });
+      // Spent + amount > limit: $0 does not exceed a limit of 0, and credits are never limited.
+      await expectApproved(client, card, 0, { status: 'BALANCE_INQUIRY' });
+      await expectApproved(client, card, 50, { status: 'CREDIT_AUTHORIZATION' });
+
+      await client.accounts.update(card.account_token, { daily_spend_limit: 500_000, monthly_spend_limit: 0 });
+      await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED');
+      await expectApproved(client, card, 0, { status: 'BALANCE_INQUIRY' });
+
+      await client.accounts.update(card.account_token, { monthly_spend_limit: 500_000, lifetime_spend_limit: 0 });
+      await expectApproved(client, card, 100);
+      expect((await client.accounts.retrieve(card.account_token)).spend_limit).toEqual({ daily: 500_000, monthly: 500_000, lifetime: 0 });
+    });
+
+    it('gives a new account $5,000 a day and $5,000 a month: the daily limit is checked first, then the monthly one', async () => {
+      const program = await programAt('2031-03-15T12:00:00.000Z');
+      const { client } = program;
+      const card = await cardOnOwnAccount(client);
+      // Over both: the daily limit names the decline (daily, monthly, lifetime is the engine's order).
+      await expectDeclined(client, card, 500_001, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_DAILY_SPEND_LIMIT_EXCEEDED');
+      await expectApproved(client, card, 500_000);
+      await moveClock(client, '2031-03-16T12:00:01.000Z');
+      // The day has passed; the month has not.
+      await expectDeclined(client, card, 1, 'USER_TRANSACTION_LIMIT', 'ACCOUNT_MONTHLY_SPEND_LIMIT_EXCEEDED');
+    });
   });
 
   describe('the card spend limit in its window', () => {

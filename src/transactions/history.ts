@@ -169,11 +169,11 @@ export async function cardSpent(exec: Executor, programId: string, card: Limited
 /** What the windows of an account's spend need of it. */
 export type LimitedAccount = Pick<AccountsTable, 'token' | 'created_ms' | 'daily_spend_limit_cents' | 'monthly_spend_limit_cents' | 'lifetime_spend_limit_cents'>;
 
-/** The account's daily, monthly and lifetime windows (accounts/spend.ts), each only if it has a limit. */
+/** The account's daily, monthly and lifetime windows (accounts/spend.ts), each only if it has a limit (0 is one, for daily and monthly). */
 function accountWindows(account: LimitedAccount, nowMs: number): store.SpendWindowParts[] {
   const windows = accountSpendWindows(account, nowMs);
   const since = (startMs: number, limitCents: number | null) =>
-    limitCents === null || limitCents === 0
+    limitCents === null
       ? NO_WINDOW('ACCOUNT', account.token)
       : partsSince('ACCOUNT', account.token, { since_ms: startMs, scope_created_ms: account.created_ms, now_ms: nowMs });
   return [
@@ -190,7 +190,7 @@ function accountSpentOf([daily, monthly, lifetime]: readonly SpendSum[]): Accoun
 /**
  * The account's approved spend in the window of each limit it has (accounts/spend.ts): what the
  * engine checks an authorization against and what `spend_limits` shows. A window without a limit
- * reads 0; the others are one statement (none when the account has no limit).
+ * (a lifetime one without a limit) reads 0; the others are one statement.
  */
 export async function accountSpent(exec: Executor, programId: string, account: LimitedAccount, nowMs: number): Promise<AccountSpent> {
   return accountSpentOf(await store.spendPartsSums(exec, programId, accountWindows(account, nowMs)));

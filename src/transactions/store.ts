@@ -11,6 +11,7 @@ import { INSERT_PARAMETERS_MAX, insertRows, prepared, preparedByShape, preparedD
 import type { Database } from '../db/schema.js';
 import { invariant } from '../errors.js';
 import type { VelocityFilters } from '../engine/rules-seam.js';
+import type { AccountsTable } from '../accounts/tables.js';
 import type { CardsTable } from '../cards/tables.js';
 import type { CardTransactionEventsTable, CardTransactionsTable } from './tables.js';
 import { cardPresentValuesOf } from './entry-mode.js';
@@ -20,10 +21,10 @@ export type EventRow = CardTransactionEventsTable;
 
 /** The card with what an authorization needs of its account and program, in one read. */
 export type CardForAuthorizationRow = CardsTable & {
-  account_state: 'ACTIVE' | 'PAUSED' | 'CLOSED';
-  account_daily_spend_limit_cents: number | null;
-  account_monthly_spend_limit_cents: number | null;
-  account_lifetime_spend_limit_cents: number | null;
+  account_state: AccountsTable['state'];
+  account_daily_spend_limit_cents: AccountsTable['daily_spend_limit_cents'];
+  account_monthly_spend_limit_cents: AccountsTable['monthly_spend_limit_cents'];
+  account_lifetime_spend_limit_cents: AccountsTable['lifetime_spend_limit_cents'];
   account_created_ms: number;
   issuing_financial_account_token: string;
   issuing_financial_account_status: string;
