@@ -12,7 +12,7 @@ import type { PageParams } from '../db/pagination.js';
 import { InvalidRequestError, invariant, notFound, UnprocessableError } from '../errors.js';
 import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
-import { lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
+import { lastMovedMs, lockBalances, lockExistingBalances, openBalance, type Balance } from '../ledger/ledger.js';
 import { emitEvent } from '../events/emit.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
@@ -166,8 +166,11 @@ export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: 
  * client cannot put an account back into it. Closing needs a zero balance (available and pending),
  * no management operation waiting for its effective date and, for an ISSUING account, no card that
  * is not CLOSED drawing on it (the network settles whatever the state), so money is never stranded on an
- * account that can no longer move it; the balance is locked while this is decided (money movements
- * re-check the status under the same lock).
+ * account that can no longer move it. Every change locks the account's balance before it decides:
+ * money movements read the status under that lock (`lockMovementBalances`), so a movement that read
+ * the account OPEN commits before a suspension or closing does, never after it; and the change is
+ * stamped no earlier than the account's last movement (`ledger.lastMovedMs`), so the account's
+ * history never shows money moving on it after it left OPEN.
  */
 export async function updateStatus(
   db: Db,
@@ -183,17 +186,18 @@ export async function updateStatus(
   const row = await store.find(tx, programId, token);
   if (!row) throw notFound('financial account', token);
   await applyDueBeforeChange(db, tx, requestScope, token);
-  const scope = actingOn(requestScope, row.updated_ms);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);
   }
-  if (body.status === 'CLOSED') {
-    const refusal = await closingRefusal(tx, programId, token);
-    if (refusal !== null) throw new UnprocessableError(refusal);
-  }
   // Nothing to change: nothing written, `updated` stays (no event announces it either).
   if (row.status === body.status && row.substatus === body.substatus) return toApi(row);
+  const balances = await lockBalances(tx, programId, [token]);
+  if (body.status === 'CLOSED') {
+    const refusal = await closingRefusal(tx, programId, token, balances);
+    if (refusal !== null) throw new UnprocessableError(refusal);
+  }
+  const scope = actingOn(actingOn(requestScope, row.updated_ms), lastMovedMs(balances));
   if ((await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs, row.status)) === 0) {
     // Another request changed the status since it was read (PostgreSQL); a CLOSED account stays closed.
     const now = await store.find(tx, programId, token);
@@ -206,10 +210,10 @@ export async function updateStatus(
  * Why the account cannot close now, or null: it holds money, a management operation waits for its
  * effective date, or a card that is not CLOSED, or a PENDING card transaction (even one that holds
  * 0), draws on it (the card network settles and refunds whatever the account's state: a closed
- * account would strand that money). Locks its balance.
+ * account would strand that money). `balances`: the account's, locked by the caller.
  */
-async function closingRefusal(tx: Tx, programId: string, token: string): Promise<string | null> {
-  const balance = (await lockBalances(tx, programId, [token])).get(token);
+async function closingRefusal(tx: Tx, programId: string, token: string, balances: ReadonlyMap<string, Balance>): Promise<string | null> {
+  const balance = balances.get(token);
   if (balance && (balance.available_cents !== 0 || balance.pending_cents !== 0)) {
     return `status: financial account '${token}' still holds money (available ${balance.available_cents}, pending ${balance.pending_cents}); move it out before closing`;
   }
@@ -234,8 +238,9 @@ async function closingRefusal(tx: Tx, programId: string, token: string): Promise
 export async function closeWithAccount(tx: Tx, requestScope: ProgramScope, token: string): Promise<void> {
   const row = await store.find(tx, requestScope.programId, token);
   if (!row || row.status === 'CLOSED') return;
-  if ((await closingRefusal(tx, requestScope.programId, token)) !== null) return;
-  const scope = actingOn(requestScope, row.updated_ms);
+  const balances = await lockBalances(tx, requestScope.programId, [token]);
+  if ((await closingRefusal(tx, requestScope.programId, token, balances)) !== null) return;
+  const scope = actingOn(actingOn(requestScope, row.updated_ms), lastMovedMs(balances));
   if ((await store.update(tx, scope.programId, token, { status: 'CLOSED', substatus: null }, scope.nowMs, row.status)) === 1) await emitUpdated(tx, scope, token);
 }
 
@@ -289,9 +294,10 @@ function requireOpenRows(rows: ReadonlyArray<Pick<store.FinancialAccountRow, 'to
 /**
  * Locks the balances of the financial accounts a money movement names and returns them. Each must
  * exist for this program (404 naming the field) and be OPEN (422): a CLOSED, SUSPENDED or PENDING
- * account neither sends nor receives. The status is read once the balances are locked: closing an
- * account locks its balance too, so a movement never lands on an account closed while the movement
- * waited for the lock. `lockMovementBalances` also accepts a CLOSED account named
+ * account neither sends nor receives. The status is read once the balances are locked: every status
+ * change (`updateStatus`) locks the balance too, so a movement never lands on an account suspended or
+ * closed while the movement waited for the lock, nor commits after a change it read the account
+ * before. `lockMovementBalances` also accepts a CLOSED account named
  * `suspenseIfClosed` and says which were: their credit is held in suspense.
  */
 export async function lockOpenBalances(tx: Tx, programId: string, accounts: readonly NamedAccount[]): Promise<Map<string, Balance>> {
