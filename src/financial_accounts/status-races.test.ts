@@ -8,9 +8,11 @@
 import { expect, it } from 'vitest';
 import { MS_PER_DAY } from '../clock.js';
 import * as bookTransfers from '../book_transfers/service.js';
+import { lockBalances } from '../ledger/ledger.js';
 import type { ProgramScope } from '../programs/scope.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { bookTransfer, fund, newAccount } from '../testing/money.js';
+import { authorize, cardOnOwnAccount } from '../testing/transactions.js';
 import * as financialAccounts from './service.js';
 
 describeWithDb('a financial account status change against the movements on the account', () => {
@@ -59,5 +61,29 @@ describeWithDb('a financial account status change against the movements on the a
     expect(outcome).toBe('waiting for the transfer');
     const suspended = await suspension;
     expect(Date.parse(suspended?.updated as string)).toBeGreaterThanOrEqual(Date.parse(transfer.created));
+  });
+
+  it.skipIf(engine !== 'postgres')('an authorization that read its ISSUING account OPEN before a suspension committed decides on SUSPENDED', async () => {
+    const program = await context.server.newProgram('authorization race');
+    const { client } = program;
+    const card = await cardOnOwnAccount(client);
+    await fund(client, card.funding.token, 1_000);
+    const { db } = context.server.server;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 300));
+    let suspension: Promise<unknown> | undefined;
+    let authorization: Promise<string> | undefined;
+    // Holding the ISSUING balance: the suspension waits for it first, then the authorization (which
+    // has read the card, its account and the ISSUING account's status by then) waits behind it.
+    await db.transaction(async (tx) => {
+      await lockBalances(tx, program.programId, [card.funding.token]);
+      suspension = client.financialAccounts.updateStatus(card.funding.token, { status: 'SUSPENDED', substatus: null });
+      await pause();
+      authorization = authorize(client, card, 10);
+      await pause();
+    });
+    await suspension;
+    const decided = await client.transactions.retrieve(await (authorization as Promise<string>));
+    expect((await client.financialAccounts.retrieve(card.funding.token)).status).toBe('SUSPENDED');
+    expect([decided.result, decided.status]).toEqual(['ACCOUNT_STATE_TRANSACTION_FAIL', 'DECLINED']);
   });
 });

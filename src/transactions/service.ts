@@ -566,6 +566,7 @@ export async function authorize(
   // Decided on (funds, spend windows, Auth Rules) and recorded, declined too, at the time of the
   // balance it decided on; locked once, after what fell due moved it.
   const { op, balances } = await actingOnIssuingBalance(requestOp, card.issuing_financial_account_token);
+  await readIssuingStatusAgain(op, card);
   const opening: Opening = {
     token: newToken(),
     event_token: newToken(),
@@ -635,6 +636,17 @@ function refuseClosedAccount(field: string, financialAccountToken: string, statu
  */
 async function issuingStatus(op: Operation, financialAccountToken: string): Promise<string | undefined> {
   return (await financialAccountStore.find(op.tx, op.scope.programId, financialAccountToken))?.status;
+}
+
+/**
+ * An authorization decides on its ISSUING account's status as of its balance lock (`issuingStatus`),
+ * not as `findCard` read it before: a suspension (financial_accounts/service.ts `updateStatus`) locks
+ * that balance too, and one that committed while the authorization waited for it must decline it.
+ * PostgreSQL only: a SQLite write sees no other write between its statements.
+ */
+async function readIssuingStatusAgain(op: Operation, card: FoundCard): Promise<void> {
+  if (op.db.engine !== 'postgres') return;
+  card.issuing_financial_account_status = (await issuingStatus(op, card.issuing_financial_account_token)) ?? card.issuing_financial_account_status;
 }
 
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
