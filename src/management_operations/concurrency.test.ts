@@ -16,6 +16,7 @@ import { startServer } from '../server.js';
 import { describeWithDb, engine, sdkClient, testConfig, useTestServer } from '../testing/harness.js';
 import { balanceOf, bookTransfer, fund, newAccount } from '../testing/money.js';
 import { authorize, cardOnOwnAccount, setRequireFunds } from '../testing/transactions.js';
+import * as service from './service.js';
 import * as store from './store.js';
 
 const clock = frozenWallClock('2033-05-10T12:00:00.000Z');
@@ -139,5 +140,30 @@ describeWithDb('management operations under concurrency', () => {
     expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
     expect(await transfer).toBe('SETTLED');
     expect(await balanceOf(client, due as string)).toEqual({ available: 100, pending: 0, total: 100 });
+  });
+
+  // A reverse by a request that read the clock just before the operation's date, while a write that
+  // read it just after applies the operation (two requests across midnight, or two servers).
+  it.skipIf(engine !== 'postgres')('a reverse that found the operation PENDING reverses it once a concurrent write settled it, instead of a 422', async () => {
+    const program = await context.server.newProgram('reverse across its date');
+    const { client, programId } = program;
+    const account = await newAccount(client, 'credited');
+    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
+    const operation = await client.managementOperations.create({
+      amount: 300, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: tomorrow, event_type: 'CASH_BACK', financial_account_token: account,
+    });
+    const beforeDate = { programId, clockOffsetMs: 0, nowMs: Date.parse(`${tomorrow}T00:00:00.000Z`) - 1 };
+    const onDate = { programId, clockOffsetMs: 0, nowMs: Date.parse(`${tomorrow}T00:00:00.000Z`) + 1 };
+    const { db } = context.server.server;
+    let reversed: Promise<Lithic.ManagementOperationTransaction> | undefined;
+    await db.transaction(async (tx) => {
+      expect(await store.lockIfPending(db, tx, programId, operation.token)).toBeDefined(); // the write that applies it holds it
+      reversed = db.transaction((reverseTx) => service.reverse(db, reverseTx, beforeDate, operation.token, { effective_date: tomorrow }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await service.applyDueOperations(db, tx, onDate);
+    });
+    const answer = await (reversed as Promise<Lithic.ManagementOperationTransaction>);
+    expect([answer.status, answer.events?.map((event) => event.type)]).toEqual(['REVERSED', ['CASH_BACK', 'CASH_BACK_REVERSAL']]);
+    expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
   });
 });

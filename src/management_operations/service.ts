@@ -303,10 +303,13 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
 
 export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
   const { programId } = requestScope;
-  const named = await store.find(tx, programId, token);
+  // Locked first (the documented order: the operation, then balances): a write that applies it on
+  // its date (by a clock read after this request's) settles it before or after this reverse, never
+  // between its read and its change.
+  const named = await store.lock(db, tx, programId, token);
   if (!named) throw notFound('management operation', token);
   await applyDueMoney(db, tx, requestScope, [named.financial_account_token]);
-  // Read again: the due job may have just settled or declined it.
+  // Read again: the due job may have just settled or declined it (in this transaction, or in the one that held it before).
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);
   const afterRow = actingOn(requestScope, row.updated_ms);

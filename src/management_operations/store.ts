@@ -71,6 +71,11 @@ export async function pendingDatesThrough(exec: Executor, programId: string, thr
   return rows.map((row) => row.effective_date);
 }
 
+/** The operation, locked for the rest of the database transaction (PostgreSQL `FOR UPDATE`), whatever its status. */
+export function lock(db: Db, tx: Tx, programId: string, token: string): Promise<ManagementOperationRow | undefined> {
+  return db.forUpdate(tx.selectFrom('management_operations').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
 /** The operation, locked, if it is still PENDING (a concurrent job may have applied it). */
 export function lockIfPending(db: Db, tx: Tx, programId: string, token: string): Promise<ManagementOperationRow | undefined> {
   const query = tx
