@@ -26,7 +26,7 @@
  * then the holds and the management operations that have fallen due (with the rows of the other
  * clock jobs before them), then their balances with its own in one sorted set, before they change
  * (`applyDueBeforeDeciding`), then its own ISSUING balance (already held if any fell due), before
- * it decides. Messages on an existing transaction lock the transaction row (with the holds that
+ * it decides; a RETURN or CREDIT_AUTHORIZATION_ADVICE likewise, before it is recorded. Messages on an existing transaction lock the transaction row (with the holds that
  * have fallen due, in one sorted set, before any balance: `recordNetworkMessage`), then its balance.
  * Each message then acts no earlier than that balance's last movement (`actingOnIssuingBalance`).
  *
@@ -479,10 +479,12 @@ function spendSources(op: Operation, card: FoundCard) {
 }
 
 /**
- * Before an authorization decides (its card's account and card locked: `findCard`), what fell due
+ * Before a new card transaction is decided or recorded (its card's account and card locked:
+ * `findCard`; an authorization of any kind, a RETURN, a CREDIT_AUTHORIZATION_ADVICE), what fell due
  * takes effect, in the order it fell due (`applyDueMoney`): the holds past their expiry (the spend
  * and funds they held) and the due management operations, an operation dated before a hold expired
- * decided on the funds the hold still held, whether or not this authorization decides on funds. The
+ * decided on the funds the hold still held, whether or not this authorization decides on funds, and
+ * one dated before a return decided without the return's money. The
  * due rows are locked, then their balances with the card's own in one sorted set, before any of
  * them changes: expiring first would hold a hold's balance while waiting for the card's own or for a
  * due operation, which a concurrent write that found nothing due may hold while waiting for that balance.
@@ -652,6 +654,7 @@ async function readIssuingStatusAgain(op: Operation, card: FoundCard): Promise<v
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
 async function networkMessage(requestOp: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
   const card = await findCard(requestOp, secrets, body.pan);
+  await applyDueBeforeDeciding(requestOp, card);
   const issuing = card.issuing_financial_account_token;
   const { op } = await actingOnIssuingBalance(requestOp, issuing);
   refuseClosedAccount('pan', issuing, await issuingStatus(op, issuing));
