@@ -167,8 +167,8 @@ export async function applyDueWork(db: Db, tx: Tx, scope: ProgramScope, work: Du
  * A message on existing card transactions names them (`transactions`): they are locked with the
  * due holds, in one sorted set, before any balance (`lockDueHolds`).
  */
-export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = []): Promise<void> {
-  if (await lockDueMoney(db, tx, scope, accounts, transactions)) await runAtEachStop(db, tx, scope, clockJobs());
+export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = [], found?: DueMoney): Promise<void> {
+  if (await lockDueMoney(db, tx, scope, accounts, transactions, found)) await runAtEachStop(db, tx, scope, clockJobs());
 }
 
 /**
@@ -181,9 +181,10 @@ export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, account
  * not kept waiting by jobs that posted an operation or an earlier batch of holds on that balance.
  * Before the holds, the rows every other job will take by now (`lockDueRowsOfOtherJobs`). Answers
  * whether anything was due (if not, nothing is locked, and the jobs, if they run, hold no balance).
+ * `found`: what the write's own earlier check answered (`lockDueRowsBeforeOwn`), taken as it is.
  */
-async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = []): Promise<boolean> {
-  const due = await dueMoney(db, tx, scope);
+async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = [], found?: DueMoney): Promise<boolean> {
+  const due = found === undefined ? await dueMoney(db, tx, scope) : found;
   if (due === null) return false;
   await lockDueRowsOfOtherJobs(db, tx, scope);
   const held = due.holds || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
@@ -205,7 +206,9 @@ async function lockDueRowsOfOtherJobs(db: Db, tx: Tx, scope: ProgramScope): Prom
 }
 
 /** What money work has fallen due (holds past their expiry, operations whose date has come), or null when none: then `lockDueMoney` runs no job. */
-async function dueMoney(db: Db, tx: Tx, scope: ProgramScope): Promise<{ holds: boolean } | null> {
+export type DueMoney = { holds: boolean } | null;
+
+async function dueMoney(db: Db, tx: Tx, scope: ProgramScope): Promise<DueMoney> {
   const holds = await isDueWithin(db, tx, dueExpiries, scope);
   return holds || (await isDueWithin(db, tx, dueOperations, scope)) ? { holds } : null;
 }
@@ -216,9 +219,15 @@ async function dueMoney(db: Db, tx: Tx, scope: ProgramScope): Promise<{ holds: b
  * run, the rows of the other jobs (`lockDueRowsOfOtherJobs`), locked first, in their order. Were its
  * own card locked first, it would wait in `lockDueMoney` for a due PHYSICAL card that another write
  * running the jobs (a catch-up, an authorization on that card) holds while waiting for its own.
+ * Answers what it found, for the write's `applyDueMoney` to act on as it is: a second check could
+ * find work that another request committed since (due when it committed) and run the jobs, locking
+ * their rows after its own; that work waits for the next write, read or sweep, as it would had it
+ * committed a moment later.
  */
-export async function lockDueRowsBeforeOwn(db: Db, tx: Tx, scope: ProgramScope): Promise<void> {
-  if ((await dueMoney(db, tx, scope)) !== null) await lockDueRowsOfOtherJobs(db, tx, scope);
+export async function lockDueRowsBeforeOwn(db: Db, tx: Tx, scope: ProgramScope): Promise<DueMoney> {
+  const due = await dueMoney(db, tx, scope);
+  if (due !== null) await lockDueRowsOfOtherJobs(db, tx, scope);
+  return due;
 }
 
 /**

@@ -44,7 +44,7 @@
  * `card_transaction.updated`, as with every other movement of money (book transfers, payments,
  * management operations): `recordOpening`, `applyMessage` and `expireBatch` each post, then emit.
  */
-import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, lockDueRowsBeforeOwn, type DueCheck, type DueWork } from '../clock-jobs.js';
+import { applyDueMoney, catchUp, dueAfterLifetime, fallsDueAt, lockDueRowsBeforeOwn, type DueCheck, type DueMoney, type DueWork } from '../clock-jobs.js';
 import * as accountStore from '../accounts/store.js';
 import { recordApprovedAuthorization, recordPinAttempt } from '../cards/service.js';
 import * as cardStore from '../cards/store.js';
@@ -131,19 +131,20 @@ type FoundCard = store.CardForAuthorizationRow;
  * program's PAN is simply not found: a 422, since there is nothing to decide on. On PostgreSQL the
  * account and then the card are locked and re-read (the seam's order), with, between them, the rows
  * the clock jobs will take if what fell due runs (`lockDueRowsBeforeOwn`: a due PHYSICAL card is
- * locked in the jobs' order, not after this one); on SQLite the write transaction already excludes
- * every other writer.
+ * locked in the jobs' order, not after this one), whose answer comes back with the card for
+ * `applyDueBeforeDeciding` to act on; on SQLite the write transaction already excludes every other
+ * writer.
  */
-async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<FoundCard> {
+async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<{ card: FoundCard; due?: DueMoney }> {
   const { db, tx, scope } = op;
   const found = await store.findCardForAuthorization(tx, scope.programId, secrets.lookupHash(pan));
   if (!found) throw new UnprocessableError('pan: no card with this number in this program; the message cannot be processed');
-  if (db.engine === 'sqlite') return found;
+  if (db.engine === 'sqlite') return { card: found };
   const account = await accountStore.lock(db, tx, scope.programId, found.account_token);
-  await lockDueRowsBeforeOwn(db, tx, scope);
+  const due = await lockDueRowsBeforeOwn(db, tx, scope);
   const card = await cardStore.lockCard(db, tx, scope.programId, found.token);
   invariant(account && card, `card ${found.token} and its account exist while locked`);
-  return {
+  const locked = {
     ...found,
     ...card,
     account_state: account.state,
@@ -151,6 +152,7 @@ async function findCard(op: Operation, secrets: Secrets, pan: string): Promise<F
     account_monthly_spend_limit_cents: account.monthly_spend_limit_cents,
     account_lifetime_spend_limit_cents: account.lifetime_spend_limit_cents,
   };
+  return { card: locked, due };
 }
 
 function accountOf(card: FoundCard) {
@@ -489,8 +491,9 @@ function spendSources(op: Operation, card: FoundCard) {
  * them changes: expiring first would hold a hold's balance while waiting for the card's own or for a
  * due operation, which a concurrent write that found nothing due may hold while waiting for that balance.
  */
-async function applyDueBeforeDeciding(op: Operation, card: FoundCard): Promise<void> {
-  await applyDueMoney(op.db, op.tx, op.scope, [card.issuing_financial_account_token]);
+async function applyDueBeforeDeciding(op: Operation, { card, due }: { card: FoundCard; due?: DueMoney }): Promise<FoundCard> {
+  await applyDueMoney(op.db, op.tx, op.scope, [card.issuing_financial_account_token], [], due);
+  return card;
 }
 
 /**
@@ -563,8 +566,7 @@ export async function authorize(
   const kind = body.status ?? 'AUTHORIZATION';
   if (kind === 'BALANCE_INQUIRY' && body.amount !== 0) throw new InvalidRequestError('amount: must be 0 for a BALANCE_INQUIRY');
   const merchantMagnitude = merchantMagnitudeCents(kind, body);
-  const card = await findCard(requestOp, deps.secrets, body.pan);
-  await applyDueBeforeDeciding(requestOp, card);
+  const card = await applyDueBeforeDeciding(requestOp, await findCard(requestOp, deps.secrets, body.pan));
   // Decided on (funds, spend windows, Auth Rules) and recorded, declined too, at the time of the
   // balance it decided on; locked once, after what fell due moved it.
   const { op, balances } = await actingOnIssuingBalance(requestOp, card.issuing_financial_account_token);
@@ -653,8 +655,7 @@ async function readIssuingStatusAgain(op: Operation, card: FoundCard): Promise<v
 
 /** Messages the network sends on its own (RETURN, CREDIT_AUTHORIZATION_ADVICE): recorded approved, unless the account is CLOSED. */
 async function networkMessage(requestOp: Operation, secrets: Secrets, kind: 'RETURN' | 'CREDIT_AUTHORIZATION_ADVICE', body: SimulateReturnBody & Partial<SimulateCreditAuthorizationAdviceBody>) {
-  const card = await findCard(requestOp, secrets, body.pan);
-  await applyDueBeforeDeciding(requestOp, card);
+  const card = await applyDueBeforeDeciding(requestOp, await findCard(requestOp, secrets, body.pan));
   const issuing = card.issuing_financial_account_token;
   const { op } = await actingOnIssuingBalance(requestOp, issuing);
   refuseClosedAccount('pan', issuing, await issuingStatus(op, issuing));
