@@ -405,14 +405,15 @@ export async function list(exec: Executor, scope: ProgramScope, query: ListAccou
  * A REJECTED holder's account closes, and with it every financial account opened for it that
  * nothing is on (`closeWithAccount`): its ISSUING account and any OPERATING account opened while the
  * holder was pending review, so that none takes money in (as for a holder REJECTED at enrollment,
- * whose account can have none). Lock order: the account row, then the balances (sorted).
+ * whose account can have none). Lock order: the account row, then its financial accounts' rows,
+ * then their balances (each sorted), as a financial account's status change locks its row first.
  */
 async function closeRejectedAccount(db: Db, tx: Tx, scope: ProgramScope, accountToken: string): Promise<void> {
   await accountStore.lock(db, tx, scope.programId, accountToken);
-  const open = (await financialAccountStore.listAll(tx, scope.programId, { account_token: accountToken })).filter((row) => row.status !== 'CLOSED');
+  const open = await financialAccountStore.lockOpenOfAccount(db, tx, scope.programId, accountToken);
   await lockBalances(tx, scope.programId, open.map((row) => row.token));
   await accounts.closeAccount(db, tx, scope, accountToken);
-  for (const row of open) await closeWithAccount(tx, scope, row.token);
+  for (const row of open) await closeWithAccount(db, tx, scope, row.token);
 }
 
 /**

@@ -134,7 +134,7 @@ export async function closeAccount(db: Db, tx: Tx, scope: ProgramScope, token: s
   const row = await store.lock(db, tx, scope.programId, token);
   if (!row) return;
   if (row.state !== 'CLOSED') await store.update(tx, scope.programId, token, { state: 'CLOSED', updated_ms: Math.max(row.updated_ms, scope.nowMs) });
-  await closeWithAccount(tx, scope, row.issuing_financial_account_token);
+  await closeWithAccount(db, tx, scope, row.issuing_financial_account_token);
 }
 
 /** `GET /v1/accounts/{token}`: the account and its Auth Rule tokens, read in one snapshot. */

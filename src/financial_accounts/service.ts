@@ -147,9 +147,19 @@ async function applyDueBeforeChange(db: Db, tx: Tx, scope: ProgramScope, token: 
   await applyDueMoney(db, tx, scope, [token]);
 }
 
-export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
-  const row = await store.find(tx, requestScope.programId, token);
+/**
+ * The financial account a change is on, its row locked before anything else (the documented order:
+ * resource rows, then balances), so a concurrent change of it waits and then decides on what that
+ * one left; 404 when the program has none.
+ */
+async function lockedAccount(db: Db, tx: Tx, programId: string, token: string): Promise<store.FinancialAccountRow> {
+  const row = await store.lock(db, tx, programId, token);
   if (!row) throw notFound('financial account', token);
+  return row;
+}
+
+export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: UpdateFinancialAccountBody): Promise<FinancialAccount> {
+  const row = await lockedAccount(db, tx, requestScope.programId, token);
   await applyDueBeforeChange(db, tx, requestScope, token);
   // Nothing to change: nothing written, `updated` stays (no event announces it either).
   if (body.nickname === undefined || body.nickname === row.nickname) return toApi(row);
@@ -166,7 +176,9 @@ export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: 
  * client cannot put an account back into it. Closing needs a zero balance (available and pending),
  * no management operation waiting for its effective date and, for an ISSUING account, no card that
  * is not CLOSED drawing on it (the network settles whatever the state), so money is never stranded on an
- * account that can no longer move it. Every change locks the account's balance before it decides:
+ * account that can no longer move it. Every change first locks the account's row, so a concurrent
+ * change waits and then decides on the status that one left (SUSPENDED then OPEN passes; after a
+ * closing, the ordinary "a closed account cannot change status"); then its balance, before it decides:
  * money movements read the status under that lock (`lockMovementBalances`), so a movement that read
  * the account OPEN commits before a suspension or closing does, never after it; and the change is
  * stamped no earlier than the account's last movement (`ledger.lastMovedMs`), so the account's
@@ -183,8 +195,7 @@ export async function updateStatus(
   if (body.substatus !== null && (body.status === 'OPEN' || body.status === 'PENDING')) {
     throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
   }
-  const row = await store.find(tx, programId, token);
-  if (!row) throw notFound('financial account', token);
+  const row = await lockedAccount(db, tx, programId, token);
   await applyDueBeforeChange(db, tx, requestScope, token);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
@@ -198,11 +209,7 @@ export async function updateStatus(
     if (refusal !== null) throw new UnprocessableError(refusal);
   }
   const scope = actingOn(actingOn(requestScope, row.updated_ms), lastMovedMs(balances));
-  if ((await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs, row.status)) === 0) {
-    // Another request changed the status since it was read (PostgreSQL); a CLOSED account stays closed.
-    const now = await store.find(tx, programId, token);
-    throw new UnprocessableError(`financial account '${token}' changed to ${now?.status ?? 'another status'} by a concurrent request; read it and retry`);
-  }
+  await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs);
   return emitUpdated(tx, scope, token);
 }
 
@@ -233,15 +240,17 @@ async function closingRefusal(tx: Tx, programId: string, token: string, balances
  * When an account closes because its holder was REJECTED: its OPEN financial account closes too,
  * unless something is on it (see `closingRefusal`), which then stays OPEN so that it can be moved
  * out. Nothing new can be opened for a CLOSED account (`accountToOpenFor`); this keeps what was
- * opened with it from taking money in.
+ * opened with it from taking money in. Locks the financial account's row before its balance, as a
+ * status change does (the caller holds the account's row, and may hold the balance already).
  */
-export async function closeWithAccount(tx: Tx, requestScope: ProgramScope, token: string): Promise<void> {
-  const row = await store.find(tx, requestScope.programId, token);
+export async function closeWithAccount(db: Db, tx: Tx, requestScope: ProgramScope, token: string): Promise<void> {
+  const row = await store.lock(db, tx, requestScope.programId, token);
   if (!row || row.status === 'CLOSED') return;
   const balances = await lockBalances(tx, requestScope.programId, [token]);
   if ((await closingRefusal(tx, requestScope.programId, token, balances)) !== null) return;
   const scope = actingOn(actingOn(requestScope, row.updated_ms), lastMovedMs(balances));
-  if ((await store.update(tx, scope.programId, token, { status: 'CLOSED', substatus: null }, scope.nowMs, row.status)) === 1) await emitUpdated(tx, scope, token);
+  await store.update(tx, scope.programId, token, { status: 'CLOSED', substatus: null }, scope.nowMs);
+  await emitUpdated(tx, scope, token);
 }
 
 export async function get(exec: Executor, scope: ProgramScope, token: string): Promise<FinancialAccount> {

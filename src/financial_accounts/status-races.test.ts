@@ -63,6 +63,29 @@ describeWithDb('a financial account status change against the movements on the a
     expect(Date.parse(suspended?.updated as string)).toBeGreaterThanOrEqual(Date.parse(transfer.created));
   });
 
+  it.skipIf(engine !== 'postgres')('a status change waits for a concurrent one on the account and decides on what it left', async () => {
+    const program = await context.server.newProgram('status change race');
+    const { client } = program;
+    const account = await newAccount(client);
+    const { db } = context.server.server;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 300));
+    let suspension: Promise<{ status: string }> | undefined;
+    let closing: Promise<{ status: string }> | undefined;
+    // Holding the account's balance: the suspension gets there first, the closing behind it; both
+    // read the account OPEN unless a change locks the account before it reads it.
+    await db.transaction(async (tx) => {
+      await lockBalances(tx, program.programId, [account]);
+      suspension = client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: 'BANK_REQUEST' });
+      await pause();
+      closing = client.financialAccounts.updateStatus(account, { status: 'CLOSED', substatus: 'END_USER_REQUEST' });
+      await pause();
+    });
+    // Else the closing answered 422 "changed by a concurrent request", stored under its Idempotency-Key.
+    expect((await suspension)?.status).toBe('SUSPENDED');
+    expect((await closing)?.status).toBe('CLOSED');
+    expect((await client.financialAccounts.retrieve(account)).status).toBe('CLOSED');
+  });
+
   it.skipIf(engine !== 'postgres')('an authorization that read its ISSUING account OPEN before a suspension committed decides on SUSPENDED', async () => {
     const program = await context.server.newProgram('authorization race');
     const { client } = program;

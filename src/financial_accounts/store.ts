@@ -1,5 +1,5 @@
 /** SQL for financial accounts. */
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { insertRows, preparedOverTokens } from '../db/prepared.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { anyOf, anyOfCondition, anyOfUnindexed, keysetPage, type CreatedRange, type KeysetTable, type Page, type PageParams } from '../db/pagination.js';
@@ -19,6 +19,29 @@ export function find(exec: Executor, programId: string, token: string): Promise<
     .where('program_id', '=', programId)
     .where('token', '=', token)
     .executeTakeFirst();
+}
+
+/**
+ * The financial account, its row locked for the rest of the transaction (PostgreSQL `FOR UPDATE`):
+ * a change of it (status, nickname) locks it before it reads and decides, and before its balance.
+ */
+export function lock(db: Db, exec: Executor, programId: string, token: string): Promise<FinancialAccountRow | undefined> {
+  return db.forUpdate(exec.selectFrom('financial_accounts').selectAll().where('program_id', '=', programId).where('token', '=', token)).executeTakeFirst();
+}
+
+/** The account's financial accounts that are not CLOSED, their rows locked in token order (as `lock`). */
+export function lockOpenOfAccount(db: Db, exec: Executor, programId: string, accountToken: string): Promise<FinancialAccountRow[]> {
+  return db
+    .forUpdate(
+      exec
+        .selectFrom('financial_accounts')
+        .selectAll()
+        .where('program_id', '=', programId)
+        .where('account_token', '=', accountToken)
+        .where('status', '!=', 'CLOSED')
+        .orderBy('token'),
+    )
+    .execute();
 }
 
 export interface ListFilters {
@@ -132,16 +155,13 @@ export async function update(
   token: string,
   changes: Partial<Pick<FinancialAccountRow, 'nickname' | 'status' | 'substatus'>>,
   nowMs: number,
-  expectedStatus?: string,
-): Promise<number> {
-  let query = exec
+): Promise<void> {
+  await exec
     .updateTable('financial_accounts')
     .set({ ...changes, updated_ms: nowMs })
     .where('program_id', '=', programId)
-    .where('token', '=', token);
-  // Only if the status is still the one the caller decided on (concurrent status changes).
-  if (expectedStatus !== undefined) query = query.where('status', '=', expectedStatus);
-  return Number((await query.executeTakeFirst()).numUpdatedRows);
+    .where('token', '=', token)
+    .execute();
 }
 
 /** Every financial account of the program matching the filters, oldest first. */
