@@ -16,6 +16,7 @@ import { lastMovedMs, lockBalances, lockExistingBalances, openBalance, type Bala
 import { emitEvent } from '../events/emit.js';
 import { actingOn, type ProgramScope } from '../programs/scope.js';
 import * as operations from '../management_operations/store.js';
+import * as managementOperations from '../management_operations/service.js';
 import * as cards from '../cards/store.js';
 import * as cardTransactions from '../transactions/store.js';
 import type {
@@ -182,7 +183,9 @@ export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: 
  * money movements read the status under that lock (`lockMovementBalances`), so a movement that read
  * the account OPEN commits before a suspension or closing does, never after it; and the change is
  * stamped no earlier than the account's last movement (`ledger.lastMovedMs`), so the account's
- * history never shows money moving on it after it left OPEN.
+ * history never shows money moving on it after it left OPEN. Making it OPEN again applies the
+ * management operations that waited for it, dated at the change and announced after it (their rows
+ * locked first, before any balance: management_operations/service.ts `lockWaitingOperations`).
  */
 export async function updateStatus(
   db: Db,
@@ -196,6 +199,7 @@ export async function updateStatus(
     throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
   }
   const row = await lockedAccount(db, tx, programId, token);
+  const waiting = body.status === 'OPEN' ? await managementOperations.lockWaitingOperations(db, tx, requestScope, token) : [];
   await applyDueBeforeChange(db, tx, requestScope, token);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
@@ -210,7 +214,9 @@ export async function updateStatus(
   }
   const scope = actingOn(actingOn(requestScope, row.updated_ms), lastMovedMs(balances));
   await store.update(tx, programId, token, { status: body.status, substatus: body.substatus }, scope.nowMs);
-  return emitUpdated(tx, scope, token);
+  const updated = await emitUpdated(tx, scope, token);
+  await managementOperations.applyWaitingOperations(tx, programId, waiting);
+  return updated;
 }
 
 /**

@@ -166,4 +166,33 @@ describeWithDb('management operations under concurrency', () => {
     expect([answer.status, answer.events?.map((event) => event.type)]).toEqual(['REVERSED', ['CASH_BACK', 'CASH_BACK_REVERSAL']]);
     expect(await balanceOf(client, account)).toEqual({ available: 0, pending: 0, total: 0 });
   });
+
+  // The reopening applies the operations that waited for the account (financial_accounts/service.ts
+  // updateStatus): it locks them before the account's balance, as a reverse of one does.
+  it.skipIf(engine !== 'postgres')('a reopening that applies a waiting operation locks it before the account\'s balance', async () => {
+    const program = await context.server.newProgram('reopen order');
+    const { client, programId } = program;
+    const account = await newAccount(client, 'suspended');
+    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
+    const waiting = await client.managementOperations.create({
+      amount: 300, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: tomorrow, event_type: 'CASH_BACK', financial_account_token: account,
+    });
+    await client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: null });
+    clock.advance(MS_PER_DAY);
+    const { db } = context.server.server;
+    // Stands for a reverse of the operation: it holds the operation, then needs the balance.
+    let reopened: Promise<string> | undefined;
+    const waitedMs = await db.transaction(async (tx) => {
+      expect(await store.lockIfPending(db, tx, programId, waiting.token)).toBeDefined();
+      reopened = client.financialAccounts.updateStatus(account, { status: 'OPEN', substatus: null }).then((made) => made.status);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const started = performance.now();
+      await lockBalances(tx, programId, [account]);
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect(await reopened).toBe('OPEN');
+    expect((await client.managementOperations.retrieve(waiting.token)).status).toBe('SETTLED');
+    expect(await balanceOf(client, account)).toEqual({ available: 300, pending: 0, total: 300 });
+  });
 });

@@ -14,8 +14,11 @@
  * Its journal, events and `updated` are dated then, however late it is applied; or at its account's
  * last movement, if one came later (`takesEffectMs`). An operation whose account is
  * SUSPENDED when its date comes waits, PENDING, until the account is OPEN again (a suspended
- * account takes no movement, and the SDK has no decline reason for it); until then the due check
- * finds it due and asks the database on each write of the program.
+ * account takes no movement, and the SDK has no decline reason for it). While it waits it is not
+ * due (`checkDueOperations`): the writes of the program do not run the clock jobs for it, and keep
+ * their horizon. The status change that makes the account OPEN again applies it in its own
+ * transaction (`lockWaitingOperations`, `applyWaitingOperations`), dated at the change, so no
+ * server's horizon can hide it once it can take effect.
  *
  * Funds. A DEBIT needs the available funds when it takes effect, else it is DECLINED with
  * INSUFFICIENT_FUNDS (a business decline: 200, no ledger entries), as for book transfers.
@@ -197,39 +200,78 @@ export async function applyDueOperations(db: Db, tx: Tx, scope: ProgramScope, ac
   // The write's own accounts may not exist (its 404 comes later): only the rows there are.
   await ledger.lockExistingBalances(tx, programId, [...due.map((row) => row.financial_account_token), ...accounts]);
   for (const row of due) {
-    const { token } = row;
     // A SUSPENDED account takes no movement: the operation waits, PENDING, until it is OPEN again.
     const account = await financialAccounts.find(tx, programId, row.financial_account_token);
     if (row.credit_in_suspense === 0 && account?.status !== 'OPEN') continue;
-    // Already locked: read again, as the operations before this one may have moved its funds.
-    const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
-    const atMs = takesEffectMs(row, balances, account?.updated_ms);
-    if (fundsAllow(balances, row)) {
-      const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), atMs);
-      invariant(updated === 1, `management operation ${token} was locked as PENDING`);
-      const events = await eventsOf(tx, programId, [token]);
-      const first = events.get(token)?.[0];
-      invariant(first !== undefined, `management operation ${token} has its creation event`);
-      await ledger.post(tx, programId, operationMovement(row, first.token, false), atMs);
-    } else {
-      const updated = await store.transition(tx, programId, token, 'PENDING', declined, atMs);
-      invariant(updated === 1, `management operation ${token} was locked as PENDING`);
-      await append(
-        tx,
-        programId,
-        token,
-        {
-          type: row.event_type,
-          subtype: row.subtype,
-          amount_cents: row.amount_cents,
-          result: 'DECLINED',
-          detailed_results: ['INSUFFICIENT_FUNDS'],
-          effective_date: row.effective_date,
-        },
-        atMs,
-      );
-    }
-    await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, atMs);
+    await takeEffect(tx, programId, row, account?.updated_ms);
+  }
+}
+
+/**
+ * Settles (or declines, for want of funds) a due operation, locked PENDING, whose balance the
+ * caller holds, dated when it takes effect (`takesEffectMs`).
+ */
+async function takeEffect(tx: Tx, programId: string, row: Row, accountUpdatedMs: number | undefined): Promise<void> {
+  const { token } = row;
+  // Already locked: read again, as the operations before this one may have moved its funds.
+  const balances = await ledger.lockBalances(tx, programId, [row.financial_account_token]);
+  const atMs = takesEffectMs(row, balances, accountUpdatedMs);
+  if (fundsAllow(balances, row)) {
+    const updated = await store.transition(tx, programId, token, 'PENDING', settled(row), atMs);
+    invariant(updated === 1, `management operation ${token} was locked as PENDING`);
+    const events = await eventsOf(tx, programId, [token]);
+    const first = events.get(token)?.[0];
+    invariant(first !== undefined, `management operation ${token} has its creation event`);
+    await ledger.post(tx, programId, operationMovement(row, first.token, false), atMs);
+  } else {
+    const updated = await store.transition(tx, programId, token, 'PENDING', declined, atMs);
+    invariant(updated === 1, `management operation ${token} was locked as PENDING`);
+    await append(
+      tx,
+      programId,
+      token,
+      {
+        type: row.event_type,
+        subtype: row.subtype,
+        amount_cents: row.amount_cents,
+        result: 'DECLINED',
+        detailed_results: ['INSUFFICIENT_FUNDS'],
+        effective_date: row.effective_date,
+      },
+      atMs,
+    );
+  }
+  await emitUpdated(tx, programId, (await store.find(tx, programId, token)) as Row, atMs);
+}
+
+/**
+ * For a change of the account's status, before it locks anything (operations are locked before
+ * balances): the account's operations whose date has come while it was not OPEN, which wait for it
+ * (see the header), locked, in the order they fell due. The due check leaves them out (no write of
+ * the program runs the jobs for them: `checkDueOperations`), so the change that makes the account
+ * OPEN applies them itself (`applyWaitingOperations`), on every server at once.
+ */
+export async function lockWaitingOperations(db: Db, tx: Tx, scope: ProgramScope, financialAccountToken: string): Promise<Row[]> {
+  const waiting: Row[] = [];
+  for (const token of await store.waitingTokensOf(tx, scope.programId, financialAccountToken, isoDate(scope.nowMs))) {
+    const row = await store.lockIfPending(db, tx, scope.programId, token);
+    if (row) waiting.push(row);
+  }
+  return waiting;
+}
+
+/**
+ * Once the account is OPEN again in `tx` (its balance locked by the caller): the operations that
+ * waited for it (`lockWaitingOperations`) take effect, as the clock job would have, dated at the
+ * change (the account's `updated`). Those the change's own catch-up applied are left alone.
+ */
+export async function applyWaitingOperations(tx: Tx, programId: string, waiting: readonly Row[]): Promise<void> {
+  for (const { token } of waiting) {
+    const row = await store.find(tx, programId, token);
+    if (row?.status !== 'PENDING') continue;
+    const account = await financialAccounts.find(tx, programId, row.financial_account_token);
+    invariant(account?.status === 'OPEN', `financial account ${row.financial_account_token} is OPEN again`);
+    await takeEffect(tx, programId, row, account.updated_ms);
   }
 }
 
@@ -273,8 +315,9 @@ async function emitUpdated(tx: Tx, programId: string, row: Row, nowMs: number): 
 }
 
 /**
- * Due when a PENDING operation's effective date has come. Else nothing is due before the earliest
- * pending date, nor before tomorrow: an operation created later is PENDING only if its date is
+ * Due when the effective date of a PENDING operation that can take effect has come (one that waits
+ * for its SUSPENDED account is not due: its account's reopening applies it). Else nothing is due
+ * before the earliest such date, nor before tomorrow: an operation created later is PENDING only if its date is
  * after its creator's today, which is at least the day of now − REQUEST_CLOCK_MARGIN_MS.
  */
 async function checkDueOperations(exec: Executor, scope: ProgramScope): Promise<DueCheck> {

@@ -1,10 +1,11 @@
 /** SQL for management operations. */
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor, Tx } from '../db/database.js';
 import { insertRows, prepared } from '../db/prepared.js';
 import { inListOrder, rowsAsked, type PageParams, type RowsAsked } from '../db/pagination.js';
 import { keysetPageOfFinancialAccounts } from '../financial_accounts/store.js';
 import { MANAGEMENT_OPERATION_STATUSES } from './schemas.js';
+import type { FinancialAccountsTable } from '../financial_accounts/tables.js';
 import type { ManagementOperationsTable } from './tables.js';
 
 export type ManagementOperationRow = ManagementOperationsTable;
@@ -18,19 +19,46 @@ export function find(exec: Executor, programId: string, token: string): Promise<
   return exec.selectFrom('management_operations').selectAll().where('program_id', '=', programId).where('token', '=', token).executeTakeFirst();
 }
 
-/** The earliest effective date among the program's PENDING operations (the next to fall due), if any. */
+/**
+ * The earliest effective date among the program's PENDING operations that can take effect when it
+ * comes (`takesEffectWhenDue`): the next to fall due. One waiting for its SUSPENDED account is not
+ * among them: it falls due when the account is OPEN again, and the change that reopens the account
+ * applies it (`waitingTokensOf`).
+ */
 const selectFirstPendingDate = prepared((db, programId: string) =>
   db
-    .selectFrom('management_operations')
-    .select('effective_date')
-    .where('program_id', '=', programId)
-    .where('status', '=', 'PENDING')
-    .orderBy('effective_date')
+    .selectFrom('management_operations as operation')
+    .innerJoin('financial_accounts as account', (join) =>
+      join.onRef('account.program_id', '=', 'operation.program_id').onRef('account.token', '=', 'operation.financial_account_token'),
+    )
+    .select('operation.effective_date')
+    .where('operation.program_id', '=', programId)
+    .where('operation.status', '=', 'PENDING')
+    .where(takesEffectWhenDue)
+    .orderBy('operation.effective_date')
     .limit(1),
 );
 
 export async function firstPendingEffectiveDate(exec: Executor, programId: string): Promise<string | undefined> {
   return (await selectFirstPendingDate(exec, programId))[0]?.effective_date;
+}
+
+/** An operation (`operation`, joined with its `account`) that takes effect when due: its account is OPEN, or it is credited to suspense. */
+function takesEffectWhenDue(eb: ExpressionBuilder<DueJoin, 'operation' | 'account'>) {
+  return eb.or([eb('account.status', '=', 'OPEN'), eb('operation.credit_in_suspense', '=', 1)]);
+}
+
+type DueJoin = { operation: ManagementOperationsTable; account: FinancialAccountsTable };
+
+/** The program's PENDING operations (`operation`) joined with their financial account (`account`). */
+function pendingWithAccounts(exec: Executor, programId: string) {
+  return exec
+    .selectFrom('management_operations as operation')
+    .innerJoin('financial_accounts as account', (join) =>
+      join.onRef('account.program_id', '=', 'operation.program_id').onRef('account.token', '=', 'operation.financial_account_token'),
+    )
+    .where('operation.program_id', '=', programId)
+    .where('operation.status', '=', 'PENDING');
 }
 
 /**
@@ -40,33 +68,36 @@ export async function firstPendingEffectiveDate(exec: Executor, programId: strin
  * checks again under its locks).
  */
 export async function dueTokens(exec: Executor, programId: string, today: string): Promise<string[]> {
-  const rows = await exec
-    .selectFrom('management_operations as operation')
-    .innerJoin('financial_accounts as account', (join) =>
-      join.onRef('account.program_id', '=', 'operation.program_id').onRef('account.token', '=', 'operation.financial_account_token'),
-    )
-    .select('operation.token')
-    .where('operation.program_id', '=', programId)
-    .where('operation.status', '=', 'PENDING')
-    .where('operation.effective_date', '<=', today)
-    .where((eb) => eb.or([eb('account.status', '=', 'OPEN'), eb('operation.credit_in_suspense', '=', 1)]))
-    .orderBy('operation.effective_date')
-    .orderBy('operation.created_ms')
-    .orderBy('operation.token')
-    .execute();
-  return rows.map((row) => row.token);
+  const query = pendingWithAccounts(exec, programId).select('operation.token').where('operation.effective_date', '<=', today).where(takesEffectWhenDue);
+  return (await inDueOrder(query).execute()).map((row) => row.token);
 }
 
-/** The distinct effective dates, on or before `throughDate`, of the PENDING operations, earliest first. */
+/**
+ * Tokens of the account's PENDING operations whose effective date is on or before `today` and which
+ * wait for the account to be OPEN again (it is not OPEN), in the order they fell due.
+ */
+export async function waitingTokensOf(exec: Executor, programId: string, financialAccountToken: string, today: string): Promise<string[]> {
+  const query = pendingWithAccounts(exec, programId)
+    .select('operation.token')
+    .where('operation.financial_account_token', '=', financialAccountToken)
+    .where('operation.effective_date', '<=', today)
+    .where('account.status', '!=', 'OPEN')
+    .where('operation.credit_in_suspense', '=', 0);
+  return (await inDueOrder(query).execute()).map((row) => row.token);
+}
+
+function inDueOrder<Q extends SelectQueryBuilder<DueJoin, 'operation' | 'account', { token: string }>>(query: Q): Q {
+  return query.orderBy('operation.effective_date').orderBy('operation.created_ms').orderBy('operation.token') as Q;
+}
+
+/** The distinct effective dates, on or before `throughDate`, of the PENDING operations that take effect when due, earliest first. */
 export async function pendingDatesThrough(exec: Executor, programId: string, throughDate: string): Promise<string[]> {
-  const rows = await exec
-    .selectFrom('management_operations')
-    .select('effective_date')
+  const rows = await pendingWithAccounts(exec, programId)
+    .select('operation.effective_date')
     .distinct()
-    .where('program_id', '=', programId)
-    .where('status', '=', 'PENDING')
-    .where('effective_date', '<=', throughDate)
-    .orderBy('effective_date')
+    .where('operation.effective_date', '<=', throughDate)
+    .where(takesEffectWhenDue)
+    .orderBy('operation.effective_date')
     .execute();
   return rows.map((row) => row.effective_date);
 }
