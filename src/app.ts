@@ -39,7 +39,7 @@ import { claimIdempotencyKey, releaseUnfinishedClaim } from './http/idempotency.
 import { documentRoute, ErrorBody } from './http/schemas.js';
 import { RequestLogController } from './logger.js';
 import { managementOperationRoutes } from './management_operations/routes.js';
-import { arrayQueryParameters, integerQueryParameters, lowerCaseTokens, refuseBody, refuseLooseIntegers, refuseQuery, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
+import { arrayQueryParameters, enumQueryParameters, integerQueryParameters, lowerCaseTokens, refuseBody, refuseEmptyValues, refuseLooseIntegers, refuseQuery, rejectUnsafeInput, splitCommaSeparated, validatorCompiler } from './http/validation.js';
 import { programRoutes } from './programs/routes.js';
 import { threeDsRoutes } from './three_ds/routes.js';
 import { transactionRoutes } from './transactions/routes.js';
@@ -128,13 +128,15 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<Fastify
       route.preHandler = [...[route.preHandler ?? []].flat(), claimIdempotencyKey];
       route.onSend = [...[route.onSend ?? []].flat(), releaseUnfinishedClaim];
     }
-    // Query text before validation, in one hook: arrays split, integers in decimal digits.
+    // Query text before validation, in one hook: arrays split, no empty filter values, integers in decimal digits.
     const arrays = arrayQueryParameters(route.schema);
+    const filters = [...arrays, ...enumQueryParameters(route.schema)];
     const integers = integerQueryParameters(route.schema);
-    if (arrays.length > 0 || integers.length > 0) {
+    if (filters.length > 0 || integers.length > 0) {
       const prepareQuery = async (request: { query: unknown }) => {
         const query = request.query as Record<string, unknown>;
         splitCommaSeparated(query, arrays);
+        refuseEmptyValues(query, filters);
         refuseLooseIntegers(query, integers);
       };
       route.preValidation = [...[route.preValidation ?? []].flat(), prepareQuery];

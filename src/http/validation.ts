@@ -3,7 +3,8 @@
  * - bodies are validated strictly: no type coercion ("5" is not an integer) and unknown
  *   properties are errors, not silently removed;
  * - query strings, path parameters and headers arrive as text, so they are coerced to the declared
- *   types, and a comma-separated value fills an array (`states=ENABLED,PAUSED`, as the SDK sends).
+ *   types, and a comma-separated value fills an array (`states=ENABLED,PAUSED`, as the SDK sends);
+ *   an empty value or item of an array or enum filter is a 400 (`refuseEmptyValues`).
  *
  * `describeValidationError` turns Ajv's first error into a message that names the field with a
  * readable path, e.g. `parameters.conditions[1].value: must be array`.
@@ -97,13 +98,18 @@ export function describeValidationError(error: ErrorObject, context: string | un
   }
 }
 
-/** The query parameters of a route's schema declared with this JSON type. */
-function queryParametersOfType(schema: FastifySchema | undefined, type: string): string[] {
-  const properties = (schema?.querystring as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+/** The query parameters of a route's schema whose declaration passes `test`. */
+function queryParametersWhere(schema: FastifySchema | undefined, test: (property: { type?: unknown; enum?: unknown }) => boolean): string[] {
+  const properties = (schema?.querystring as { properties?: Record<string, { type?: unknown; enum?: unknown }> } | undefined)?.properties;
   if (!properties) return [];
   return Object.entries(properties)
-    .filter(([, property]) => property.type === type)
+    .filter(([, property]) => test(property))
     .map(([name]) => name);
+}
+
+/** The query parameters of a route's schema declared with this JSON type. */
+function queryParametersOfType(schema: FastifySchema | undefined, type: string): string[] {
+  return queryParametersWhere(schema, (property) => property.type === type);
 }
 
 /**
@@ -141,7 +147,29 @@ export function splitCommaSeparated(query: Record<string, unknown>, names: reado
     const value = query[name];
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
-    query[name] = values.flatMap((item) => (typeof item === 'string' ? item.split(',').filter((part) => part !== '') : [item]));
+    query[name] = values.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
+  }
+}
+
+/** Query parameters declared with an `enum` (a list's single-valued filters: `category`, `status`…). */
+export function enumQueryParameters(schema: FastifySchema | undefined): string[] {
+  return queryParametersWhere(schema, (property) => property.enum !== undefined);
+}
+
+/**
+ * One rule for empty values in a list's filters (arrays and enums, after `splitCommaSeparated`):
+ * leaving the parameter out is no filter; an empty value (`states=`), an empty item (`states=A,`,
+ * `states=,`) or an empty repeat (`category=A&category=`) is a 400 naming it. The SDK never sends
+ * one (it leaves out an empty array, `states: []`), so it is a hand-made request whose meaning is
+ * unclear: before, `states=` listed everything while `category=` was a 400.
+ */
+export function refuseEmptyValues(query: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if ((Array.isArray(value) ? value : [value]).includes('')) {
+      throw new InvalidRequestError(`${name}: must not be empty or have an empty item (leave the parameter out for no filter)`);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, splitCommaSeparated } from './validation.js';
+import { InvalidRequestError } from '../errors.js';
+import { describeValidationError, fieldPath, inputProblem, MAX_INPUT_DEPTH, refuseEmptyValues, splitCommaSeparated } from './validation.js';
 
 const nul = (path: string) => ({ path, problem: 'nul' });
 const reserved = (path: string) => ({ path, problem: 'reserved' });
@@ -27,6 +28,15 @@ describe('validation messages', () => {
     const query: Record<string, unknown> = { states: 'ENABLED,PAUSED', countries: ['USA', 'CAN,MEX'], page_size: '5' };
     splitCommaSeparated(query, ['states', 'countries', 'verification_states']);
     expect(query).toEqual({ states: ['ENABLED', 'PAUSED'], countries: ['USA', 'CAN', 'MEX'], page_size: '5' });
+  });
+
+  it('keeps empty items for refuseEmptyValues, which names the parameter', () => {
+    const query: Record<string, unknown> = { states: 'ENABLED,', countries: ',', category: 'FEE' };
+    splitCommaSeparated(query, ['states', 'countries']);
+    expect(query).toEqual({ states: ['ENABLED', ''], countries: ['', ''], category: 'FEE' });
+    expect(() => refuseEmptyValues(query, ['category', 'page_size'])).not.toThrow();
+    expect(() => refuseEmptyValues(query, ['states'])).toThrow(new InvalidRequestError('states: must not be empty or have an empty item (leave the parameter out for no filter)'));
+    expect(() => refuseEmptyValues({ status: ['SETTLED', ''] }, ['status'])).toThrow(/^status: /);
   });
 });
 
