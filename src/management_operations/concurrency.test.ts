@@ -195,4 +195,37 @@ describeWithDb('management operations under concurrency', () => {
     expect((await client.managementOperations.retrieve(waiting.token)).status).toBe('SETTLED');
     expect(await balanceOf(client, account)).toEqual({ available: 300, pending: 0, total: 300 });
   });
+
+  // A reverse of an operation that is due (its date has come, nothing applied it yet) while a write
+  // applies what fell due: that write locks the due operations in the order they fell due; the
+  // reverse must take the one it names in that order too, not before the others.
+  it.skipIf(engine !== 'postgres')('a reverse of a due operation locks it in the due order, not before the operations due before it', async () => {
+    const program = await context.server.newProgram('reverse of a due operation');
+    const { client, programId } = program;
+    const [first, second] = [await newAccount(client, 'first'), await newAccount(client, 'second')];
+    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
+    const credit = { amount: 100, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', event_type: 'CASH_BACK', effective_date: tomorrow } as const;
+    const earlier = await client.managementOperations.create({ ...credit, financial_account_token: first });
+    clock.advance(1); // created after it: due after it
+    const named = await client.managementOperations.create({ ...credit, financial_account_token: second });
+    clock.advance(MS_PER_DAY); // both are due; nothing has applied them yet
+    const { db } = context.server.server;
+    // Stands for a write that applies what fell due: it holds the earlier operation, then needs the
+    // named one. Not retried: a deadlock fails it.
+    let reversed: Promise<Lithic.ManagementOperationTransaction> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      expect(await store.lockIfPending(db, tx, programId, earlier.token)).toBeDefined();
+      reversed = client.managementOperations.reverse(named.token, { effective_date: tomorrow });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      expect(await store.lockIfPending(db, tx, programId, named.token)).toBeDefined();
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    const answer = await (reversed as Promise<Lithic.ManagementOperationTransaction>);
+    expect([answer.status, answer.events?.map((event) => event.type)]).toEqual(['REVERSED', ['CASH_BACK', 'CASH_BACK_REVERSAL']]);
+    expect((await client.managementOperations.retrieve(earlier.token)).status).toBe('SETTLED');
+    expect(await balanceOf(client, second)).toEqual({ available: 0, pending: 0, total: 0 });
+    expect(await balanceOf(client, first)).toEqual({ available: 100, pending: 0, total: 100 });
+  });
 });

@@ -344,14 +344,30 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
   return catchUp(db, scope, dueOperations);
 }
 
+/** Whether the due job would apply the operation now: PENDING, its date come, and its account OPEN (or its credit held in suspense). */
+async function isDueNow(exec: Executor, scope: ProgramScope, row: Row): Promise<boolean> {
+  if (row.status !== 'PENDING' || row.effective_date > isoDate(scope.nowMs)) return false;
+  return row.credit_in_suspense === 1 || (await financialAccounts.find(exec, scope.programId, row.financial_account_token))?.status === 'OPEN';
+}
+
 export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
   const { programId } = requestScope;
-  // Locked first (the documented order: the operation, then balances): a write that applies it on
-  // its date (by a clock read after this request's) settles it before or after this reverse, never
-  // between its read and its change.
-  const named = await store.lock(db, tx, programId, token);
-  if (!named) throw notFound('management operation', token);
-  await applyDueMoney(db, tx, requestScope, [named.financial_account_token]);
+  const found = await store.find(tx, programId, token);
+  if (!found) throw notFound('management operation', token);
+  // Locked before it is read again and decided on, so a write that applies it on its date (by a
+  // clock read after this request's) settles it before or after this reverse, never between. One
+  // that is due now is locked where the due ones are, in the order they fell due (`applyDueMoney`,
+  // then this lock, which it already holds unless another write applied it): locked first, it would
+  // wait for an operation due before it that a write applying what fell due holds while that write
+  // waits for this one. Any other is locked first (the documented order: the operation, then
+  // balances), before the jobs lock what fell due.
+  if (await isDueNow(tx, requestScope, found)) {
+    await applyDueMoney(db, tx, requestScope, [found.financial_account_token]);
+    await store.lock(db, tx, programId, token);
+  } else {
+    await store.lock(db, tx, programId, token);
+    await applyDueMoney(db, tx, requestScope, [found.financial_account_token]);
+  }
   // Read again: the due job may have just settled or declined it (in this transaction, or in the one that held it before).
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);
