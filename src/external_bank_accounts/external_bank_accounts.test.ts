@@ -10,6 +10,7 @@ import { balanceOf, expectError, fund, manualBankAccount, newAccount } from '../
 import { isValidRoutingNumber } from './routing.js';
 import { PRENOTE_WAIT_MS } from './service.js';
 import * as store from './store.js';
+import * as accountStore from '../accounts/store.js';
 import { NOT_VISIBLE_TEXTS, notEmptyOrVisibleMessage, notVisibleMessage, VISIBLE_TEXT } from '../testing/visible-text.js';
 
 type Eba = Lithic.ExternalBankAccountCreateResponse;
@@ -616,6 +617,31 @@ describeWithDb('external bank accounts', () => {
     const announced = await client.events.list({ event_types: ['external_bank_account.updated'], with_content: true });
     expect(announced.data[0]?.payload).toEqual(renamed);
     expect(await client.externalBankAccounts.retrieve(retried.token)).toMatchObject({ verification_state: 'ENABLED' });
+  });
+
+  // PostgreSQL: row locks. An authorization on a card of the account locks the account, then (when
+  // money fell due) the rows the clock jobs will take, due prenotes among them (transactions/service.ts
+  // `findCard`); a retry that enabled a due prenote first and then locks the account waits for it.
+  it.skipIf(engine !== 'postgres')('a retry locks its bank account\'s account before it enables the prenotes that fell due, as an authorization on the account does', async () => {
+    const { client, programId } = context.program;
+    const accountToken = await acceptedAccountToken(client);
+    const micro = await create({ account_token: accountToken, verification_method: 'MICRO_DEPOSIT' });
+    const prenote = await create({ verification_method: 'PRENOTE' });
+    advance(PRENOTE_WAIT_MS); // the prenote is due; nothing has enabled it yet
+    const { db } = context.server.server;
+    // Stands for the authorization: it holds the account, then needs the due prenote. Not retried: a deadlock fails it.
+    let retried: Promise<Eba> | undefined;
+    const waitedMs = await db.kysely.transaction().execute(async (tx) => {
+      expect(await accountStore.lock(db, tx, programId, accountToken)).toBeDefined();
+      retried = client.externalBankAccounts.retryMicroDeposits(micro.token, {}) as Promise<Eba>;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await store.lockDuePrenotes(db, tx, programId, wall.nowMs());
+      return performance.now() - started;
+    });
+    expect(waitedMs).toBeLessThan(500); // a deadlock is detected only after deadlock_timeout (1 s)
+    expect((await (retried as Promise<Eba>)).verification_state).toBe('PENDING');
+    expect((await client.externalBankAccounts.retrieve(prenote.token)).verification_state).toBe('ENABLED');
   });
 
   it('never enables a prenote whose wait a retry restarted after the clock job read it', async () => {

@@ -48,6 +48,7 @@ import { emitEvent } from '../events/emit.js';
 import { checkDateOfBirth, checkUsAddress } from '../account_holders/rules.js';
 import { accountNotClosed, accountToOpenFor, lockOpenBalances } from '../financial_accounts/service.js';
 import * as financialAccounts from '../financial_accounts/store.js';
+import * as accounts from '../accounts/store.js';
 import type { ListResponse } from '../http/schemas.js';
 import * as ledger from '../ledger/ledger.js';
 import { APPROVED, append } from '../money_events/events.js';
@@ -350,6 +351,18 @@ async function lockOrThrow(db: Db, tx: Tx, programId: string, token: string): Pr
   return foundOrThrow(await store.lock(db, tx, programId, token), token);
 }
 
+/**
+ * Locks the bank account's account, if it has one (read first, unlocked: it never changes), before
+ * anything else: a write on the bank account that checks its account (`refuseClosedOwner`) takes
+ * the account's row first, as an authorization on one of its cards does before the rows the clock
+ * jobs take (due prenotes among them: transactions/service.ts `findCard`). 404 when there is no
+ * such bank account. The bank account itself is locked after (and after any due work run first).
+ */
+async function lockOwnerOf(db: Db, tx: Tx, programId: string, token: string): Promise<void> {
+  const { account_token: owner } = await findOrThrow(tx, programId, token);
+  if (owner !== null) await accounts.lock(db, tx, programId, owner);
+}
+
 function foundOrThrow(row: Row | undefined, token: string): Row {
   if (!row) throw notFound('external bank account', token);
   return row;
@@ -360,7 +373,7 @@ function foundOrThrow(row: Row | undefined, token: string): Row {
  * for it, as creating a bank account for it is refused): no verification is sent or taken. A
  * prenote already sent still completes by the clock job: no documented rule stops it, and an
  * ENABLED bank account moves no money here.
- * The account row is locked after the bank account's, so a closing cannot slip in before commit.
+ * The account row is locked (before the bank account's: `lockOwnerOf`), so a closing cannot slip in before commit.
  * A PATCH is not refused: its fields describe the bank account and move nothing.
  */
 async function refuseClosedOwner(db: Db, tx: Tx, row: Row, refused: string): Promise<void> {
@@ -401,7 +414,7 @@ function sameAddress(stored: string | null, given: object): boolean {
 
 /**
  * Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an
- * error. The row is locked first, so concurrent submissions each count (as do retries, below), and
+ * error. The row is locked (after its account's: `lockOwnerOf`) before it is read, so concurrent submissions each count (as do retries, below), and
  * the attempt is never dated before the account's last change (as a PATCH is not).
  */
 export async function verifyMicroDeposits(
@@ -412,6 +425,7 @@ export async function verifyMicroDeposits(
   token: string,
   body: MicroDepositsBody,
 ): Promise<ExternalBankAccount> {
+  await lockOwnerOf(db, tx, requestScope.programId, token);
   const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const scope = actingOn(requestScope, row.updated_ms);
   const round = sentRound(secrets, row);
@@ -452,6 +466,7 @@ export async function retry(
   method: 'MICRO_DEPOSIT' | 'PRENOTE',
   body: RetryBody,
 ): Promise<ExternalBankAccount> {
+  await lockOwnerOf(db, tx, requestScope.programId, token);
   await enableDuePrenotesWithin(db, tx, requestScope);
   const row = await lockOrThrow(db, tx, requestScope.programId, token);
   const scope = actingOn(requestScope, row.updated_ms);
