@@ -146,8 +146,8 @@ export async function isDueWithin(db: Db, tx: Tx, work: DueWork, scope: ProgramS
 }
 
 /**
- * For a write that depends on the state of `work` and moves no money (a card's PATCH, a bank
- * account's update or retry), at the start of its transaction, before it locks anything: when that
+ * For a write that depends on the state of `work` and moves no money (a bank
+ * account's update, or its retry once it holds the account), at the start of its transaction: when that
  * work is due, what has fallen due runs as a clock move runs it (`runClockJobsAcross`), so that it
  * is recorded, and announced, in the order it fell due: a hold that expired before a card's
  * midnight is released before the card ships, not after the write shipped it alone.
@@ -187,10 +187,36 @@ async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: reado
   const due = found === undefined ? await dueMoney(db, tx, scope) : found;
   if (due === null) return false;
   await lockDueRowsOfOtherJobs(db, tx, scope);
+  await lockDueMoneyRows(db, tx, scope, due, accounts, transactions);
+  return true;
+}
+
+/** `lockDueMoney` past the rows of the other jobs: the due holds (with `transactions`), the due operations, then the balances. */
+async function lockDueMoneyRows(db: Db, tx: Tx, scope: ProgramScope, due: NonNullable<DueMoney>, accounts: readonly string[], transactions: readonly string[]): Promise<void> {
   const held = due.holds || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
-  return true;
+}
+
+/**
+ * `applyDueWork` for a write on a row of a kind a clock job takes (a card's PATCH, `lockOwn` locking
+ * its card): when `work` is due, the rows of the other jobs are locked first, then its own, then the
+ * due holds and operations and their balances, and the jobs run (`runClockJobsAcross`); else only its
+ * own. The order an authorization takes (`lockDueRowsBeforeOwn`): were the jobs run first, the write
+ * would hold a due hold's balance while it waits for its own card, which a card's reissue (or an
+ * authorization that found nothing due) holds while it waits for that balance. The write reads its
+ * own row again once the jobs ran (they may have changed it).
+ */
+export async function applyDueWorkAroundOwn(db: Db, tx: Tx, scope: ProgramScope, work: DueWork, lockOwn: () => Promise<unknown>): Promise<void> {
+  if (!(await isDueWithin(db, tx, work, scope))) {
+    await lockOwn();
+    return;
+  }
+  const money = await dueMoney(db, tx, scope);
+  await lockDueRowsOfOtherJobs(db, tx, scope);
+  await lockOwn();
+  if (money !== null) await lockDueMoneyRows(db, tx, scope, money, [], []);
+  await runAtEachStop(db, tx, scope, clockJobs());
 }
 
 /**

@@ -15,7 +15,7 @@ import { CARDHOLDER_CURRENCY } from '../accounts/service.js';
 import * as accountStore from '../accounts/store.js';
 import * as financialAccountStore from '../financial_accounts/store.js';
 import { lockBalances } from '../ledger/ledger.js';
-import { applyDueWork, catchUp } from '../clock-jobs.js';
+import { applyDueWorkAroundOwn, catchUp } from '../clock-jobs.js';
 import { isoTimestamp } from '../clock.js';
 import type { Secrets } from '../crypto/secrets.js';
 import { changedColumns, isEmpty } from '../db/changes.js';
@@ -382,8 +382,10 @@ function cardChanges(card: store.CardRow, body: UpdateCardBody, secrets: Secrets
  */
 export async function update(db: Db, tx: Tx, scope: ProgramScope, secrets: Secrets, token: string, body: UpdateCardBody): Promise<Card> {
   // A card whose fulfilment fell due since the last sweep or read ships first (with what fell due
-  // before it): a PATCH out of PENDING_FULFILLMENT would otherwise keep it from ever shipping.
-  await applyDueWork(db, tx, scope, dueFulfilment);
+  // before it): a PATCH out of PENDING_FULFILLMENT would otherwise keep it from ever shipping. The
+  // card is locked after the cards due for fulfilment and before the due holds' balances (as an
+  // authorization locks it), and read again once the jobs ran.
+  await applyDueWorkAroundOwn(db, tx, scope, dueFulfilment, () => store.lockCard(db, tx, scope.programId, token));
   const card = await store.lockCard(db, tx, scope.programId, token);
   if (!card) throw notFound('card', token);
   const changes = changedColumns(card, cardChanges(card, body, secrets));

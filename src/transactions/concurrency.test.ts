@@ -445,6 +445,28 @@ describeWithDb('authorizations under concurrency', () => {
   });
 
   // PostgreSQL only, as above.
+  it.skipIf(engine !== 'postgres')('a card PATCH that finds a card due for fulfilment and a hold due locks its own card before the hold\'s balance', async () => {
+    const program = await context.server.newProgram('patch order');
+    const { client } = program;
+    const [card] = await threeFundedInOrder(client);
+    await client.cards.create({ type: 'PHYSICAL', account_token: card.account_token, shipping_address: SHIPPING_ADDRESS });
+    const due = await authorize(client, card, 300);
+    advance(7 * 86_400_000 + 1_000);
+    const { db } = context.server.server;
+    // Stands for a reissue of the card (POST /v1/cards replacement_for): it holds the card, then
+    // needs its account's balance, which the PATCH's catch-up locks to release the hold.
+    const patched = await withoutDeadlock(
+      async (tx) => expect(await cardStore.lockCard(db, tx, program.programId, card.token)).toBeDefined(),
+      () => client.cards.update(card.token, { memo: 'patched' }),
+      (tx) => lockBalances(tx, program.programId, [card.funding.token]),
+      300,
+    );
+    expect(patched.memo).toBe('patched');
+    expect((await client.transactions.retrieve(due)).status).toBe('EXPIRED');
+    await expectLedgerConsistent(program.programId);
+  });
+
+  // PostgreSQL only, as above.
   it.skipIf(engine !== 'postgres')('an authorization that finds a hold due locks the cards due for fulfilment before its own card', async () => {
     const setting = await besideHoldDue('job order, fulfilment, authorization', async (client, low) => {
       const physical = (): Promise<Card> => client.cards.create({ type: 'PHYSICAL', account_token: low.account_token, shipping_address: SHIPPING_ADDRESS }) as Promise<Card>;
