@@ -167,8 +167,9 @@ export async function applyDueWork(db: Db, tx: Tx, scope: ProgramScope, work: Du
  * A message on existing card transactions names them (`transactions`): they are locked with the
  * due holds, in one sorted set, before any balance (`lockDueHolds`).
  */
-export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = [], found?: DueMoney): Promise<void> {
-  if (await lockDueMoney(db, tx, scope, accounts, transactions, found)) await runAtEachStop(db, tx, scope, clockJobs());
+export async function applyDueMoney(...args: Parameters<typeof lockDueMoney>): Promise<void> {
+  const [db, tx, scope] = args;
+  if (await lockDueMoney(...args)) await runAtEachStop(db, tx, scope, clockJobs());
 }
 
 /**
@@ -182,19 +183,44 @@ export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, account
  * Before the holds, the rows every other job will take by now (`lockDueRowsOfOtherJobs`). Answers
  * whether anything was due (if not, nothing is locked, and the jobs, if they run, hold no balance).
  * `found`: what the write's own earlier check answered (`lockDueRowsBeforeOwn`), taken as it is.
+ * `lockOwnOperations`: locks the management operations the write acts on (a reverse's, a reopening's
+ * waiting ones), after the due ones and before any balance, whether or not anything was due: an
+ * operation is both a write's own row and, on its date, a due one, so every write locks operations
+ * in that one place (a reverse that locked its own first would wait there for one due before it,
+ * or for a balance, that a write applying what fell due holds while it waits for the reverse's).
  */
-async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], transactions: readonly string[] = [], found?: DueMoney): Promise<boolean> {
+async function lockDueMoney(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  accounts: readonly string[],
+  transactions: readonly string[] = [],
+  found?: DueMoney,
+  lockOwnOperations?: () => Promise<unknown>,
+): Promise<boolean> {
   const due = found === undefined ? await dueMoney(db, tx, scope) : found;
-  if (due === null) return false;
+  if (due === null) {
+    await lockOwnOperations?.();
+    return false;
+  }
   await lockDueRowsOfOtherJobs(db, tx, scope);
-  await lockDueMoneyRows(db, tx, scope, due, accounts, transactions);
+  await lockDueMoneyRows(db, tx, scope, due, accounts, transactions, lockOwnOperations);
   return true;
 }
 
-/** `lockDueMoney` past the rows of the other jobs: the due holds (with `transactions`), the due operations, then the balances. */
-async function lockDueMoneyRows(db: Db, tx: Tx, scope: ProgramScope, due: NonNullable<DueMoney>, accounts: readonly string[], transactions: readonly string[]): Promise<void> {
+/** `lockDueMoney` past the rows of the other jobs: the due holds (with `transactions`), the due operations (then the write's own), then the balances. */
+async function lockDueMoneyRows(
+  db: Db,
+  tx: Tx,
+  scope: ProgramScope,
+  due: NonNullable<DueMoney>,
+  accounts: readonly string[],
+  transactions: readonly string[],
+  lockOwnOperations?: () => Promise<unknown>,
+): Promise<void> {
   const held = due.holds || transactions.length > 0 ? await lockDueHolds(db, tx, scope, transactions) : [];
   const operated = (await lockDueOperations(db, tx, scope)).map((operation) => operation.financial_account_token);
+  await lockOwnOperations?.();
   await lockExistingBalances(tx, scope.programId, [...held, ...operated, ...accounts]);
 }
 

@@ -185,7 +185,7 @@ export async function update(db: Db, tx: Tx, requestScope: ProgramScope, token: 
  * stamped no earlier than the account's last movement (`ledger.lastMovedMs`), so the account's
  * history never shows money moving on it after it left OPEN. Making it OPEN again applies the
  * management operations that waited for it, dated at the change and announced after it (their rows
- * locked first, before any balance: management_operations/service.ts `lockWaitingOperations`).
+ * locked after the due ones, before any balance: management_operations/service.ts `lockWaitingOperations`).
  */
 export async function updateStatus(
   db: Db,
@@ -199,8 +199,12 @@ export async function updateStatus(
     throw new InvalidRequestError(`substatus: must be null when status is ${body.status}`);
   }
   const row = await lockedAccount(db, tx, programId, token);
-  const waiting = body.status === 'OPEN' ? await managementOperations.lockWaitingOperations(db, tx, requestScope, token) : [];
-  await applyDueBeforeChange(db, tx, requestScope, token);
+  // The operations that waited for it, locked where every write locks operations: after the due ones, before any balance.
+  let waiting: Awaited<ReturnType<typeof managementOperations.lockWaitingOperations>> = [];
+  const lockWaiting = async () => {
+    if (body.status === 'OPEN') waiting = await managementOperations.lockWaitingOperations(db, tx, requestScope, token);
+  };
+  await applyDueMoney(db, tx, requestScope, [token], [], undefined, lockWaiting);
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);

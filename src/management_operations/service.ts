@@ -245,8 +245,8 @@ async function takeEffect(tx: Tx, programId: string, row: Row, accountUpdatedMs:
 }
 
 /**
- * For a change of the account's status, before it locks anything (operations are locked before
- * balances): the account's operations whose date has come while it was not OPEN, which wait for it
+ * For a change of the account's status to OPEN, where every write locks operations (after the due
+ * ones, before any balance: clock-jobs.ts `lockDueMoney`): the account's operations whose date has come while it was not OPEN, which wait for it
  * (see the header), locked, in the order they fell due. The due check leaves them out (no write of
  * the program runs the jobs for them: `checkDueOperations`), so the change that makes the account
  * OPEN applies them itself (`applyWaitingOperations`), on every server at once.
@@ -344,30 +344,14 @@ export function catchUpDueOperations(db: Db, scope: ProgramScope): Promise<void>
   return catchUp(db, scope, dueOperations);
 }
 
-/** Whether the due job would apply the operation now: PENDING, its date come, and its account OPEN (or its credit held in suspense). */
-async function isDueNow(exec: Executor, scope: ProgramScope, row: Row): Promise<boolean> {
-  if (row.status !== 'PENDING' || row.effective_date > isoDate(scope.nowMs)) return false;
-  return row.credit_in_suspense === 1 || (await financialAccounts.find(exec, scope.programId, row.financial_account_token))?.status === 'OPEN';
-}
-
 export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token: string, body: ReverseManagementOperationBody): Promise<ManagementOperation> {
   const { programId } = requestScope;
   const found = await store.find(tx, programId, token);
   if (!found) throw notFound('management operation', token);
   // Locked before it is read again and decided on, so a write that applies it on its date (by a
-  // clock read after this request's) settles it before or after this reverse, never between. One
-  // that is due now is locked where the due ones are, in the order they fell due (`applyDueMoney`,
-  // then this lock, which it already holds unless another write applied it): locked first, it would
-  // wait for an operation due before it that a write applying what fell due holds while that write
-  // waits for this one. Any other is locked first (the documented order: the operation, then
-  // balances), before the jobs lock what fell due.
-  if (await isDueNow(tx, requestScope, found)) {
-    await applyDueMoney(db, tx, requestScope, [found.financial_account_token]);
-    await store.lock(db, tx, programId, token);
-  } else {
-    await store.lock(db, tx, programId, token);
-    await applyDueMoney(db, tx, requestScope, [found.financial_account_token]);
-  }
+  // clock read after this request's) settles it before or after this reverse, never between. Locked
+  // where every write locks operations: after the due ones, before any balance (`applyDueMoney`).
+  await applyDueMoney(db, tx, requestScope, [found.financial_account_token], [], undefined, () => store.lock(db, tx, programId, token));
   // Read again: the due job may have just settled or declined it (in this transaction, or in the one that held it before).
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);
