@@ -167,9 +167,18 @@ export async function applyDueWork(db: Db, tx: Tx, scope: ProgramScope, work: Du
  * A message on existing card transactions names them (`transactions`): they are locked with the
  * due holds, in one sorted set, before any balance (`lockDueHolds`).
  */
-export async function applyDueMoney(...args: Parameters<typeof lockDueMoney>): Promise<void> {
-  const [db, tx, scope] = args;
-  if (await lockDueMoney(...args)) await runAtEachStop(db, tx, scope, clockJobs());
+export async function applyDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], own: OwnRows = {}): Promise<void> {
+  if (await lockDueMoney(db, tx, scope, accounts, own)) await runAtEachStop(db, tx, scope, clockJobs());
+}
+
+/** What a money write brings to `applyDueMoney` besides its accounts (each described at `lockDueMoney`). */
+export interface OwnRows {
+  /** The card transactions a message acts on, locked with the due holds. */
+  transactions?: readonly string[];
+  /** What the write's own earlier check found due (`lockDueRowsBeforeOwn`), taken as it is. */
+  found?: DueMoney;
+  /** Locks the management operations the write acts on, where every write locks operations. */
+  lockOwnOperations?: () => Promise<unknown>;
 }
 
 /**
@@ -189,15 +198,7 @@ export async function applyDueMoney(...args: Parameters<typeof lockDueMoney>): P
  * in that one place (a reverse that locked its own first would wait there for one due before it,
  * or for a balance, that a write applying what fell due holds while it waits for the reverse's).
  */
-async function lockDueMoney(
-  db: Db,
-  tx: Tx,
-  scope: ProgramScope,
-  accounts: readonly string[],
-  transactions: readonly string[] = [],
-  found?: DueMoney,
-  lockOwnOperations?: () => Promise<unknown>,
-): Promise<boolean> {
+async function lockDueMoney(db: Db, tx: Tx, scope: ProgramScope, accounts: readonly string[], { transactions = [], found, lockOwnOperations }: OwnRows = {}): Promise<boolean> {
   const due = found === undefined ? await dueMoney(db, tx, scope) : found;
   if (due === null) {
     await lockOwnOperations?.();

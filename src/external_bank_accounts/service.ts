@@ -414,8 +414,9 @@ function sameAddress(stored: string | null, given: object): boolean {
 
 /**
  * Checks the submitted micro-deposit amounts (in any order). A wrong answer is an attempt, not an
- * error. The row is locked (after its account's: `lockOwnerOf`) before it is read, so concurrent submissions each count (as do retries, below), and
- * the attempt is never dated before the account's last change (as a PATCH is not).
+ * error. The row is locked (after its account's: `lockOwnerOf`) before it is read, so concurrent
+ * submissions each count (as do retries, below), and the attempt is never dated before the
+ * account's last change (as a PATCH is not).
  */
 export async function verifyMicroDeposits(
   db: Db,

@@ -204,7 +204,7 @@ export async function updateStatus(
   const lockWaiting = async () => {
     if (body.status === 'OPEN') waiting = await managementOperations.lockWaitingOperations(db, tx, requestScope, token);
   };
-  await applyDueMoney(db, tx, requestScope, [token], [], undefined, lockWaiting);
+  await applyDueMoney(db, tx, requestScope, [token], { lockOwnOperations: lockWaiting });
   if (row.status === 'CLOSED') throw new UnprocessableError(`financial account '${token}' is CLOSED; a closed account cannot change status`);
   if (body.status === 'PENDING' && row.status !== 'PENDING') {
     throw new UnprocessableError(`status: an ${row.status} account cannot become PENDING; only the platform sets PENDING while an account opens`);

@@ -246,10 +246,11 @@ async function takeEffect(tx: Tx, programId: string, row: Row, accountUpdatedMs:
 
 /**
  * For a change of the account's status to OPEN, where every write locks operations (after the due
- * ones, before any balance: clock-jobs.ts `lockDueMoney`): the account's operations whose date has come while it was not OPEN, which wait for it
- * (see the header), locked, in the order they fell due. The due check leaves them out (no write of
- * the program runs the jobs for them: `checkDueOperations`), so the change that makes the account
- * OPEN applies them itself (`applyWaitingOperations`), on every server at once.
+ * ones, before any balance: clock-jobs.ts `lockDueMoney`): the account's operations whose date has
+ * come while it was not OPEN, which wait for it (see the header), locked, in the order they fell
+ * due. The due check leaves them out (no write of the program runs the jobs for them:
+ * `checkDueOperations`), so the change that makes the account OPEN applies them itself
+ * (`applyWaitingOperations`), on every server at once.
  */
 export async function lockWaitingOperations(db: Db, tx: Tx, scope: ProgramScope, financialAccountToken: string): Promise<Row[]> {
   const waiting: Row[] = [];
@@ -351,7 +352,7 @@ export async function reverse(db: Db, tx: Tx, requestScope: ProgramScope, token:
   // Locked before it is read again and decided on, so a write that applies it on its date (by a
   // clock read after this request's) settles it before or after this reverse, never between. Locked
   // where every write locks operations: after the due ones, before any balance (`applyDueMoney`).
-  await applyDueMoney(db, tx, requestScope, [found.financial_account_token], [], undefined, () => store.lock(db, tx, programId, token));
+  await applyDueMoney(db, tx, requestScope, [found.financial_account_token], { lockOwnOperations: () => store.lock(db, tx, programId, token) });
   // Read again: the due job may have just settled or declined it (in this transaction, or in the one that held it before).
   const row = await store.find(tx, programId, token);
   invariant(row !== undefined, `management operation ${token} exists once found`);

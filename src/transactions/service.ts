@@ -26,9 +26,10 @@
  * then the holds and the management operations that have fallen due (with the rows of the other
  * clock jobs before them), then their balances with its own in one sorted set, before they change
  * (`applyDueBeforeDeciding`), then its own ISSUING balance (already held if any fell due), before
- * it decides; a RETURN or CREDIT_AUTHORIZATION_ADVICE likewise, before it is recorded. Messages on an existing transaction lock the transaction row (with the holds that
- * have fallen due, in one sorted set, before any balance: `recordNetworkMessage`), then its balance.
- * Each message then acts no earlier than that balance's last movement (`actingOnIssuingBalance`).
+ * it decides; a RETURN or CREDIT_AUTHORIZATION_ADVICE likewise, before it is recorded. Messages on
+ * an existing transaction lock the transaction row (with the holds that have fallen due, in one
+ * sorted set, before any balance: `recordNetworkMessage`), then its balance. Each message then
+ * acts no earlier than that balance's last movement (`actingOnIssuingBalance`).
  *
  * Expiry. A PENDING debit authorization expires by itself AUTHORIZATION_EXPIRY_MS (7 days, as
  * Lithic's authorizations do by default) after it was made, by the program clock: the clock job
@@ -492,7 +493,7 @@ function spendSources(op: Operation, card: FoundCard) {
  * due operation, which a concurrent write that found nothing due may hold while waiting for that balance.
  */
 async function applyDueBeforeDeciding(op: Operation, { card, due }: { card: FoundCard; due?: DueMoney }): Promise<FoundCard> {
-  await applyDueMoney(op.db, op.tx, op.scope, [card.issuing_financial_account_token], [], due);
+  await applyDueMoney(op.db, op.tx, op.scope, [card.issuing_financial_account_token], { found: due });
   return card;
 }
 
@@ -698,7 +699,7 @@ export function creditAuthorizationAdvice(op: Operation, secrets: Secrets, body:
  * concurrent message on it (one that found nothing due) holds while waiting for that balance.
  */
 async function recordNetworkMessage(op: Operation, token: string, apply: Apply, missing?: (token: string) => Error): Promise<store.TransactionRow> {
-  await applyDueMoney(op.db, op.tx, op.scope, [], [token]);
+  await applyDueMoney(op.db, op.tx, op.scope, [], { transactions: [token] });
   return recordMessage(op, token, apply, missing);
 }
 
