@@ -1,36 +1,25 @@
 /**
- * The lock order (docs/architecture.md) under a random mix of concurrent writes on PostgreSQL, at
- * a clock past holds, management operations, 3-D Secure challenges, PHYSICAL cards' fulfilment and a
- * prenote that nothing has applied yet: financial
- * account status changes (a reopening applying the operations that waited for it), REJECTED enrollment reviews (closing an
- * account and its financial accounts), reverses of due
- * operations, transfers, authorizations, card replacements and updates, micro-deposit verifications
- * and retries.
- * A deadlock is retried by `Db.transaction` (it costs deadlock_timeout, never money), so the test
- * counts the deadlocks PostgreSQL reports to the server's transactions: none may happen; no request
- * may fail with a 5xx, and the ledger must balance.
+ * The lock order (docs/architecture.md) under a random mix of concurrent writes on PostgreSQL, at a
+ * clock past holds, management operations, 3-D Secure challenges, PHYSICAL cards' fulfilment and a
+ * prenote that nothing has applied yet: financial account status changes (a reopening applying the
+ * operations that waited for it), REJECTED enrollment reviews (closing an account and its financial
+ * accounts), reverses of due operations, transfers, authorizations, card replacements and updates,
+ * micro-deposit verifications and retries. A deadlock is retried by `Db.transaction` (it costs
+ * deadlock_timeout, never money), so the test counts the deadlocks PostgreSQL reports to the
+ * server's transactions: none may happen; no request may fail with a 5xx, and the ledger must
+ * balance.
  */
 import { expect, it } from 'vitest';
 import { MS_PER_DAY } from './clock.js';
 import { verifyProgramLedger } from './ledger/ledger.js';
 import { frozenWallClock } from './testing/clock.js';
+import { seededRandom } from './testing/random.js';
 import { describeWithDb, engine, useTestServer } from './testing/harness.js';
 import { bookTransfer, fund, manualBankAccount, newAccount } from './testing/money.js';
 import { enroll, kybBody, US_ADDRESS } from './testing/enrollment.js';
 import { authorize, cardOnOwnAccount, LIMITS_OUT_OF_REACH, simulateChallenge, type Card } from './testing/transactions.js';
 
 const clock = frozenWallClock('2034-03-01T12:00:00.000Z');
-
-/** A small seeded generator (mulberry32): the same mix of requests on every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 describeWithDb('the lock order under a mix of concurrent writes', () => {
   const context = useTestServer({ wall: clock.wall });
@@ -61,7 +50,7 @@ describeWithDb('the lock order under a mix of concurrent writes', () => {
 
   it.skipIf(engine !== 'postgres')('runs without a deadlock, a 5xx or a ledger discrepancy', async () => {
     const { client, programId } = context.program;
-    const random = seeded(60); // a mix that caught a reverse deadlock 2 runs in 5 before it was fixed
+    const random = seededRandom(60); // a mix that caught a reverse deadlock 2 runs in 5 before it was fixed
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
     const funding = await newAccount(client, 'funding');
     const spare = await newAccount(client, 'spare');

@@ -25,24 +25,13 @@ import { frozenWallClock } from '../testing/clock.js';
 import { acceptedAccountToken } from '../testing/enrollment.js';
 import { describeWithDb, engine, useTestServer } from '../testing/harness.js';
 import { fund } from '../testing/money.js';
+import { seededRandom } from '../testing/random.js';
 import { accountJournals, verifyProgramLedger, type AccountJournal } from './ledger.js';
 
 const STEPS = 400;
 const LANES = 12;
 const CLOCK_MOVES = 10;
 const CLOCK_STEP_MS = 20 * 3_600_000;
-
-/** mulberry32: a small seeded generator, so a storm's mix of requests can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Account {
   token: string;
@@ -68,7 +57,7 @@ describeWithDb('mixed money movements under concurrency', () => {
 
   it('a seeded storm of every movement at once leaves every balance, journal and state consistent', async () => {
     const seed = process.env.CW_STORM_SEED === undefined ? 20_330_307 : Number(process.env.CW_STORM_SEED);
-    const next = random(seed);
+    const next = seededRandom(seed);
     const pick = <T>(items: readonly T[]): T | undefined => items[Math.floor(next() * items.length)];
     const amount = (max = 3_000) => 1 + Math.floor(next() * max);
 
