@@ -27,11 +27,14 @@ const PeriodLimitCents = limitCents('Amount in cents; 0 is a limit of 0: every d
 const LifetimeLimitCents = limitCents('Amount in cents; 0 means no limit (only 1 or above declines)');
 const ACCOUNT_LIMITS_DESCRIPTION = 'Cents; a daily or monthly limit of 0 declines every debit, a lifetime limit of 0 means no limit';
 
+/** An account's three limits as shown (cents). */
+const ConfiguredLimits = (description: string) => Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description });
+
 export const Account = Type.Object(
   {
     token: Uuid,
     created: DateTime,
-    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: ACCOUNT_LIMITS_DESCRIPTION }),
+    spend_limit: ConfiguredLimits(ACCOUNT_LIMITS_DESCRIPTION),
     state: StringEnum(ACCOUNT_STATES),
     account_holder: Type.Optional(
       Type.Object(
@@ -64,7 +67,7 @@ const LimitAmounts = (description: string) =>
 export const AccountSpendLimits = Type.Object(
   {
     available_spend_limit: LimitAmounts('Cents left under each limit that is set (daily and monthly always, lifetime unless 0): the limit less the spend in its window, never below 0'),
-    spend_limit: Type.Object({ daily: Type.Integer(), monthly: Type.Integer(), lifetime: Type.Integer() }, { description: `The configured limits. ${ACCOUNT_LIMITS_DESCRIPTION}` }),
+    spend_limit: ConfiguredLimits(`The configured limits. ${ACCOUNT_LIMITS_DESCRIPTION}`),
     spend_velocity: LimitAmounts('Approved spend in cents in the window of each limit that is set (daily and monthly always, lifetime unless 0)'),
   },
   { description: 'Account spend limits' },

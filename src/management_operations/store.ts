@@ -26,17 +26,7 @@ export function find(exec: Executor, programId: string, token: string): Promise<
  * applies it (`waitingTokensOf`).
  */
 const selectFirstPendingDate = prepared((db, programId: string) =>
-  db
-    .selectFrom('management_operations as operation')
-    .innerJoin('financial_accounts as account', (join) =>
-      join.onRef('account.program_id', '=', 'operation.program_id').onRef('account.token', '=', 'operation.financial_account_token'),
-    )
-    .select('operation.effective_date')
-    .where('operation.program_id', '=', programId)
-    .where('operation.status', '=', 'PENDING')
-    .where(takesEffectWhenDue)
-    .orderBy('operation.effective_date')
-    .limit(1),
+  pendingWithAccounts(db, programId).select('operation.effective_date').where(takesEffectWhenDue).orderBy('operation.effective_date').limit(1),
 );
 
 export async function firstPendingEffectiveDate(exec: Executor, programId: string): Promise<string | undefined> {
