@@ -142,16 +142,22 @@ describeWithDb('management operations under concurrency', () => {
     expect(await balanceOf(client, due as string)).toEqual({ available: 100, pending: 0, total: 100 });
   });
 
+  /** A $3.00 CASH_BACK credit to `account` dated tomorrow on the program clock, PENDING until then. */
+  async function cashBackTomorrow(client: Lithic, account: string) {
+    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
+    const operation = await client.managementOperations.create({
+      amount: 300, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: tomorrow, event_type: 'CASH_BACK', financial_account_token: account,
+    });
+    return { tomorrow, operation };
+  }
+
   // A reverse by a request that read the clock just before the operation's date, while a write that
   // read it just after applies the operation (two requests across midnight, or two servers).
   it.skipIf(engine !== 'postgres')('a reverse that found the operation PENDING reverses it once a concurrent write settled it, instead of a 422', async () => {
     const program = await context.server.newProgram('reverse across its date');
     const { client, programId } = program;
     const account = await newAccount(client, 'credited');
-    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
-    const operation = await client.managementOperations.create({
-      amount: 300, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: tomorrow, event_type: 'CASH_BACK', financial_account_token: account,
-    });
+    const { tomorrow, operation } = await cashBackTomorrow(client, account);
     const beforeDate = { programId, clockOffsetMs: 0, nowMs: Date.parse(`${tomorrow}T00:00:00.000Z`) - 1 };
     const onDate = { programId, clockOffsetMs: 0, nowMs: Date.parse(`${tomorrow}T00:00:00.000Z`) + 1 };
     const { db } = context.server.server;
@@ -173,10 +179,7 @@ describeWithDb('management operations under concurrency', () => {
     const program = await context.server.newProgram('reopen order');
     const { client, programId } = program;
     const account = await newAccount(client, 'suspended');
-    const tomorrow = new Date(clock.wall.nowMs() + MS_PER_DAY).toISOString().slice(0, 10);
-    const waiting = await client.managementOperations.create({
-      amount: 300, category: 'MANAGEMENT_REWARD', direction: 'CREDIT', effective_date: tomorrow, event_type: 'CASH_BACK', financial_account_token: account,
-    });
+    const { operation: waiting } = await cashBackTomorrow(client, account);
     await client.financialAccounts.updateStatus(account, { status: 'SUSPENDED', substatus: null });
     clock.advance(MS_PER_DAY);
     const { db } = context.server.server;
